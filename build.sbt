@@ -1,0 +1,69 @@
+import sbtassembly.AssemblyPlugin.autoImport._
+
+ThisBuild / organization := "io.github.sparkkinesis"
+ThisBuild / version := Versions.project
+ThisBuild / scalaVersion := Versions.scala
+ThisBuild / javacOptions ++= Seq("--release", "17")
+ThisBuild / scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-Xlint:-unused")
+
+lazy val root = (project in file("."))
+  .aggregate(connector)
+  .settings(publish / skip := true)
+
+/** Spark opens these JDK internals itself when it launches; forked tests must do the same. */
+val sparkJavaOptions = Seq(
+  "-XX:+IgnoreUnrecognizedVMOptions",
+  "--add-opens=java.base/java.lang=ALL-UNNAMED",
+  "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+  "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+  "--add-opens=java.base/java.io=ALL-UNNAMED",
+  "--add-opens=java.base/java.net=ALL-UNNAMED",
+  "--add-opens=java.base/java.nio=ALL-UNNAMED",
+  "--add-opens=java.base/java.util=ALL-UNNAMED",
+  "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+  "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+  "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+  "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
+  "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
+  "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
+  "-Djdk.reflect.useDirectMethodHandle=false",
+  "-Dio.netty.tryReflectionSetAccessible=true",
+  "-Xmx2g"
+)
+
+val shadedPrefix = "io.github.sparkkinesis.shaded"
+
+lazy val connector = (project in file("connector"))
+  .settings(
+    name := "spark-sql-kinesis",
+    libraryDependencies ++= Dependencies.spark ++ Dependencies.awsSdk ++ Dependencies.test,
+    Test / fork := true,
+    Test / javaOptions ++= sparkJavaOptions,
+    Test / parallelExecution := false,
+    Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
+
+    // The assembly carries the SDK and everything it pulls in, renamed so that it can
+    // never meet the Netty, Jackson or SDK that Spark (or the user) has on the classpath.
+    assembly / assemblyJarName := s"spark-sql-kinesis-assembly_${scalaBinaryVersion.value}-${version.value}.jar",
+    assembly / assemblyOption ~= (_.withIncludeScala(false)),
+    assembly / test := {},
+    assembly / assemblyExcludedJars := (assembly / fullClasspath).value.filter { jar =>
+      // SLF4J is Spark's: logging goes to the cluster's log4j configuration.
+      jar.data.getName.startsWith("slf4j-")
+    },
+    assembly / assemblyShadeRules := Seq(
+      "software.amazon.**", "io.netty.**", "com.fasterxml.jackson.**",
+      "org.reactivestreams.**", "org.apache.commons.**", "org.apache.http.**",
+      "org.json.**"
+    ).map(p => ShadeRule.rename(p -> s"$shadedPrefix.@0").inAll),
+    assembly / assemblyMergeStrategy := {
+      case PathList("META-INF", "services", _*) => MergeStrategy.filterDistinctLines
+      case PathList("META-INF", "io.netty.versions.properties") => MergeStrategy.discard
+      case PathList("META-INF", xs @ _*) if xs.lastOption.exists(_.endsWith(".SF")) => MergeStrategy.discard
+      case PathList("META-INF", xs @ _*) if xs.lastOption.exists(n => n.endsWith(".DSA") || n.endsWith(".RSA")) => MergeStrategy.discard
+      case PathList("META-INF", "versions", _*) => MergeStrategy.first
+      case "module-info.class" => MergeStrategy.discard
+      case PathList(xs @ _*) if xs.last == "module-info.class" => MergeStrategy.discard
+      case x => (assembly / assemblyMergeStrategy).value(x)
+    },
+  )

@@ -1,0 +1,82 @@
+package io.github.sparkkinesis.client
+
+import java.time.Instant
+
+import scala.annotation.tailrec
+import scala.jdk.CollectionConverters._
+
+import software.amazon.awssdk.services.kinesis.KinesisClient
+import software.amazon.awssdk.services.kinesis.model._
+
+import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.offsets.ShardPosition
+
+/** [[KinesisApi]] on the AWS SDK v2 synchronous client. Turns SDK failures into clear errors. */
+final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig) extends KinesisApi {
+
+  override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = {
+    // The first page names the stream; later pages carry only the token, as the API requires.
+    @tailrec
+    def pages(token: Option[String], acc: Vector[Shard]): Vector[Shard] = {
+      val request = token match {
+        case Some(t) => ListShardsRequest.builder().nextToken(t).maxResults(pageSize).build()
+        case None => ListShardsRequest.builder().streamName(stream).maxResults(pageSize).build()
+      }
+      val response = call("ListShards", s"stream '$stream'", Some(stream))(client.listShards(request))
+      val all = acc ++ response.shards().asScala
+      Option(response.nextToken()) match {
+        case Some(next) => pages(Some(next), all)
+        case None => all
+      }
+    }
+    pages(None, Vector.empty).map { s =>
+      ShardDescription(
+        shardId = s.shardId(),
+        parentShardId = Option(s.parentShardId()),
+        adjacentParentShardId = Option(s.adjacentParentShardId()),
+        closed = Option(s.sequenceNumberRange()).flatMap(r => Option(r.endingSequenceNumber())).isDefined)
+    }
+  }
+
+  override def shardIterator(stream: String, shardId: String, position: ShardPosition): String = {
+    val base = GetShardIteratorRequest.builder().streamName(stream).shardId(shardId)
+    val request = position match {
+      case ShardPosition.TrimHorizon => base.shardIteratorType(ShardIteratorType.TRIM_HORIZON)
+      case ShardPosition.AtTimestamp(ms) =>
+        base.shardIteratorType(ShardIteratorType.AT_TIMESTAMP).timestamp(Instant.ofEpochMilli(ms))
+      case ShardPosition.AfterSequence(seq) =>
+        base.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).startingSequenceNumber(seq)
+      case end: ShardPosition.ShardEnd =>
+        throw new IllegalArgumentException(s"no iterator exists past the end of a closed shard ($end)")
+    }
+    call("GetShardIterator", s"shard $stream/$shardId", Some(stream)) {
+      client.getShardIterator(request.build()).shardIterator()
+    }
+  }
+
+  override def getRecords(iterator: String, limit: Int): RecordBatch = {
+    val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit).build()
+    val response = call("GetRecords", "a shard iterator", None)(client.getRecords(request))
+    RecordBatch(
+      records = response.records().asScala.map { r =>
+        KinesisRecord(r.partitionKey(), r.data().asByteArray(), r.sequenceNumber(),
+          Option(r.approximateArrivalTimestamp()).map(_.toEpochMilli).getOrElse(0L))
+      }.toSeq,
+      nextIterator = Option(response.nextShardIterator()),
+      millisBehindLatest = Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L))
+  }
+
+  /** Turns throttling and expired iterators into the types callers retry on; wraps the rest. */
+  private def call[T](operation: String, target: String, stream: Option[String])(body: => T): T =
+    try body catch {
+      case e @ (_: ProvisionedThroughputExceededException | _: LimitExceededException) =>
+        throw new ThrottledException(s"$operation on $target was throttled: ${e.getMessage}", e)
+      case e: ExpiredIteratorException =>
+        throw new IteratorExpiredException(s"$operation: ${e.getMessage}", e)
+      case e: ResourceNotFoundException if stream.isDefined =>
+        throw KinesisErrors.streamNotFound(stream.get, connection.where, e)
+      case e: KinesisException => throw KinesisErrors.apiFailed(operation, target, connection.where, e)
+      case e: software.amazon.awssdk.core.exception.SdkClientException =>
+        throw KinesisErrors.apiFailed(operation, target, connection.where, e)
+    }
+}

@@ -1,0 +1,51 @@
+package io.github.sparkkinesis.errors
+
+/** One factory method per error condition, so messages stay consistent across the code. */
+object KinesisErrors {
+  private def error(condition: String, cause: Throwable, params: (String, String)*) =
+    new KinesisConnectorException(condition, params.toMap, cause)
+
+  def missingOption(option: String, hint: String): KinesisConnectorException =
+    error("KINESIS_MISSING_OPTION", null, "option" -> option, "hint" -> hint)
+
+  /** `shownValue` is already quoted or redacted by the caller. */
+  def invalidOptionValue(option: String, shownValue: String, allowed: String,
+      cause: Throwable = null): KinesisConnectorException =
+    error("KINESIS_INVALID_OPTION_VALUE", cause,
+      "option" -> option, "value" -> shownValue, "allowed" -> allowed)
+
+  def unknownOption(option: String, suggestion: Option[String]): KinesisConnectorException =
+    error("KINESIS_UNKNOWN_OPTION", null, "option" -> option,
+      "suggestion" -> suggestion.map(s => s" Did you mean '$s'?").getOrElse(""))
+
+  def optionNotSupportedYet(option: String, detail: String): KinesisConnectorException =
+    error("KINESIS_OPTION_NOT_SUPPORTED_YET", null, "option" -> option, "detail" -> detail)
+
+  def conflictingOptions(options: Seq[String], detail: String): KinesisConnectorException =
+    error("KINESIS_CONFLICTING_OPTIONS", null,
+      "options" -> options.map(o => s"'$o'").mkString(", "), "detail" -> detail)
+
+  def regionUnresolved(cause: Throwable): KinesisConnectorException =
+    error("KINESIS_REGION_UNRESOLVED", cause, "cause" -> String.valueOf(cause.getMessage))
+
+  def streamNotFound(stream: String, where: String, cause: Throwable): KinesisConnectorException =
+    error("KINESIS_STREAM_NOT_FOUND", cause, "stream" -> stream, "where" -> where)
+
+  def apiFailed(operation: String, target: String, where: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_API_FAILED", cause, "operation" -> operation, "target" -> target,
+      "where" -> where, "reason" -> String.valueOf(cause.getMessage))
+
+  def recordsUnavailable(shard: String, from: String, to: String,
+      reason: String): KinesisConnectorException =
+    error("KINESIS_RECORDS_UNAVAILABLE", null,
+      "shard" -> shard, "from" -> from, "to" -> to, "reason" -> reason)
+
+  def offsetMalformed(reason: String, example: String,
+      cause: Throwable = null): KinesisConnectorException =
+    error("KINESIS_OFFSET_MALFORMED", cause, "reason" -> reason, "example" -> example)
+
+  def offsetVersionUnsupported(found: Int, supported: Int): KinesisConnectorException =
+    error("KINESIS_OFFSET_VERSION_UNSUPPORTED", null,
+      "found" -> found.toString, "supported" -> supported.toString)
+}

@@ -1,0 +1,46 @@
+package io.github.sparkkinesis.offsets
+
+/** A shard of a stream; offsets are kept per stream and shard. */
+final case class ShardKey(stream: String, shardId: String) {
+  override def toString: String = s"$stream/$shardId"
+}
+
+object ShardKey {
+  implicit val ordering: Ordering[ShardKey] = Ordering.by(k => (k.stream, k.shardId))
+}
+
+/**
+ * A concrete place in a shard: reading from it always yields the same records, which is
+ * what lets a failed batch be re-run exactly (DESIGN invariant 1). "latest" is never stored;
+ * it is turned into the time the query first started.
+ */
+sealed trait ShardPosition extends Serializable {
+  /** The sequence number of the last record before this position, if one is known. */
+  def lastSequence: Option[String]
+}
+
+object ShardPosition {
+  /** Before the oldest record still in the shard. */
+  case object TrimHorizon extends ShardPosition {
+    def lastSequence: Option[String] = None
+  }
+
+  /** Before the first record that arrived at or after this time. */
+  final case class AtTimestamp(epochMillis: Long) extends ShardPosition {
+    def lastSequence: Option[String] = None
+  }
+
+  /** Just after the record with this sequence number. */
+  final case class AfterSequence(sequenceNumber: String) extends ShardPosition {
+    def lastSequence: Option[String] = Some(sequenceNumber)
+  }
+
+  /**
+   * The shard is closed (split or merged) and every record has been read; `lastSequence` is
+   * the last record, when the query read any. Children of the shard may now be read.
+   */
+  final case class ShardEnd(lastSequence: Option[String]) extends ShardPosition
+
+  /** Kinesis sequence numbers are decimal strings of up to 128 bits; compare them as numbers. */
+  def compareSequences(a: String, b: String): Int = BigInt(a).compare(BigInt(b))
+}

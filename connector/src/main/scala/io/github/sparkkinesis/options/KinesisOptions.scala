@@ -1,0 +1,116 @@
+package io.github.sparkkinesis.options
+
+import java.util.Locale
+
+/**
+ * The registry of every option the connector knows: its name (as the Databricks Runtime docs
+ * spell it), its default, what it does, and whether this version implements it. Parsing,
+ * validation, the README table and the Python builders all follow this list.
+ */
+object KinesisOptions {
+
+  sealed trait Support
+  case object Supported extends Support
+  final case class NotSupportedYet(detail: String) extends Support
+
+  final case class OptionSpec(
+      name: String,
+      default: Option[String],
+      description: String,
+      support: Support = Supported,
+      secret: Boolean = false) {
+    def key: String = name.toLowerCase(Locale.ROOT)
+  }
+
+  private val efoNotYet = NotSupportedYet("enhanced fan-out (consumerMode 'efo') is not implemented yet")
+  private val roleNotYet = NotSupportedYet("assuming an IAM role is not implemented yet; use " +
+    "awsAccessKey/awsSecretKey or the default AWS credential chain")
+  private val prefetchNotYet = NotSupportedYet("background prefetching is not implemented yet; " +
+    "each trigger reads from Kinesis directly, for up to maxFetchDuration")
+
+  val StreamName = OptionSpec("streamName", None, "Comma-separated list of stream names to read.")
+  val Region = OptionSpec("region", None,
+    "AWS region of the streams. Default: the region the AWS SDK resolves locally.")
+  val Endpoint = OptionSpec("endpoint", None,
+    "Kinesis endpoint URL (http:// or https://). Default: the region's endpoint.")
+  val InitialPosition = OptionSpec("initialPosition", Some("latest"),
+    "Where a new query starts: latest, trim_horizon, earliest (alias of trim_horizon), or " +
+      "at_timestamp as JSON {\"at_timestamp\": \"06/25/2020 10:23:45 PDT\"} with an optional " +
+      "\"format\" field.")
+  val MaxRecordsPerFetch = OptionSpec("maxRecordsPerFetch", Some("10000"),
+    "Records asked for per GetRecords call (1 to 10000).")
+  val MaxFetchRate = OptionSpec("maxFetchRate", Some("1.0"),
+    "Read rate limit per shard in MB/s (above 0, at most 2.0).")
+  val MinFetchPeriod = OptionSpec("minFetchPeriod", Some("400ms"),
+    "Shortest wait between GetRecords calls on a shard (at least 200ms).")
+  val MaxFetchDuration = OptionSpec("maxFetchDuration", Some("10s"),
+    "How long a trigger reads ahead to find new records before it plans a batch.")
+  val FetchBufferSize = OptionSpec("fetchBufferSize", Some("20gb"),
+    "How much prefetched data to buffer for the next trigger.", prefetchNotYet)
+  val ShardsPerTask = OptionSpec("shardsPerTask", Some("5"),
+    "How many shards one prefetching task reads.", prefetchNotYet)
+  val ShardFetchInterval = OptionSpec("shardFetchInterval", Some("1s"),
+    "How often to list the shards of the streams, to follow resharding.")
+  val AwsAccessKey = OptionSpec("awsAccessKey", None,
+    "AWS access key id; give it together with awsSecretKey.", secret = true)
+  val AwsSecretKey = OptionSpec("awsSecretKey", None,
+    "AWS secret access key matching awsAccessKey.", secret = true)
+  val AwsSessionToken = OptionSpec("awsSessionToken", None,
+    "Session token for temporary keys given in awsAccessKey/awsSecretKey.", secret = true)
+  val RoleArn = OptionSpec("roleArn", None, "ARN of an IAM role to assume.", roleNotYet)
+  val RoleExternalId = OptionSpec("roleExternalId", None,
+    "External id used when assuming roleArn.", roleNotYet)
+  val RoleSessionName = OptionSpec("roleSessionName", None,
+    "Session name used when assuming roleArn.", roleNotYet)
+  val StsEndpoint = OptionSpec("stsEndpoint", None,
+    "STS endpoint URL used when assuming roleArn.", roleNotYet)
+  val CoalesceThresholdBlockSize = OptionSpec("coalesceThresholdBlockSize", Some("10000000"),
+    "Average prefetched block size below which blocks are coalesced.", prefetchNotYet)
+  val CoalesceBinSize = OptionSpec("coalesceBinSize", Some("128000000"),
+    "Approximate block size after coalescing.", prefetchNotYet)
+  val ConsumerMode = OptionSpec("consumerMode", Some("polling"),
+    "polling (GetRecords) or efo (enhanced fan-out; not implemented yet).")
+  val RequireConsumerDeregistration = OptionSpec("requireConsumerDeregistration", Some("false"),
+    "Deregister the EFO consumer when the query stops.", efoNotYet)
+  val MaxShardsPerDescribe = OptionSpec("maxShardsPerDescribe", Some("100"),
+    "Shards listed per ListShards call (1 to 10000).")
+  val ConsumerName = OptionSpec("consumerName", None,
+    "EFO consumer name, or a comma-separated list, one per stream.", efoNotYet)
+  val ConsumerNamePrefix = OptionSpec("consumerNamePrefix", Some("sparkkinesis_"),
+    "Prefix of EFO consumer names.", efoNotYet)
+  val ConsumerRefreshInterval = OptionSpec("consumerRefreshInterval", Some("300s"),
+    "How often the EFO consumer registration is checked (at most 3600s).", efoNotYet)
+
+  val all: Seq[OptionSpec] = Seq(
+    StreamName, Region, Endpoint, InitialPosition, MaxRecordsPerFetch, MaxFetchRate,
+    MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
+    AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId, RoleSessionName,
+    StsEndpoint, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,
+    RequireConsumerDeregistration, MaxShardsPerDescribe, ConsumerName, ConsumerNamePrefix,
+    ConsumerRefreshInterval)
+
+  private val byKey: Map[String, OptionSpec] = all.map(o => o.key -> o).toMap
+
+  def find(name: String): Option[OptionSpec] = byKey.get(name.toLowerCase(Locale.ROOT))
+
+  /** Names of every option, for the Python builders' drift test (called through py4j). */
+  def names: Array[String] = all.map(_.name).toArray
+
+  def isSecret(name: String): Boolean = find(name).exists(_.secret)
+
+  /** The known option closest to a misspelt one, if any is close enough to be a likely typo. */
+  def suggest(name: String): Option[String] = {
+    val key = name.toLowerCase(Locale.ROOT)
+    val (best, distance) = all.map(o => o -> editDistance(key, o.key)).minBy(_._2)
+    if (distance <= math.max(2, key.length / 4)) Some(best.name) else None
+  }
+
+  private def editDistance(a: String, b: String): Int = {
+    val d = Array.tabulate(a.length + 1, b.length + 1)((i, j) => if (i == 0) j else if (j == 0) i else 0)
+    for (i <- 1 to a.length; j <- 1 to b.length) {
+      val cost = if (a(i - 1) == b(j - 1)) 0 else 1
+      d(i)(j) = math.min(math.min(d(i - 1)(j) + 1, d(i)(j - 1) + 1), d(i - 1)(j - 1) + cost)
+    }
+    d(a.length)(b.length)
+  }
+}

@@ -1,0 +1,149 @@
+package io.github.sparkkinesis.options
+
+import java.net.URI
+import java.util.Locale
+
+import scala.util.Try
+
+import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain
+
+import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig}
+import io.github.sparkkinesis.errors.KinesisErrors
+
+/** Where a query with no checkpoint starts reading each shard. */
+sealed trait InitialPosition extends Serializable
+object InitialPosition {
+  case object Latest extends InitialPosition
+  case object TrimHorizon extends InitialPosition
+  final case class AtTimestamp(epochMillis: Long) extends InitialPosition
+}
+
+/** GetRecords pacing and how long a trigger reads ahead. */
+final case class FetchSettings(
+    maxRecordsPerFetch: Int,
+    maxFetchRateMBps: Double,
+    minFetchPeriodMs: Long,
+    maxFetchDurationMs: Long)
+
+/** The source options, parsed and validated once, when the DataFrame is defined. */
+final case class KinesisSourceOptions(
+    streamNames: Seq[String],
+    connection: ConnectionConfig,
+    initialPosition: InitialPosition,
+    fetch: FetchSettings,
+    shardFetchIntervalMs: Long,
+    maxShardsPerDescribe: Int)
+
+object KinesisSourceOptions {
+  import KinesisOptions.{InitialPosition => InitialPositionOption, _}
+
+  // Kinesis stream names: 1-128 characters of letters, digits, underscore, dot and hyphen.
+  private val StreamNamePattern = "[a-zA-Z0-9_.-]{1,128}".r
+  private val RegionPattern = "[a-z]{2,}(-[a-z0-9]+)+-[0-9]+".r
+
+  /** Parses case-insensitive options; throws a [[io.github.sparkkinesis.errors.KinesisConnectorException]]. */
+  def parse(options: Map[String, String]): KinesisSourceOptions = {
+    val raw = options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
+    rejectUnknown(raw.keys)
+    val values = new OptionValues(raw)
+
+    // Parse every option first, so a bad value is reported even for an unsupported option.
+    val streams = streamNames(values)
+    val position = initialPosition(values)
+    val fetch = FetchSettings(
+      maxRecordsPerFetch = values.int(MaxRecordsPerFetch, 1, 10000),
+      maxFetchRateMBps = values.positiveDouble(MaxFetchRate, 2.0),
+      minFetchPeriodMs = values.durationMs(MinFetchPeriod, minMs = 200),
+      maxFetchDurationMs = values.durationMs(MaxFetchDuration, minMs = 1))
+    val shardFetchInterval = values.durationMs(ShardFetchInterval, minMs = 1)
+    val maxShardsPerDescribe = values.int(MaxShardsPerDescribe, 1, 10000)
+    values.bytes(FetchBufferSize)
+    values.int(ShardsPerTask, 1, Int.MaxValue)
+    values.long(CoalesceThresholdBlockSize, 1)
+    values.long(CoalesceBinSize, 1)
+    val mode = values.choice(ConsumerMode, Seq("polling", "efo"))
+    values.boolean(RequireConsumerDeregistration)
+    values.durationMs(ConsumerRefreshInterval, minMs = 1, maxMs = 3600 * 1000L)
+    val connection = connectionConfig(values)
+
+    if (mode == "efo") {
+      throw KinesisErrors.optionNotSupportedYet(ConsumerMode.name,
+        "enhanced fan-out ('efo') is not implemented yet; use 'polling'")
+    }
+    all.foreach { spec =>
+      spec.support match {
+        case NotSupportedYet(detail) if values.isSet(spec) =>
+          throw KinesisErrors.optionNotSupportedYet(spec.name, detail)
+        case _ =>
+      }
+    }
+
+    KinesisSourceOptions(streams, connection, position, fetch, shardFetchInterval,
+      maxShardsPerDescribe)
+  }
+
+  private def rejectUnknown(keys: Iterable[String]): Unit =
+    keys.find(k => find(k).isEmpty).foreach(k => throw KinesisErrors.unknownOption(k, suggest(k)))
+
+  private def streamNames(values: OptionValues): Seq[String] = {
+    val text = values.required(StreamName, "give one stream name or a comma-separated list")
+    val names = text.split(",").map(_.trim).toSeq
+    names.find(n => !StreamNamePattern.matches(n)).foreach { bad =>
+      throw values.invalid(StreamName, text, s"stream names of 1 to 128 letters, digits, '_', '.' " +
+        s"or '-', separated by commas ('$bad' is not one)")
+    }
+    if (names.distinct.size != names.size) {
+      throw values.invalid(StreamName, text, "each stream named once")
+    }
+    names
+  }
+
+  private def initialPosition(values: OptionValues): InitialPosition = {
+    val text = values.get(InitialPositionOption).get.trim
+    val allowed = "latest, trim_horizon, earliest, or at_timestamp as JSON such as " +
+      "{\"at_timestamp\": \"06/25/2020 10:23:45 PDT\"} (optionally with a \"format\" field)"
+    text.toLowerCase(Locale.ROOT) match {
+      case "latest" => InitialPosition.Latest
+      case "trim_horizon" | "earliest" => InitialPosition.TrimHorizon
+      case json if json.startsWith("{") =>
+        OptionValues.parseAtTimestamp(text) match {
+          case Right(ms) => InitialPosition.AtTimestamp(ms)
+          case Left(reason) => throw values.invalid(InitialPositionOption, text, s"$allowed; here $reason")
+        }
+      case "at_timestamp" =>
+        throw values.invalid(InitialPositionOption, text, s"$allowed; at_timestamp needs the JSON form")
+      case _ => throw values.invalid(InitialPositionOption, text, allowed)
+    }
+  }
+
+  private def connectionConfig(values: OptionValues): ConnectionConfig = {
+    val endpoint = values.get(Endpoint).map(_.trim).filter(_.nonEmpty).map { text =>
+      val uri = Try(new URI(text)).toOption
+      val ok = uri.exists(u => Option(u.getScheme).exists(s => s == "http" || s == "https") &&
+        Option(u.getHost).nonEmpty)
+      if (!ok) throw values.invalid(Endpoint, text, "a URL such as https://kinesis.us-east-1.amazonaws.com")
+      text
+    }
+    val region = values.get(Region).map(_.trim).filter(_.nonEmpty) match {
+      case Some(r) if RegionPattern.matches(r) => r
+      case Some(r) => throw values.invalid(Region, r, "an AWS region name such as us-east-1")
+      case None =>
+        try new DefaultAwsRegionProviderChain().getRegion.id()
+        catch { case e: Exception => throw KinesisErrors.regionUnresolved(e) }
+    }
+    val accessKey = values.get(AwsAccessKey).filter(_.nonEmpty)
+    val secretKey = values.get(AwsSecretKey).filter(_.nonEmpty)
+    val token = values.get(AwsSessionToken).filter(_.nonEmpty)
+    val credentials = (accessKey, secretKey) match {
+      case (Some(a), Some(s)) => CredentialsConfig.StaticKeys(a, s, token)
+      case (None, None) if token.isEmpty => CredentialsConfig.DefaultChain
+      case (None, None) =>
+        throw KinesisErrors.conflictingOptions(Seq(AwsSessionToken.name, AwsAccessKey.name, AwsSecretKey.name),
+          "a session token needs awsAccessKey and awsSecretKey as well")
+      case _ =>
+        throw KinesisErrors.conflictingOptions(Seq(AwsAccessKey.name, AwsSecretKey.name),
+          "give both or neither")
+    }
+    ConnectionConfig(region, endpoint, credentials)
+  }
+}

@@ -1,0 +1,124 @@
+package io.github.sparkkinesis.options
+
+import java.text.{ParseException, SimpleDateFormat}
+import java.util.Locale
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import org.apache.spark.network.util.JavaUtils
+
+import io.github.sparkkinesis.errors.KinesisErrors
+
+/** Parsers for option values; each failure names the option, the value and what is allowed. */
+private[sparkkinesis] final class OptionValues(raw: Map[String, String]) {
+  import KinesisOptions.OptionSpec
+
+  /** The value the user gave, or the option's default. */
+  def get(spec: OptionSpec): Option[String] = raw.get(spec.key).orElse(spec.default)
+
+  def isSet(spec: OptionSpec): Boolean = raw.contains(spec.key)
+
+  def shown(spec: OptionSpec, value: String): String =
+    if (spec.secret) "<redacted>" else s"'$value'"
+
+  def invalid(spec: OptionSpec, value: String, allowed: String, cause: Throwable = null) =
+    KinesisErrors.invalidOptionValue(spec.name, shown(spec, value), allowed, cause)
+
+  def required(spec: OptionSpec, hint: String): String =
+    get(spec).map(_.trim).filter(_.nonEmpty).getOrElse(throw KinesisErrors.missingOption(spec.name, hint))
+
+  def int(spec: OptionSpec, min: Int, max: Int): Int = {
+    val text = get(spec).get.trim.replace(",", "").replace("_", "")
+    val allowed = s"an integer from $min to $max"
+    val value = try text.toInt catch { case e: NumberFormatException => throw invalid(spec, text, allowed, e) }
+    if (value < min || value > max) throw invalid(spec, text, allowed)
+    value
+  }
+
+  def long(spec: OptionSpec, min: Long): Long = {
+    val text = get(spec).get.trim.replace(",", "").replace("_", "")
+    val allowed = s"an integer of at least $min"
+    val value = try text.toLong catch { case e: NumberFormatException => throw invalid(spec, text, allowed, e) }
+    if (value < min) throw invalid(spec, text, allowed)
+    value
+  }
+
+  /** A positive decimal no larger than `max`. */
+  def positiveDouble(spec: OptionSpec, max: Double): Double = {
+    val text = get(spec).get.trim
+    val allowed = s"a decimal number above 0 and at most $max"
+    val value = try text.toDouble catch { case e: NumberFormatException => throw invalid(spec, text, allowed, e) }
+    if (!(value > 0 && value <= max)) throw invalid(spec, text, allowed)
+    value
+  }
+
+  /** A duration string such as 400ms, 10s, 2m, 1h, in milliseconds, within the bounds. */
+  def durationMs(spec: OptionSpec, minMs: Long = 1, maxMs: Long = Long.MaxValue): Long = {
+    val text = get(spec).get.trim
+    val bounds =
+      if (maxMs == Long.MaxValue) s"at least ${minMs}ms" else s"from ${minMs}ms to ${maxMs}ms"
+    val allowed = s"a duration such as 400ms, 10s, 2m or 1h, $bounds"
+    val ms = try JavaUtils.timeStringAsMs(text) catch {
+      case e: NumberFormatException => throw invalid(spec, text, allowed, e)
+    }
+    if (ms < minMs || ms > maxMs) throw invalid(spec, text, allowed)
+    ms
+  }
+
+  /** A byte string such as 10mb or 2gb, in bytes; at least one byte. */
+  def bytes(spec: OptionSpec): Long = {
+    val text = get(spec).get.trim
+    val allowed = "a size such as 512kb, 10mb or 2gb, above 0"
+    val value = try JavaUtils.byteStringAsBytes(text) catch {
+      case e: NumberFormatException => throw invalid(spec, text, allowed, e)
+    }
+    if (value <= 0) throw invalid(spec, text, allowed)
+    value
+  }
+
+  def boolean(spec: OptionSpec): Boolean = get(spec).get.trim.toLowerCase(Locale.ROOT) match {
+    case "true" => true
+    case "false" => false
+    case other => throw invalid(spec, other, "true or false")
+  }
+
+  /** One of the given words, matched case-insensitively. */
+  def choice(spec: OptionSpec, choices: Seq[String]): String = {
+    val text = get(spec).get.trim
+    choices.find(_.equalsIgnoreCase(text))
+      .getOrElse(throw invalid(spec, text, "one of " + choices.mkString(", ")))
+  }
+}
+
+private[sparkkinesis] object OptionValues {
+  /** The seed docs' "Java default format for timestamps": 06/25/2020 10:23:45 PDT. */
+  val DefaultTimestampFormat = "MM/dd/yyyy HH:mm:ss z"
+
+  private val mapper = new ObjectMapper()
+
+  /**
+   * Parses `{"at_timestamp": "...", "format": "..."}` into epoch milliseconds. Formats are
+   * `java.text.SimpleDateFormat` patterns, which also accept zone names (PDT) for `Z` when
+   * parsing, as the seed docs' example relies on.
+   */
+  def parseAtTimestamp(json: String): Either[String, Long] = {
+    val node = try Option(mapper.readTree(json)) catch { case _: Exception => None }
+    node.filter(_.isObject) match {
+      case None => Left("not a JSON object")
+      case Some(obj) =>
+        val ts = Option(obj.get("at_timestamp")).filter(_.isTextual).map(_.asText)
+        val fmt = Option(obj.get("format")).filter(_.isTextual).map(_.asText).getOrElse(DefaultTimestampFormat)
+        ts match {
+          case None => Left("the JSON has no string field \"at_timestamp\"")
+          case Some(text) =>
+            try {
+              val format = new SimpleDateFormat(fmt, Locale.US)
+              format.setLenient(false)
+              Right(format.parse(text).getTime)
+            } catch {
+              case _: IllegalArgumentException => Left(s"\"$fmt\" is not a valid date format pattern")
+              case _: ParseException => Left(s"\"$text\" does not match the format \"$fmt\"")
+            }
+        }
+    }
+  }
+}

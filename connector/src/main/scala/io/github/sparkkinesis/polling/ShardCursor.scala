@@ -1,0 +1,65 @@
+package io.github.sparkkinesis.polling
+
+import org.apache.spark.internal.Logging
+
+import io.github.sparkkinesis.client.{IteratorExpiredException, KinesisApi, RecordBatch, ThrottledException}
+import io.github.sparkkinesis.options.FetchSettings
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+
+/**
+ * Reads one shard forward from a concrete position with GetRecords, keeping its position
+ * concrete after every call. Handles the iterator's lifetime, pacing and throttling, so the
+ * callers only decide when to stop.
+ */
+final class ShardCursor(
+    api: KinesisApi,
+    val shard: ShardKey,
+    start: ShardPosition,
+    settings: FetchSettings,
+    clock: Clock = SystemClock) extends Logging {
+
+  import ShardCursor._
+
+  private val pacer = new FetchPacer(settings.minFetchPeriodMs, settings.maxFetchRateMBps, clock)
+  private var iterator: Option[String] = None
+  private var current: ShardPosition = start
+
+  /** Where the next record would come from; a [[ShardPosition.ShardEnd]] once the shard is done. */
+  def position: ShardPosition = current
+
+  def isEnded: Boolean = current.isInstanceOf[ShardPosition.ShardEnd]
+
+  /** One GetRecords call (after waiting for its turn); the records follow [[position]]. */
+  def fetch(): RecordBatch = {
+    require(!isEnded, s"shard $shard was already read to its end")
+    var throttled = 0
+    while (true) {
+      try {
+        val it = iterator.getOrElse(api.shardIterator(shard.stream, shard.shardId, current))
+        iterator = Some(it)
+        pacer.awaitTurn()
+        val batch = api.getRecords(it, settings.maxRecordsPerFetch)
+        pacer.recordFetch(batch.bytes)
+        batch.records.lastOption.foreach(r => current = ShardPosition.AfterSequence(r.sequenceNumber))
+        iterator = batch.nextIterator
+        if (batch.nextIterator.isEmpty) current = ShardPosition.ShardEnd(current.lastSequence)
+        return batch
+      } catch {
+        case _: IteratorExpiredException =>
+          iterator = None // Ask again from the last concrete position.
+        case e: ThrottledException if throttled < MaxThrottledRetries =>
+          throttled += 1
+          val wait = ThrottleBackOffMs * throttled
+          logWarning(s"Hit rate limit on shard $shard. Sleeping for $wait ms. (${e.getMessage})")
+          pacer.backOff(wait)
+          pacer.awaitTurn()
+      }
+    }
+    throw new IllegalStateException("unreachable")
+  }
+}
+
+object ShardCursor {
+  val MaxThrottledRetries = 10
+  val ThrottleBackOffMs = 1000L
+}

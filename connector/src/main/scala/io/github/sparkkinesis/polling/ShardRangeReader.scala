@@ -1,0 +1,58 @@
+package io.github.sparkkinesis.polling
+
+import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
+import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.options.FetchSettings
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+
+/**
+ * Yields exactly the records of a shard after `start` up to and including `endSequence`: the
+ * range a batch's offsets name. Reading it again yields the same records, which is what makes
+ * re-running a failed batch exact.
+ */
+final class ShardRangeReader(
+    api: KinesisApi,
+    shard: ShardKey,
+    start: ShardPosition,
+    endSequence: String,
+    settings: FetchSettings,
+    clock: Clock = SystemClock) extends Iterator[KinesisRecord] {
+
+  import ShardPosition.compareSequences
+
+  private val cursor = new ShardCursor(api, shard, start, settings, clock)
+  private var pending: Iterator[KinesisRecord] = Iterator.empty
+  private var reachedEnd = false
+  private var emptyAtTip = 0
+
+  override def hasNext: Boolean = {
+    while (!pending.hasNext && !reachedEnd) fetchMore()
+    pending.hasNext
+  }
+
+  override def next(): KinesisRecord = {
+    if (!hasNext) throw new NoSuchElementException(s"no more records in range of $shard")
+    pending.next()
+  }
+
+  private def fetchMore(): Unit = {
+    if (cursor.isEnded) throw unavailable("the shard ended before the last record of the batch")
+    val batch = cursor.fetch()
+    val (inRange, beyond) = batch.records.span(r => compareSequences(r.sequenceNumber, endSequence) <= 0)
+    pending = inRange.iterator
+    reachedEnd = beyond.nonEmpty || inRange.lastOption.exists(_.sequenceNumber == endSequence)
+    // The range was seen on the driver, so its records exist; reaching the tip again and again
+    // without them means they are gone (trimmed by retention), and waiting would hang forever.
+    if (batch.records.isEmpty && batch.millisBehindLatest == 0) emptyAtTip += 1 else emptyAtTip = 0
+    if (!reachedEnd && emptyAtTip >= ShardRangeReader.MaxEmptyReadsAtTip) {
+      throw unavailable("the reader reached the tip of the shard without finding it")
+    }
+  }
+
+  private def unavailable(reason: String) =
+    KinesisErrors.recordsUnavailable(shard.toString, start.toString, endSequence, reason)
+}
+
+object ShardRangeReader {
+  val MaxEmptyReadsAtTip = 5
+}
