@@ -51,14 +51,16 @@ lazy val connector = (project in file("connector"))
       // SLF4J is Spark's: logging goes to the cluster's log4j configuration.
       jar.data.getName.startsWith("slf4j-")
     },
-    assembly / assemblyShadeRules := Seq(
-      "software.amazon.**", "io.netty.**", "com.fasterxml.jackson.**",
-      "org.reactivestreams.**", "org.apache.commons.**", "org.apache.http.**",
-      "org.json.**"
-    ).map(p => ShadeRule.rename(p -> s"$shadedPrefix.@0").inAll),
+    // Jackson is not bundled: the connector uses Spark's, and the SDK carries its own copy
+    // already renamed under software.amazon.awssdk.thirdparty.
+    assembly / assemblyShadeRules := Seq("software.amazon.**", "io.netty.**", "org.reactivestreams.**")
+      .map(p => ShadeRule.rename(p -> s"$shadedPrefix.@0").inAll),
     assembly / assemblyMergeStrategy := {
       case PathList("META-INF", "services", _*) => MergeStrategy.filterDistinctLines
       case PathList("META-INF", "io.netty.versions.properties") => MergeStrategy.discard
+      // GraalVM hints name the unshaded classes; they would only mislead.
+      case PathList("META-INF", "native-image", _*) => MergeStrategy.discard
+      case "VersionInfo.java" => MergeStrategy.discard
       case PathList("META-INF", xs @ _*) if xs.lastOption.exists(_.endsWith(".SF")) => MergeStrategy.discard
       case PathList("META-INF", xs @ _*) if xs.lastOption.exists(n => n.endsWith(".DSA") || n.endsWith(".RSA")) => MergeStrategy.discard
       case PathList("META-INF", "versions", _*) => MergeStrategy.first

@@ -1,0 +1,27 @@
+"""Amazon Kinesis for PySpark Structured Streaming.
+
+The package carries the connector jar and helps use it::
+
+    from pyspark.sql import SparkSession
+    import pyspark_kinesis
+    from pyspark_kinesis import KinesisSourceOptions
+
+    spark = pyspark_kinesis.configure(SparkSession.builder.appName("orders")).getOrCreate()
+    options = KinesisSourceOptions().stream_name("orders").region("us-east-1")
+    df = options.apply(spark.readStream.format("kinesis")).load()
+"""
+
+from pyspark_kinesis._jar import JAR_ENV_VAR, configure, jar_path
+from pyspark_kinesis._jvm import jvm_class
+from pyspark_kinesis._version import __version__
+from pyspark_kinesis.options import SOURCE_OPTION_NAMES, KinesisSourceOptions
+
+__all__ = [
+    "JAR_ENV_VAR",
+    "KinesisSourceOptions",
+    "SOURCE_OPTION_NAMES",
+    "__version__",
+    "configure",
+    "jar_path",
+    "jvm_class",
+]
