@@ -55,6 +55,20 @@ lazy val connector = (project in file("connector"))
     // already renamed under software.amazon.awssdk.thirdparty.
     assembly / assemblyShadeRules := Seq("software.amazon.**", "io.netty.**", "org.reactivestreams.**")
       .map(p => ShadeRule.rename(p -> s"$shadedPrefix.@0").inAll),
+    // What is published (publishM2 / publishLocal / publish) is the assembly, under the plain
+    // artifact name, with no dependencies in its POM: `--packages` then brings in exactly the
+    // shaded jar and nothing that could clash with Spark's own libraries.
+    assembly / artifact := (assembly / artifact).value.withClassifier(None),
+    addArtifact(assembly / artifact, assembly),
+    Compile / packageBin / publishArtifact := false,
+    Compile / packageDoc / publishArtifact := false,
+    pomPostProcess := { node =>
+      import scala.xml._
+      import scala.xml.transform._
+      new RuleTransformer(new RewriteRule {
+        override def transform(n: Node): Seq[Node] = if (n.label == "dependencies") Nil else n
+      }).transform(node).head
+    },
     assembly / assemblyMergeStrategy := {
       case PathList("META-INF", "services", _*) => MergeStrategy.filterDistinctLines
       case PathList("META-INF", "io.netty.versions.properties") => MergeStrategy.discard

@@ -35,7 +35,7 @@ final case class RecordBatch(
 trait KinesisApi {
   def listShards(stream: String, pageSize: Int): Seq[ShardDescription]
 
-  /** An iterator that starts at `position`; `position` must not be a [[ShardPosition.ShardEnd]]. */
+  /** An iterator that starts at `position`; `position` must not be a `ShardEnd`. */
   def shardIterator(stream: String, shardId: String, position: ShardPosition): String
 
   def getRecords(iterator: String, limit: Int): RecordBatch

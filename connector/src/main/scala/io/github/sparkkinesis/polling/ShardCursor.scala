@@ -24,7 +24,7 @@ final class ShardCursor(
   private var iterator: Option[String] = None
   private var current: ShardPosition = start
 
-  /** Where the next record would come from; a [[ShardPosition.ShardEnd]] once the shard is done. */
+  /** Where the next record would come from; a `ShardEnd` once the shard is done. */
   def position: ShardPosition = current
 
   def isEnded: Boolean = current.isInstanceOf[ShardPosition.ShardEnd]

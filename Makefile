@@ -1,0 +1,80 @@
+# The two commands of README.md: `make demo` and `make test`. Each installs what it needs:
+# the sbt launcher (build/sbt), Python packages in .venv, and kinesis-mock from npm.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+SBT := build/sbt
+VERSION := $(shell sed -n 's/.*val project = "\(.*\)"/\1/p' project/Versions.scala)
+JAR := connector/target/scala-2.13/spark-sql-kinesis-assembly_2.13-$(VERSION).jar
+JARS_DIR := python/pyspark_kinesis/jars
+
+.PHONY: help demo test test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean
+
+help:
+	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
+	@echo "make test   - build everything and run every test (Scala, Python, end to end)"
+	@echo "make jar | wheel | publish-local | kinesis-up | kinesis-down | clean"
+
+$(VENV)/.installed: requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+venv: $(VENV)/.installed
+
+SBT_BUILD := connector/assembly connector/package connector/publishM2
+SOURCES := $(shell find connector/src/main project -type f -not -path '*/target/*') build.sbt
+
+# The assembly jar (SDK, Netty and the rest shaded), the thin jar, and the copy in the local
+# Maven repository (~/.m2) that `spark-submit --packages` resolves; one sbt start for all.
+$(JAR): $(SOURCES)
+	$(SBT) $(SBT_BUILD)
+	touch $@
+
+jar: $(JAR)
+
+# The wheel carries exactly the jar just built, and is installed as a user would install it.
+wheel: $(JAR) venv
+	rm -f $(JARS_DIR)/*.jar python/dist/*.whl
+	cp $(JAR) $(JARS_DIR)/
+	rm -rf python/build
+	$(PY) -m pip wheel --quiet --no-deps -w python/dist ./python
+	$(PY) -m pip install --quiet --force-reinstall --no-deps python/dist/pyspark_kinesis-*.whl
+
+publish-local:
+	$(SBT) connector/publishM2 connector/publishLocal
+
+test-scala:
+	$(SBT) connector/test
+
+test-python: wheel
+	$(PY) -m mypy --strict python/pyspark_kinesis
+	$(PY) -m pytest python/tests -q
+
+test-e2e: wheel
+	$(PY) -m pytest tests -v -rs --durations=10
+
+# One sbt start builds, tests and publishes; then the Python and end-to-end suites.
+test: venv
+	$(SBT) connector/test $(SBT_BUILD)
+	touch $(JAR)
+	$(MAKE) --no-print-directory test-python test-e2e
+
+demo: wheel
+	$(PY) examples/demo/watch_events_demo.py $(DEMO_ARGS)
+
+kinesis-up:
+	localstack/start-kinesis.sh
+
+kinesis-down:
+	localstack/stop-kinesis.sh
+
+clean:
+	rm -rf $(VENV) python/dist python/build $(JARS_DIR)/*.jar .demo
+	$(SBT) clean
