@@ -44,7 +44,7 @@ object KinesisSourceOptions {
   /** Parses case-insensitive options; throws a [[io.github.sparkkinesis.errors.KinesisConnectorException]]. */
   def parse(options: Map[String, String]): KinesisSourceOptions = {
     val raw = options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
-    rejectUnknown(raw.keys)
+    rejectUnknown(options.keys) // As the user wrote them, so the error names what they typed.
     val values = new OptionValues(raw)
 
     // Parse every option first, so a bad value is reported even for an unsupported option.

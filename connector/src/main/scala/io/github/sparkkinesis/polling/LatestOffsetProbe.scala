@@ -1,9 +1,7 @@
 package io.github.sparkkinesis.polling
 
-import java.util.concurrent.{ConcurrentHashMap, Executors, ThreadFactory, TimeUnit}
+import java.util.concurrent.{Callable, ConcurrentHashMap, ExecutionException, Executors, ThreadFactory, TimeUnit}
 
-import scala.concurrent.{Await, ExecutionContext, Future}
-import scala.concurrent.duration.Duration
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.KinesisApi
@@ -27,13 +25,16 @@ final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: C
       t
     }
   })
-  private implicit val ec: ExecutionContext = ExecutionContext.fromExecutor(pool)
 
   /** The position each of `shards` can be read up to now; none is ever behind its start. */
   def advance(shards: Map[ShardKey, ShardPosition]): Map[ShardKey, ShardPosition] = {
     val deadline = clock.nanoTime() + settings.maxFetchDurationMs * 1000000L
-    val work = shards.toSeq.map { case (key, start) => Future(key -> readAhead(key, start, deadline)) }
-    val result = Await.result(Future.sequence(work), Duration.Inf).toMap
+    val work = shards.toSeq.map { case (key, start) =>
+      new Callable[(ShardKey, ShardPosition)] { def call() = key -> readAhead(key, start, deadline) }
+    }
+    val result = pool.invokeAll(work.asJava).asScala.map { future =>
+      try future.get() catch { case e: ExecutionException => throw e.getCause } // the clear error
+    }.toMap
     cursors.keySet().asScala.filterNot(shards.contains).foreach(cursors.remove)
     result
   }
@@ -45,7 +46,11 @@ final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: C
     cursors.put(key, cursor)
     var caughtUp = false
     while (!cursor.isEnded && !caughtUp && clock.nanoTime() < deadline) {
-      caughtUp = cursor.fetch().millisBehindLatest == 0
+      val batch = cursor.fetch()
+      // A short page at MillisBehindLatest 0 is the tip. A full page is not, even at 0: local
+      // Kinesis implementations report 0 for records that arrived in the same millisecond.
+      caughtUp = batch.records.isEmpty ||
+        (batch.millisBehindLatest == 0 && batch.records.size < settings.maxRecordsPerFetch)
     }
     cursor.position
   }

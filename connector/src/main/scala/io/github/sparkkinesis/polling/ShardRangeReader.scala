@@ -40,7 +40,13 @@ final class ShardRangeReader(
     val batch = cursor.fetch()
     val (inRange, beyond) = batch.records.span(r => compareSequences(r.sequenceNumber, endSequence) <= 0)
     pending = inRange.iterator
-    reachedEnd = beyond.nonEmpty || inRange.lastOption.exists(_.sequenceNumber == endSequence)
+    val sawEnd = inRange.lastOption.exists(_.sequenceNumber == endSequence)
+    // Records past the end without the end record itself: it was trimmed by retention since the
+    // driver saw it. Stopping quietly here would drop the batch's records without a word.
+    if (beyond.nonEmpty && !sawEnd) {
+      throw unavailable("the shard goes on past the range, but the range's last record is gone")
+    }
+    reachedEnd = beyond.nonEmpty || sawEnd
     // The range was seen on the driver, so its records exist; reaching the tip again and again
     // without them means they are gone (trimmed by retention), and waiting would hang forever.
     if (batch.records.isEmpty && batch.millisBehindLatest == 0) emptyAtTip += 1 else emptyAtTip = 0

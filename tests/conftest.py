@@ -1,0 +1,34 @@
+"""Fixtures for the end-to-end tests. The work is in kinesis_local.py."""
+
+import pytest
+
+from kinesis_local import kinesis_for_tests
+
+
+@pytest.fixture(scope="session")
+def kinesis(tmp_path_factory):
+    """A Kinesis for the whole session (see kinesis_local.Kinesis): .endpoint, .region,
+    .client (boto3), .tls_endpoint, .create_stream(name=None, shards=2) -> name,
+    .put_records(stream, [(partition_key, bytes)]) -> [(shardId, sequenceNumber)],
+    .delete_stream(name).
+
+    Without KINESIS_ENDPOINT it starts kinesis-mock (localstack/start-kinesis.sh) on free
+    loopback ports, run files in a private temp dir, and stops it at session end. While it
+    runs, os.environ holds fake AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY and AWS_REGION, so
+    a Spark session created after this fixture (depend on it) finds them through the AWS
+    SDK's default credential chain.
+
+    With KINESIS_ENDPOINT set (real AWS, LocalStack) nothing is started: that endpoint,
+    AWS_REGION and the default credential chain are used."""
+    with kinesis_for_tests(tmp_path_factory.mktemp("kinesis")) as k:
+        yield k
+
+
+@pytest.fixture
+def stream(kinesis):
+    """A fresh 2-shard stream, deleted after the test; yields its name."""
+    name = kinesis.create_stream(shards=2)
+    try:
+        yield name
+    finally:
+        kinesis.delete_stream(name)

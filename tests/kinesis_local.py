@@ -1,0 +1,188 @@
+"""A Kinesis for the end-to-end tests: kinesis-mock started from localstack/, or any
+endpoint named by KINESIS_ENDPOINT (real AWS, LocalStack).
+
+Used by the fixtures in conftest.py; kept free of pytest so it can be driven by hand too.
+"""
+
+import os
+import socket
+import subprocess
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+import boto3
+from botocore.config import Config
+
+REPO = Path(__file__).resolve().parent.parent
+LOCALSTACK = REPO / "localstack"
+
+# Fake credentials for kinesis-mock, which requires a well-formed SigV4 Authorization header
+# but never checks the signature. The key id is AWS's documented example (secret scanners
+# know it) and not a 12-digit number, so every request lands in account 000000000000.
+FAKE_ACCESS_KEY = "AKIAIOSFODNN7EXAMPLE"
+FAKE_SECRET_KEY = "fake-secret"
+
+MAX_RECORDS_PER_CALL = 500
+MAX_BYTES_PER_CALL = 5 * 1024 * 1024
+
+
+def free_ports(n=2):
+    """n distinct free loopback ports (the sockets are held together so none repeats)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def start_local(run_dir, plain_port, tls_port, region="us-east-1", timeout=120):
+    """Starts kinesis-mock via localstack/start-kinesis.sh; returns its pid."""
+    env = dict(os.environ, KINESIS_LOCAL_RUN_DIR=str(run_dir), KINESIS_LOCAL_PLAIN_PORT=str(plain_port),
+               KINESIS_LOCAL_TLS_PORT=str(tls_port), AWS_REGION=region)
+    subprocess.run([str(LOCALSTACK / "start-kinesis.sh")], env=env, check=True, timeout=timeout)
+    return int((Path(run_dir) / "kinesis.pid").read_text())
+
+
+def stop_local(run_dir, timeout=60):
+    env = dict(os.environ, KINESIS_LOCAL_RUN_DIR=str(run_dir))
+    subprocess.run([str(LOCALSTACK / "stop-kinesis.sh")], env=env, check=True, timeout=timeout)
+
+
+class Kinesis:
+    """A Kinesis endpoint with a boto3 client and the few helpers the tests need."""
+
+    def __init__(self, endpoint, region, credentials=None, tls_endpoint=None):
+        self.endpoint = endpoint          # plain HTTP for kinesis-mock, https for AWS
+        self.tls_endpoint = tls_endpoint  # kinesis-mock's https + HTTP/2 port (EFO); None otherwise
+        self.region = region
+        self.client = boto3.client(
+            "kinesis", endpoint_url=endpoint, region_name=region,
+            config=Config(retries={"max_attempts": 10, "mode": "standard"}, connect_timeout=5, read_timeout=30),
+            **(credentials or {}))
+
+    def close(self):
+        # Open keep-alive connections would hold up kinesis-mock's graceful shutdown.
+        self.client.close()
+
+    def create_stream(self, name=None, shards=2, timeout=300):
+        """Creates a provisioned stream and waits until it is ACTIVE; returns its name."""
+        name = name or f"test-{uuid.uuid4().hex[:12]}"
+        self.client.create_stream(StreamName=name, ShardCount=shards)
+        self.wait_active(name, timeout)
+        return name
+
+    def wait_active(self, name, timeout=300):
+        deadline = time.monotonic() + timeout
+        while True:
+            summary = self.client.describe_stream_summary(StreamName=name)["StreamDescriptionSummary"]
+            if summary["StreamStatus"] == "ACTIVE":
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"stream {name} still {summary['StreamStatus']} after {timeout}s")
+            time.sleep(0.1)
+
+    def delete_stream(self, name):
+        try:
+            self.client.delete_stream(StreamName=name, EnforceConsumerDeletion=True)
+        except self.client.exceptions.ResourceNotFoundException:
+            pass
+
+    def put_records(self, stream, records, max_attempts=10):
+        """Writes (partition_key, bytes) pairs with PutRecords, retrying failed entries.
+
+        Returns [(shardId, sequenceNumber)] in input order."""
+        records = list(records)
+        results = [None] * len(records)
+        for batch in _batches(records):
+            pending = batch  # indexes into records
+            for attempt in range(max_attempts):
+                resp = self.client.put_records(
+                    StreamName=stream,
+                    Records=[{"PartitionKey": records[i][0], "Data": records[i][1]} for i in pending])
+                failed = []
+                for i, entry in zip(pending, resp["Records"]):
+                    if "SequenceNumber" in entry:
+                        results[i] = (entry["ShardId"], entry["SequenceNumber"])
+                    else:
+                        failed.append(i)
+                if not failed:
+                    break
+                pending = failed
+                time.sleep(min(0.1 * 2 ** attempt, 2.0))  # throttled: back off
+            else:
+                raise RuntimeError(f"{len(pending)} records to {stream} still failing after {max_attempts} attempts: "
+                                   f"{resp['Records'][0].get('ErrorCode')}")
+        return results
+
+
+def _batches(records):
+    """Index lists within PutRecords' limits (500 records, 5 MiB of keys + data a call)."""
+    batch, size = [], 0
+    for i, (key, data) in enumerate(records):
+        n = len(key.encode()) + len(data)
+        if batch and (len(batch) == MAX_RECORDS_PER_CALL or size + n > MAX_BYTES_PER_CALL):
+            yield batch
+            batch, size = [], 0
+        batch.append(i)
+        size += n
+    if batch:
+        yield batch
+
+
+@contextmanager
+def kinesis_for_tests(tmp_dir):
+    """Yields a Kinesis: the one named by KINESIS_ENDPOINT, or a kinesis-mock started on free
+    loopback ports with its run files under tmp_dir and stopped on exit.
+
+    With kinesis-mock, fake AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY and AWS_REGION are set
+    in os.environ for the duration (and restored after), so that anything using the default
+    AWS credential chain - the Spark connector's JVM included, if started afterwards -
+    reaches it without further setup."""
+    external = os.environ.get("KINESIS_ENDPOINT")
+    if external:
+        region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+        kinesis = Kinesis(external, region)
+        try:
+            yield kinesis
+        finally:
+            kinesis.close()
+        return
+
+    region = os.environ.get("AWS_REGION", "us-east-1")
+    run_dir = Path(tmp_dir) / "kinesis-mock"
+    saved = {k: os.environ.get(k) for k in
+             ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION")}
+    try:
+        # Free ports can be taken between choosing and binding them: try a few times.
+        for attempt in range(3):
+            plain_port, tls_port = free_ports(2)
+            try:
+                start_local(run_dir, plain_port, tls_port, region)
+                break
+            except subprocess.CalledProcessError:
+                if attempt == 2:
+                    raise
+        os.environ.pop("AWS_SESSION_TOKEN", None)
+        os.environ.update(AWS_ACCESS_KEY_ID=FAKE_ACCESS_KEY, AWS_SECRET_ACCESS_KEY=FAKE_SECRET_KEY,
+                          AWS_REGION=region, AWS_DEFAULT_REGION=region)
+        kinesis = Kinesis(f"http://127.0.0.1:{plain_port}", region,
+                          credentials={"aws_access_key_id": FAKE_ACCESS_KEY, "aws_secret_access_key": FAKE_SECRET_KEY},
+                          tls_endpoint=f"https://127.0.0.1:{tls_port}")
+        try:
+            yield kinesis
+        finally:
+            kinesis.close()
+    finally:
+        try:
+            stop_local(run_dir)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
