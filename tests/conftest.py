@@ -32,3 +32,20 @@ def stream(kinesis):
         yield name
     finally:
         kinesis.delete_stream(name)
+
+
+@pytest.fixture(scope="session")
+def spark(kinesis):
+    """A local[2] session with the connector added the way users add it: the installed wheel's
+    pyspark_kinesis.configure(). Created after `kinesis`, so its JVM sees the credentials."""
+    from pyspark.sql import SparkSession
+
+    import pyspark_kinesis
+
+    builder = (SparkSession.builder.master("local[2]").appName("kinesis-e2e")
+               .config("spark.ui.enabled", "false")
+               .config("spark.sql.shuffle.partitions", "2"))
+    session = pyspark_kinesis.configure(builder).getOrCreate()
+    session.sparkContext.setLogLevel("WARN")
+    yield session
+    session.stop()

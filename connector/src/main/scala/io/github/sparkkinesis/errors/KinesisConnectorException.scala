@@ -10,14 +10,28 @@ import org.apache.spark.SparkThrowable
  * Every error this connector raises on purpose. It carries a Spark error condition, so users
  * and tools can match on the condition instead of parsing the message.
  */
-class KinesisConnectorException(
-    val condition: String,
-    val parameters: Map[String, String],
-    cause: Throwable = null)
-  extends RuntimeException(ErrorConditions.format(condition, parameters), cause)
-  with SparkThrowable {
+trait KinesisError extends SparkThrowable { self: Throwable =>
+  def condition: String
+  def parameters: Map[String, String]
 
   override def getCondition: String = condition
   override def getSqlState: String = ErrorConditions.sqlState(condition)
   override def getMessageParameters: JMap[String, String] = parameters.asJava
 }
+
+/** A failure while the connector runs: Kinesis refused a call, a checkpoint cannot be read. */
+class KinesisConnectorException(
+    val condition: String,
+    val parameters: Map[String, String],
+    cause: Throwable = null)
+  extends RuntimeException(ErrorConditions.format(condition, parameters), cause) with KinesisError
+
+/**
+ * An option the user gave is wrong. An IllegalArgumentException, so PySpark raises it as its
+ * own IllegalArgumentException with this message rather than as a raw Java error.
+ */
+class KinesisOptionException(
+    val condition: String,
+    val parameters: Map[String, String],
+    cause: Throwable = null)
+  extends IllegalArgumentException(ErrorConditions.format(condition, parameters), cause) with KinesisError

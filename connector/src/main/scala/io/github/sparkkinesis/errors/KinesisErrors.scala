@@ -5,28 +5,31 @@ object KinesisErrors {
   private def error(condition: String, cause: Throwable, params: (String, String)*) =
     new KinesisConnectorException(condition, params.toMap, cause)
 
-  def missingOption(option: String, hint: String): KinesisConnectorException =
-    error("KINESIS_MISSING_OPTION", null, "option" -> option, "hint" -> hint)
+  private def optionError(condition: String, cause: Throwable, params: (String, String)*) =
+    new KinesisOptionException(condition, params.toMap, cause)
+
+  def missingOption(option: String, hint: String): KinesisOptionException =
+    optionError("KINESIS_MISSING_OPTION", null, "option" -> option, "hint" -> hint)
 
   /** `shownValue` is already quoted or redacted by the caller. */
   def invalidOptionValue(option: String, shownValue: String, allowed: String,
-      cause: Throwable = null): KinesisConnectorException =
-    error("KINESIS_INVALID_OPTION_VALUE", cause,
+      cause: Throwable = null): KinesisOptionException =
+    optionError("KINESIS_INVALID_OPTION_VALUE", cause,
       "option" -> option, "value" -> shownValue, "allowed" -> allowed)
 
-  def unknownOption(option: String, suggestion: Option[String]): KinesisConnectorException =
-    error("KINESIS_UNKNOWN_OPTION", null, "option" -> option,
+  def unknownOption(option: String, suggestion: Option[String]): KinesisOptionException =
+    optionError("KINESIS_UNKNOWN_OPTION", null, "option" -> option,
       "suggestion" -> suggestion.map(s => s" Did you mean '$s'?").getOrElse(""))
 
-  def optionNotSupportedYet(option: String, detail: String): KinesisConnectorException =
-    error("KINESIS_OPTION_NOT_SUPPORTED_YET", null, "option" -> option, "detail" -> detail)
+  def optionNotSupportedYet(option: String, detail: String): KinesisOptionException =
+    optionError("KINESIS_OPTION_NOT_SUPPORTED_YET", null, "option" -> option, "detail" -> detail)
 
-  def conflictingOptions(options: Seq[String], detail: String): KinesisConnectorException =
-    error("KINESIS_CONFLICTING_OPTIONS", null,
+  def conflictingOptions(options: Seq[String], detail: String): KinesisOptionException =
+    optionError("KINESIS_CONFLICTING_OPTIONS", null,
       "options" -> options.map(o => s"'$o'").mkString(", "), "detail" -> detail)
 
-  def regionUnresolved(cause: Throwable): KinesisConnectorException =
-    error("KINESIS_REGION_UNRESOLVED", cause, "cause" -> String.valueOf(cause.getMessage))
+  def regionUnresolved(cause: Throwable): KinesisOptionException =
+    optionError("KINESIS_REGION_UNRESOLVED", cause, "cause" -> String.valueOf(cause.getMessage))
 
   def streamNotFound(stream: String, where: String, cause: Throwable): KinesisConnectorException =
     error("KINESIS_STREAM_NOT_FOUND", cause, "stream" -> stream, "where" -> where)
