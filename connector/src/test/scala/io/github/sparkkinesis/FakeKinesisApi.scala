@@ -20,7 +20,7 @@ import io.github.sparkkinesis.polling.Clock
  *
  * Shard iterators are strings that remember stream, shard and record index, as real iterators
  * remember a position. Faults are injected with [[throttleNextGetRecords]],
- * [[expireNextIterator]] and [[trim]] (retention).
+ * [[expireNextIterator]], [[trim]] (retention) and [[reportZeroMillisBehind]].
  */
 final class FakeKinesisApi extends KinesisApi {
   import FakeKinesisApi._
@@ -44,6 +44,9 @@ final class FakeKinesisApi extends KinesisApi {
   private val calls = new ConcurrentHashMap[String, AtomicInteger]()
   private var throttledCalls = 0
   private var expireOnce = false
+  private var expireAlways = false
+  private var emptyPagesBehind = 0
+  private var alwaysZeroBehind = false
   private var arrivalMillis = 1593105825000L // 2020-06-25T17:23:45Z
 
   // ---- setting up the fake ----
@@ -115,6 +118,15 @@ final class FakeKinesisApi extends KinesisApi {
   /** The next GetRecords call fails with [[IteratorExpiredException]]. */
   def expireNextIterator(): Unit = synchronized { expireOnce = true }
 
+  /** Reports MillisBehindLatest 0 even behind the tip, as local Kinesis implementations may. */
+  /** Every GetRecords fails with an expired iterator, as under a badly skewed clock. */
+  def expireEveryIterator(): Unit = synchronized { expireAlways = true }
+
+  /** The next `n` GetRecords return no records although the shard has more (as on sparse shards). */
+  def emptyPagesBehindTip(n: Int): Unit = synchronized { emptyPagesBehind = n }
+
+  def reportZeroMillisBehind(): Unit = synchronized { alwaysZeroBehind = true }
+
   /** How many times an operation (ListShards, GetShardIterator, GetRecords) was called. */
   def callCount(operation: String): Int = Option(calls.get(operation)).map(_.get).getOrElse(0)
 
@@ -155,18 +167,22 @@ final class FakeKinesisApi extends KinesisApi {
       throttledCalls -= 1
       throw new ThrottledException("Rate exceeded for shard (fake)", null)
     }
-    if (expireOnce) {
+    if (expireOnce || expireAlways) {
       expireOnce = false
       throw new IteratorExpiredException("Iterator expired (fake)", null)
     }
     val (stream, shardId, from) = decode(iterator)
     val shard = streams(stream).shards(shardId)
+    if (emptyPagesBehind > 0 && from < shard.records.size) {
+      emptyPagesBehind -= 1
+      return RecordBatch(Seq.empty, Some(iterator), 60000L)
+    }
     val start = math.max(from, shard.trimmedBefore)
     val until = math.min(start + limit, shard.records.size)
     val batch = shard.records.slice(start, until).toSeq
     val atTip = until == shard.records.size
     val next = if (atTip && shard.closed) None else Some(encode(stream, shardId, until))
-    val behind = if (atTip) 0L else (shard.records.last.approximateArrivalMillis -
+    val behind = if (atTip || alwaysZeroBehind) 0L else (shard.records.last.approximateArrivalMillis -
       shard.records(until - 1).approximateArrivalMillis).max(1L)
     RecordBatch(batch, next, behind)
   }

@@ -26,8 +26,14 @@ private[sparkkinesis] final class OptionValues(raw: Map[String, String]) {
   def required(spec: OptionSpec, hint: String): String =
     get(spec).map(_.trim).filter(_.nonEmpty).getOrElse(throw KinesisErrors.missingOption(spec.name, hint))
 
+  /** Digits, allowing thousands separators as the seed docs write them ("10,000"). */
+  private def integerText(spec: OptionSpec): String = {
+    val text = get(spec).get.trim
+    if (text.matches("[0-9]{1,3}(,[0-9]{3})+")) text.replace(",", "") else text
+  }
+
   def int(spec: OptionSpec, min: Int, max: Int): Int = {
-    val text = get(spec).get.trim.replace(",", "").replace("_", "")
+    val text = integerText(spec)
     val allowed = s"an integer from $min to $max"
     val value = try text.toInt catch { case e: NumberFormatException => throw invalid(spec, text, allowed, e) }
     if (value < min || value > max) throw invalid(spec, text, allowed)
@@ -35,7 +41,7 @@ private[sparkkinesis] final class OptionValues(raw: Map[String, String]) {
   }
 
   def long(spec: OptionSpec, min: Long): Long = {
-    val text = get(spec).get.trim.replace(",", "").replace("_", "")
+    val text = integerText(spec)
     val allowed = s"an integer of at least $min"
     val value = try text.toLong catch { case e: NumberFormatException => throw invalid(spec, text, allowed, e) }
     if (value < min) throw invalid(spec, text, allowed)

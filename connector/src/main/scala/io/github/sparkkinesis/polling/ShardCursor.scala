@@ -33,6 +33,7 @@ final class ShardCursor(
   def fetch(): RecordBatch = {
     require(!isEnded, s"shard $shard was already read to its end")
     var throttled = 0
+    var expired = 0
     while (true) {
       try {
         val it = iterator.getOrElse(api.shardIterator(shard.stream, shard.shardId, current))
@@ -45,8 +46,10 @@ final class ShardCursor(
         if (batch.nextIterator.isEmpty) current = ShardPosition.ShardEnd(current.lastSequence)
         return batch
       } catch {
-        case _: IteratorExpiredException =>
+        case e: IteratorExpiredException if expired < MaxExpiredRetries =>
+          expired += 1
           iterator = None // Ask again from the last concrete position.
+          if (expired > 1) logWarning(s"Shard iterator of $shard expired again: ${e.getMessage}")
         case e: ThrottledException if throttled < MaxThrottledRetries =>
           throttled += 1
           val wait = ThrottleBackOffMs * throttled
@@ -61,5 +64,7 @@ final class ShardCursor(
 
 object ShardCursor {
   val MaxThrottledRetries = 10
+  // A fresh iterator expiring at once again means the clock is badly skewed; do not loop.
+  val MaxExpiredRetries = 3
   val ThrottleBackOffMs = 1000L
 }

@@ -1,0 +1,322 @@
+package io.github.sparkkinesis.options
+
+import java.util.Locale
+
+import scala.jdk.CollectionConverters._
+
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig}
+import io.github.sparkkinesis.errors.KinesisOptionException
+
+/** A valid value for an option, and what it must change in the parsed options. */
+private final case class OptionRow(
+    spec: KinesisOptions.OptionSpec,
+    value: String,
+    check: KinesisSourceOptions => Unit,
+    alsoGiven: Map[String, String] = Map.empty)
+
+class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
+  import KinesisOptions.{InitialPosition => InitialPositionOption, _}
+
+  /** Every test names a region, so none depends on the machine's AWS configuration. */
+  private val base = Map("streamName" -> "s", "region" -> "us-east-1")
+
+  private val accessKey = "AKIAFAKEACCESSKEY0001"
+  private val secretKey = "fakeSecretKey/abcdefghijklmnopqrstuvwxyz01"
+  private val sessionToken = "FakeSessionToken+zzzzzzzzzzzzzzzzzzzzzz"
+
+  /** The 2020-06-25 10:23:45 PDT of the seed docs' example. */
+  private val seedDocsMillis = java.time.Instant.parse("2020-06-25T17:23:45Z").toEpochMilli
+
+  private def parse(options: (String, String)*): KinesisSourceOptions =
+    KinesisSourceOptions.parse(base ++ options)
+
+  /** Option errors are IllegalArgumentExceptions, so PySpark shows them as its own. */
+  private def failure(options: Map[String, String]): KinesisOptionException =
+    intercept[KinesisOptionException](KinesisSourceOptions.parse(options))
+
+  private def failure(options: (String, String)*): KinesisOptionException = failure(base ++ options)
+
+  /** Everything of an error a user or a log could see. */
+  private def everythingShown(e: Throwable): String = {
+    val causes = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).toSeq
+    val params = e match {
+      case k: KinesisOptionException => k.getMessageParameters.asScala.mkString(" ")
+      case _ => ""
+    }
+    (causes.map(c => s"$c ${c.getMessage}") :+ params).mkString("\n")
+  }
+
+  // ---- every option, in every spelling ----
+
+  private val rows: Seq[OptionRow] = Seq(
+    OptionRow(StreamName, "clicks, orders", _.streamNames shouldBe Seq("clicks", "orders")),
+    OptionRow(Region, "eu-west-1", _.connection.region shouldBe "eu-west-1"),
+    OptionRow(Endpoint, "http://localhost:4567", _.connection.endpoint shouldBe Some("http://localhost:4567")),
+    OptionRow(InitialPositionOption, "trim_horizon", _.initialPosition shouldBe InitialPosition.TrimHorizon),
+    OptionRow(MaxRecordsPerFetch, "500", _.fetch.maxRecordsPerFetch shouldBe 500),
+    OptionRow(MaxFetchRate, "1.5", _.fetch.maxFetchRateMBps shouldBe 1.5),
+    OptionRow(MinFetchPeriod, "1s", _.fetch.minFetchPeriodMs shouldBe 1000L),
+    OptionRow(MaxFetchDuration, "2m", _.fetch.maxFetchDurationMs shouldBe 120000L),
+    OptionRow(FetchBufferSize, "1gb", _ => ()),
+    OptionRow(ShardsPerTask, "3", _ => ()),
+    OptionRow(ShardFetchInterval, "5s", _.shardFetchIntervalMs shouldBe 5000L),
+    OptionRow(AwsAccessKey, accessKey,
+      _.connection.credentials shouldBe CredentialsConfig.StaticKeys(accessKey, secretKey, None),
+      Map("awsSecretKey" -> secretKey)),
+    OptionRow(AwsSecretKey, secretKey,
+      _.connection.credentials shouldBe CredentialsConfig.StaticKeys(accessKey, secretKey, None),
+      Map("awsAccessKey" -> accessKey)),
+    OptionRow(AwsSessionToken, sessionToken,
+      _.connection.credentials shouldBe CredentialsConfig.StaticKeys(accessKey, secretKey, Some(sessionToken)),
+      Map("awsAccessKey" -> accessKey, "awsSecretKey" -> secretKey)),
+    OptionRow(RoleArn, "arn:aws:iam::123456789012:role/reader", _ => ()),
+    OptionRow(RoleExternalId, "external-1", _ => ()),
+    OptionRow(RoleSessionName, "session-1", _ => ()),
+    OptionRow(StsEndpoint, "https://sts.us-east-1.amazonaws.com", _ => ()),
+    OptionRow(CoalesceThresholdBlockSize, "1000", _ => ()),
+    OptionRow(CoalesceBinSize, "64000000", _ => ()),
+    OptionRow(ConsumerMode, "polling", _ => ()),
+    OptionRow(RequireConsumerDeregistration, "true", _ => ()),
+    OptionRow(MaxShardsPerDescribe, "50", _.maxShardsPerDescribe shouldBe 50),
+    OptionRow(ConsumerName, "my-consumer", _ => ()),
+    OptionRow(ConsumerNamePrefix, "app_", _ => ()),
+    OptionRow(ConsumerRefreshInterval, "60s", _ => ()))
+
+  test("the table below covers every option of the registry") {
+    rows.map(_.spec.name) should contain theSameElementsAs KinesisOptions.all.map(_.name)
+  }
+
+  for {
+    row <- rows
+    name <- Seq(row.spec.name, row.spec.name.toLowerCase(Locale.ROOT), row.spec.name.toUpperCase(Locale.ROOT)).distinct
+  } test(s"option $name is recognised") {
+    // Drop the base entry of the same option, whatever its case, so exactly one value is given.
+    val options = base.filter { case (k, _) => k.toLowerCase(Locale.ROOT) != row.spec.key } ++
+      row.alsoGiven + (name -> row.value)
+    row.spec.support match {
+      case Supported => row.check(KinesisSourceOptions.parse(options))
+      case NotSupportedYet(_) =>
+        val e = failure(options)
+        e.getCondition shouldBe "KINESIS_OPTION_NOT_SUPPORTED_YET"
+        e.getMessage should include(s"'${row.spec.name}'")
+    }
+  }
+
+  test("integers may carry thousands separators as the seed docs write them") {
+    parse("maxRecordsPerFetch" -> "10,000").fetch.maxRecordsPerFetch shouldBe 10000
+  }
+
+  test("defaults are those of the seed docs") {
+    val options = KinesisSourceOptions.parse(base)
+    options.streamNames shouldBe Seq("s")
+    options.initialPosition shouldBe InitialPosition.Latest
+    options.fetch shouldBe FetchSettings(maxRecordsPerFetch = 10000, maxFetchRateMBps = 1.0,
+      minFetchPeriodMs = 400, maxFetchDurationMs = 10000)
+    options.shardFetchIntervalMs shouldBe 1000L
+    options.maxShardsPerDescribe shouldBe 100
+    options.connection shouldBe ConnectionConfig("us-east-1", None, CredentialsConfig.DefaultChain)
+  }
+
+  // ---- invalid values ----
+
+  private val invalidValues: Seq[(OptionSpec, String)] = Seq(
+    MaxFetchRate -> "0", MaxFetchRate -> "2.5", MaxFetchRate -> "abc", MaxFetchRate -> "",
+    MaxFetchRate -> "-1", MaxFetchRate -> "NaN",
+    MinFetchPeriod -> "199ms", MinFetchPeriod -> "fast", MinFetchPeriod -> "", MinFetchPeriod -> "5 parsecs",
+    MaxFetchDuration -> "0s", MaxFetchDuration -> "-1s",
+    MaxRecordsPerFetch -> "0", MaxRecordsPerFetch -> "10001", MaxRecordsPerFetch -> "many",
+    MaxRecordsPerFetch -> "", MaxRecordsPerFetch -> "1.5",
+    MaxShardsPerDescribe -> "10001", MaxShardsPerDescribe -> "0",
+    ShardFetchInterval -> "0ms", ShardFetchInterval -> "often",
+    ConsumerRefreshInterval -> "3601s", ConsumerRefreshInterval -> "2h",
+    FetchBufferSize -> "lots", FetchBufferSize -> "1.5gb", FetchBufferSize -> "0",
+    ShardsPerTask -> "0", CoalesceBinSize -> "0", CoalesceThresholdBlockSize -> "big",
+    ConsumerMode -> "kcl", ConsumerMode -> "",
+    RequireConsumerDeregistration -> "yes",
+    InitialPositionOption -> "middle", InitialPositionOption -> "",
+    InitialPositionOption -> "at_timestamp",
+    InitialPositionOption -> """{"at_timestamp": "06/25/2020 10:23:45 PDT"""",
+    InitialPositionOption -> """{"timestamp": "06/25/2020 10:23:45 PDT"}""",
+    InitialPositionOption -> """{"at_timestamp": "yesterday"}""",
+    InitialPositionOption -> """{"at_timestamp": "13/45/2020 10:23:45 PDT"}""",
+    InitialPositionOption -> """{"at_timestamp": "06/25/2020 10:23:45 PDT", "format": "qqq"}""",
+    Endpoint -> "not a url", Endpoint -> "ftp://kinesis.example.com", Endpoint -> "localhost:4567",
+    Region -> "Mars 1", Region -> "us_east_1",
+    StreamName -> "a b", StreamName -> "a,a", StreamName -> "clicks, clicks", StreamName -> "a,,b",
+    StreamName -> "a,", StreamName -> "x" * 129, MaxRecordsPerFetch -> "1,0", CoalesceBinSize -> "12,34")
+
+  for ((spec, value) <- invalidValues) {
+    test(s"${spec.name} = '$value' is rejected, naming the option and the value") {
+      val options = base.filter { case (k, _) => k.toLowerCase(Locale.ROOT) != spec.key } + (spec.name -> value)
+      val e = failure(options)
+      e.getCondition shouldBe "KINESIS_INVALID_OPTION_VALUE"
+      e.getSqlState shouldBe "42616"
+      e.getMessage should include(s"'${spec.name}'")
+      e.getMessage should include(s"'$value'")
+    }
+  }
+
+  test("an invalid value says what is allowed") {
+    failure("maxFetchRate" -> "2.5").getMessage should include("at most 2.0")
+    failure("minFetchPeriod" -> "199ms").getMessage should include("at least 200ms")
+    failure("maxRecordsPerFetch" -> "10001").getMessage should include("from 1 to 10000")
+    failure("initialPosition" -> "middle").getMessage should include("trim_horizon")
+    failure("streamName" -> "a,a").getMessage should include("each stream named once")
+  }
+
+  test("a bad value is reported even for an option that is not supported yet") {
+    failure("fetchBufferSize" -> "lots").getCondition shouldBe "KINESIS_INVALID_OPTION_VALUE"
+  }
+
+  // ---- initialPosition ----
+
+  test("initialPosition words are matched case-insensitively; earliest means trim_horizon") {
+    parse("initialPosition" -> "TRIM_HORIZON").initialPosition shouldBe InitialPosition.TrimHorizon
+    parse("initialPosition" -> "earliest").initialPosition shouldBe InitialPosition.TrimHorizon
+    parse("initialPosition" -> "Latest").initialPosition shouldBe InitialPosition.Latest
+  }
+
+  test("at_timestamp in the seed docs' default format") {
+    parse("initialPosition" -> """{"at_timestamp": "06/25/2020 10:23:45 PDT"}""")
+      .initialPosition shouldBe InitialPosition.AtTimestamp(seedDocsMillis)
+  }
+
+  test("at_timestamp with the seed docs' explicit format") {
+    parse("initialPosition" ->
+      """{"at_timestamp": "06/25/2020 10:23:45 PDT", "format": "MM/dd/yyyy HH:mm:ss ZZZ"}""")
+      .initialPosition shouldBe InitialPosition.AtTimestamp(seedDocsMillis)
+  }
+
+  test("at_timestamp with an ISO-8601 format") {
+    parse("initialPosition" ->
+      """{"at_timestamp": "2020-06-25T17:23:45Z", "format": "yyyy-MM-dd'T'HH:mm:ssX"}""")
+      .initialPosition shouldBe InitialPosition.AtTimestamp(seedDocsMillis)
+  }
+
+  test("an at_timestamp that does not match its format says so") {
+    failure("initialPosition" -> """{"at_timestamp": "yesterday"}""")
+      .getMessage should include("does not match the format")
+  }
+
+  // ---- missing, unknown, unsupported and conflicting options ----
+
+  test("a missing streamName is reported") {
+    Seq(Map("region" -> "us-east-1"), Map("region" -> "us-east-1", "streamName" -> " ")).foreach { options =>
+      val e = failure(options)
+      e.getCondition shouldBe "KINESIS_MISSING_OPTION"
+      e.getMessage should include("'streamName'")
+    }
+  }
+
+  test("an unknown option is named as written, with a suggestion for a likely typo") {
+    Seq("streamname2" -> "streamName", "initalPosition" -> "initialPosition",
+      "MAXFETCHRATES" -> "maxFetchRate").foreach { case (typo, meant) =>
+      val e = failure(typo -> "x")
+      e.getCondition shouldBe "KINESIS_UNKNOWN_OPTION"
+      e.getMessage should include(s"'$typo'")
+      e.getMessage should include(s"Did you mean '$meant'?")
+    }
+  }
+
+  test("an unknown option far from every known one gets no suggestion") {
+    val e = failure("checkpointLocationXYZ" -> "/tmp")
+    e.getCondition shouldBe "KINESIS_UNKNOWN_OPTION"
+    e.getMessage should not include "Did you mean"
+  }
+
+  test("enhanced fan-out is recognised but not supported yet") {
+    val e = failure("consumerMode" -> "efo")
+    e.getCondition shouldBe "KINESIS_OPTION_NOT_SUPPORTED_YET"
+    e.getSqlState shouldBe "0A000"
+    e.getMessage should include("'consumerMode'")
+    e.getMessage should include("polling")
+  }
+
+  test("roleArn and fetchBufferSize are recognised but not supported yet") {
+    Seq("roleArn" -> "arn:aws:iam::123456789012:role/r", "fetchBufferSize" -> "2gb").foreach {
+      case (option, value) =>
+        val e = failure(option -> value)
+        e.getCondition shouldBe "KINESIS_OPTION_NOT_SUPPORTED_YET"
+        e.getMessage should include(s"'$option'")
+    }
+  }
+
+  test("an access key needs its secret key, and the other way round") {
+    Seq(Map("awsAccessKey" -> accessKey), Map("awsSecretKey" -> secretKey)).foreach { keys =>
+      val e = failure(base ++ keys)
+      e.getCondition shouldBe "KINESIS_CONFLICTING_OPTIONS"
+      e.getMessage should (include("'awsAccessKey'") and include("'awsSecretKey'"))
+    }
+  }
+
+  test("a session token needs both keys") {
+    val e = failure("awsSessionToken" -> sessionToken)
+    e.getCondition shouldBe "KINESIS_CONFLICTING_OPTIONS"
+    e.getMessage should include("'awsSessionToken'")
+  }
+
+  // ---- secrets ----
+
+  test("secrets never appear in an error") {
+    val keys = Map("awsAccessKey" -> accessKey, "awsSecretKey" -> secretKey, "awsSessionToken" -> sessionToken)
+    val failures: Seq[Map[String, String]] = Seq(
+      base + ("awsAccessKey" -> accessKey),
+      base + ("awsSecretKey" -> secretKey),
+      base + ("awsSessionToken" -> sessionToken),
+      base + ("awsSecretKey" -> secretKey) + ("awsSessionToken" -> sessionToken),
+      base ++ keys + ("maxFetchRate" -> "9"),
+      base ++ keys + ("region" -> "Mars 1"),
+      base ++ keys + ("roleArn" -> "arn:aws:iam::123456789012:role/r"),
+      base ++ keys + ("consumerMode" -> "efo"),
+      keys + ("region" -> "us-east-1"),
+      // A misspelt secret option is unknown; its value must not be shown either.
+      base + ("awsSecretKye" -> secretKey),
+      base + ("awsAccessKeyId" -> accessKey))
+    failures.foreach { options =>
+      val shown = everythingShown(failure(options))
+      shown should not include secretKey
+      shown should not include accessKey
+      shown should not include sessionToken
+    }
+  }
+
+  test("the parsed options never show the secrets") {
+    val options = parse("awsAccessKey" -> accessKey, "awsSecretKey" -> secretKey,
+      "awsSessionToken" -> sessionToken)
+    val static = options.connection.credentials
+    static shouldBe a[CredentialsConfig.StaticKeys]
+    Seq(static.toString, options.connection.toString, options.toString).foreach { text =>
+      text should not include secretKey
+      text should not include accessKey
+      text should not include sessionToken
+    }
+    options.connection.where should not include secretKey
+  }
+
+  // ---- region ----
+
+  test("the region option must look like an AWS region") {
+    parse("region" -> "us-gov-west-1").connection.region shouldBe "us-gov-west-1"
+    parse("region" -> "ap-southeast-2").connection.region shouldBe "ap-southeast-2"
+    failure("region" -> "Mars 1").getMessage should include("such as us-east-1")
+  }
+
+  test("without the region option, the region comes from the AWS SDK's resolution") {
+    val previous = Option(System.getProperty("aws.region"))
+    System.setProperty("aws.region", "ap-northeast-3")
+    try {
+      KinesisSourceOptions.parse(Map("streamName" -> "s")).connection.region shouldBe "ap-northeast-3"
+      // The option wins over the environment.
+      KinesisSourceOptions.parse(Map("streamName" -> "s", "region" -> "eu-central-1"))
+        .connection.region shouldBe "eu-central-1"
+    } finally {
+      previous match {
+        case Some(p) => System.setProperty("aws.region", p)
+        case None => System.clearProperty("aws.region")
+      }
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package io.github.sparkkinesis.polling
+
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+import io.github.sparkkinesis.FakeClock
+
+class FetchPacerSuite extends AnyFunSuite with Matchers {
+
+  /** Makes `calls` paced calls returning `bytes` each; returns the time of each call in ms. */
+  private def callTimes(pacer: FetchPacer, clock: FakeClock, calls: Int, bytes: Long): Seq[Long] =
+    (1 to calls).map { _ =>
+      pacer.awaitTurn()
+      val at = clock.nowMillis
+      pacer.recordFetch(bytes)
+      at
+    }
+
+  test("the first call does not wait") {
+    val clock = new FakeClock
+    new FetchPacer(400, 1.0, clock).awaitTurn()
+    clock.totalSleptMillis shouldBe 0L
+  }
+
+  test("consecutive calls are at least minFetchPeriod apart") {
+    val clock = new FakeClock
+    val times = callTimes(new FetchPacer(200, 2.0, clock), clock, calls = 11, bytes = 1000)
+    all(times.sliding(2).map { case Seq(a, b) => b - a }.toSeq) should be >= 200L
+    // Five calls a second at most: the service limit per shard.
+    (times.last - times.head) should be >= 2000L
+  }
+
+  test("time spent between calls counts towards the wait") {
+    val clock = new FakeClock
+    val pacer = new FetchPacer(400, 2.0, clock)
+    pacer.awaitTurn()
+    pacer.recordFetch(1000)
+    clock.advanceMillis(300) // The caller processed the records meanwhile.
+    pacer.awaitTurn()
+    clock.totalSleptMillis shouldBe 100L
+    clock.advanceMillis(500)
+    pacer.recordFetch(1000)
+    clock.advanceMillis(500)
+    pacer.awaitTurn()
+    clock.totalSleptMillis shouldBe 100L
+  }
+
+  test("a large fetch delays the next call to keep maxFetchRate: 2 MB at 1 MB/s waits 2 s") {
+    val clock = new FakeClock
+    val pacer = new FetchPacer(200, 1.0, clock)
+    pacer.awaitTurn()
+    pacer.recordFetch(2000000)
+    pacer.awaitTurn()
+    clock.totalSleptMillis shouldBe 2000L
+  }
+
+  test("the average rate stays within maxFetchRate over many fetches") {
+    val clock = new FakeClock
+    val times = callTimes(new FetchPacer(200, 2.0, clock), clock, calls = 21, bytes = 1000000)
+    // 20 MB fetched before the last call at 2 MB/s: at least 10 s.
+    (times.last - times.head) should be >= 10000L
+  }
+
+  test("backOff delays the next call") {
+    val clock = new FakeClock
+    val pacer = new FetchPacer(200, 2.0, clock)
+    pacer.awaitTurn()
+    pacer.recordFetch(1000)
+    pacer.backOff(1500)
+    pacer.awaitTurn()
+    clock.totalSleptMillis shouldBe 1500L
+  }
+
+  test("backOff before any call delays the first call") {
+    val clock = new FakeClock
+    val pacer = new FetchPacer(200, 2.0, clock)
+    pacer.backOff(1000)
+    pacer.awaitTurn()
+    clock.totalSleptMillis shouldBe 1000L
+  }
+
+  test("backOff never shortens a longer wait already due") {
+    val clock = new FakeClock
+    val pacer = new FetchPacer(200, 1.0, clock)
+    pacer.awaitTurn()
+    pacer.recordFetch(3000000)
+    pacer.backOff(500)
+    pacer.awaitTurn()
+    clock.totalSleptMillis shouldBe 3000L
+  }
+}

@@ -1,0 +1,260 @@
+package io.github.sparkkinesis.source
+
+import java.nio.file.Files
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.read.streaming.{Offset, ReadLimit}
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+import io.github.sparkkinesis.{FakeClock, FakeKinesisApi}
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
+import io.github.sparkkinesis.options.KinesisSourceOptions
+import io.github.sparkkinesis.polling.ShardRangeReader
+
+/** One row of the source's output, as a user would select it. */
+private final case class Out(stream: String, shardId: String, sequenceNumber: String, data: String,
+    partitionKey: String, arrivalMicros: Long)
+
+/**
+ * The polling stream over a fake Kinesis, driven as Spark drives it: initial offset, then per
+ * trigger latestOffset, planInputPartitions and the partitions' reads, with every offset passed
+ * through its JSON as the offset log does.
+ */
+class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with BeforeAndAfterAll {
+  import ShardPosition._
+
+  private var spark: SparkSession = _
+  private val checkpoints = Files.createTempDirectory("kinesis-source-suite-")
+
+  // Only for initialOffset, which reads the Hadoop configuration of the active session.
+  override def beforeAll(): Unit = {
+    super.beforeAll()
+    spark = SparkSession.builder()
+      .master("local[1]")
+      .appName(getClass.getSimpleName)
+      .config("spark.ui.enabled", "false")
+      .getOrCreate()
+  }
+
+  override def afterAll(): Unit = {
+    try {
+      if (spark != null) spark.stop()
+      Files.walk(checkpoints).sorted(java.util.Comparator.reverseOrder()).forEach(p => Files.delete(p))
+    } finally super.afterAll()
+  }
+
+  private def shardId(i: Int) = f"shardId-$i%012d"
+
+  private def options(extra: (String, String)*): KinesisSourceOptions =
+    KinesisSourceOptions.parse(Map(
+      "streamName" -> "clicks",
+      "region" -> "us-east-1",
+      "initialPosition" -> "trim_horizon",
+      "minFetchPeriod" -> "200ms",
+      "maxFetchDuration" -> "1s",
+      "shardFetchInterval" -> "1ms") ++ extra)
+
+  private def newMetadataPath(): String =
+    Files.createTempDirectory(checkpoints, "query-").resolve("sources/0").toString
+
+  /** A query's view of the source: the offsets it committed and the rows it read. */
+  private final class Query(val api: FakeKinesisApi, opts: KinesisSourceOptions,
+      metadataPath: String = newMetadataPath()) {
+    val source = new KinesisMicroBatchStream(opts, metadataPath, api)
+    /** Every offset goes through JSON, as Spark's offset log does. */
+    private def logged(offset: Offset): KinesisSourceOffset =
+      source.deserializeOffset(offset.json()).asInstanceOf[KinesisSourceOffset]
+
+    var committed: KinesisSourceOffset = logged(source.initialOffset())
+    /** The initial offset, then the end offset of every batch. */
+    val offsets = scala.collection.mutable.ArrayBuffer(committed)
+    val batches = scala.collection.mutable.ArrayBuffer.empty[Seq[Out]]
+
+    /** One trigger: reads the next batch, returns its rows (none when nothing is new) and commits it. */
+    def runBatch(): Seq[Out] = {
+      Thread.sleep(5) // Triggers are apart in time; the listing interval here is 1 ms.
+      val end = logged(source.latestOffset(committed, ReadLimit.allAvailable()))
+      val rows = read(committed, end)
+      committed = end
+      offsets += end
+      batches += rows
+      rows
+    }
+
+    def read(start: KinesisSourceOffset, end: KinesisSourceOffset): Seq[Out] =
+      partitions(start, end).flatMap { p =>
+        val records = new ShardRangeReader(api, p.shard, p.start, p.endSequence, opts.fetch, new FakeClock)
+        val reader = new KinesisPartitionReader(p.shard, records)
+        try Iterator.continually(reader).takeWhile(_.next()).map { r =>
+          val row = r.get()
+          Out(row.getUTF8String(2).toString, row.getUTF8String(3).toString, row.getUTF8String(4).toString,
+            new String(row.getBinary(1), "UTF-8"), row.getUTF8String(0).toString, row.getLong(5))
+        }.toList finally reader.close()
+      }
+
+    def partitions(start: Offset, end: Offset): Seq[KinesisInputPartition] =
+      source.planInputPartitions(start, end).toSeq.map(_.asInstanceOf[KinesisInputPartition])
+
+    def stop(): Unit = source.stop()
+  }
+
+  private def withQuery(api: FakeKinesisApi, opts: KinesisSourceOptions = options())(body: Query => Unit): Unit = {
+    val query = new Query(api, opts)
+    try body(query) finally query.stop()
+  }
+
+  private def data(rows: Seq[Out]): Seq[String] = rows.map(_.data)
+
+  test("initialOffset with trim_horizon covers every shard of every stream") {
+    val api = new FakeKinesisApi().createStream("clicks", 3).createStream("orders", 2)
+    withQuery(api, options("streamName" -> "clicks,orders")) { q =>
+      q.committed.shards shouldBe Map(
+        ShardKey("clicks", shardId(0)) -> TrimHorizon, ShardKey("clicks", shardId(1)) -> TrimHorizon,
+        ShardKey("clicks", shardId(2)) -> TrimHorizon,
+        ShardKey("orders", shardId(0)) -> TrimHorizon, ShardKey("orders", shardId(1)) -> TrimHorizon)
+    }
+  }
+
+  test("initialOffset with latest is the time the query first started, kept across restarts") {
+    val api = new FakeKinesisApi().createStream("clicks", 2)
+    val metadataPath = newMetadataPath()
+    val before = System.currentTimeMillis()
+    val first = new KinesisMicroBatchStream(options("initialPosition" -> "latest"), metadataPath, api)
+    val initial = try first.initialOffset() finally first.stop()
+    val after = System.currentTimeMillis()
+    val times = initial.asInstanceOf[KinesisSourceOffset].shards.values.toSet
+    times should have size 1
+    times.head match {
+      case AtTimestamp(ms) => ms should (be >= before and be <= after)
+      case other => fail(s"latest must become a concrete time, not $other")
+    }
+
+    Thread.sleep(20)
+    // A restart before the first batch committed, with different options even: same start.
+    Seq("latest", "trim_horizon").foreach { position =>
+      val again = new KinesisMicroBatchStream(options("initialPosition" -> position), metadataPath, api)
+      try again.initialOffset() shouldBe initial finally again.stop()
+    }
+  }
+
+  test("a restart with initialPosition latest keeps the stored trim_horizon start") {
+    val api = new FakeKinesisApi().createStream("clicks", 2)
+    val metadataPath = newMetadataPath()
+    val first = new KinesisMicroBatchStream(options(), metadataPath, api)
+    val initial = try first.initialOffset() finally first.stop()
+    api.split("clicks", shardId(0)) // Even the shards listed then are kept.
+    val again = new KinesisMicroBatchStream(options("initialPosition" -> "latest"), metadataPath, api)
+    try again.initialOffset() shouldBe initial finally again.stop()
+    initial.asInstanceOf[KinesisSourceOffset].shards.values.toSet shouldBe Set(TrimHorizon)
+  }
+
+  test("latestOffset and planInputPartitions: one partition per shard with new data, none for idle shards") {
+    val api = new FakeKinesisApi().createStream("clicks", 3)
+    val a = api.putMany("clicks", shardId(0), "a", 4)
+    val c = api.putMany("clicks", shardId(2), "c", 2)
+    withQuery(api) { q =>
+      val end = q.source.latestOffset(q.committed, ReadLimit.allAvailable()).asInstanceOf[KinesisSourceOffset]
+      end.shards shouldBe Map(ShardKey("clicks", shardId(0)) -> AfterSequence(a.last),
+        ShardKey("clicks", shardId(1)) -> TrimHorizon, ShardKey("clicks", shardId(2)) -> AfterSequence(c.last))
+      q.partitions(q.committed, end) shouldBe Seq(
+        KinesisInputPartition(ShardKey("clicks", shardId(0)), TrimHorizon, a.last),
+        KinesisInputPartition(ShardKey("clicks", shardId(2)), TrimHorizon, c.last))
+      // Nothing new: no partitions at all.
+      q.partitions(end, end) shouldBe empty
+    }
+  }
+
+  test("rows carry the record and where it came from") {
+    val api = new FakeKinesisApi().createStream("clicks", 1)
+    val seqs = api.put("clicks", shardId(0), "hello")
+    withQuery(api) { q =>
+      val record = api.records("clicks", shardId(0)).head
+      q.runBatch() shouldBe Seq(Out("clicks", shardId(0), seqs.head, "hello", "key-hello",
+        record.approximateArrivalMillis * 1000L))
+    }
+  }
+
+  test("every record exactly once across consecutive batches, and a re-run batch reads the same") {
+    val api = new FakeKinesisApi().createStream("clicks", 3)
+    val firstPut = api.putMany("clicks", shardId(0), "a", 5) ++ api.putMany("clicks", shardId(1), "b", 3)
+    withQuery(api) { q =>
+      val start1 = q.committed
+      data(q.runBatch()) should contain theSameElementsAs (0 until 5).map(i => s"a-$i") ++ (0 until 3).map(i => s"b-$i")
+      val end1 = q.committed
+
+      api.putMany("clicks", shardId(0), "a2", 2)
+      api.putMany("clicks", shardId(2), "c", 4)
+      val second = q.runBatch()
+      data(second) should contain theSameElementsAs (0 until 2).map(i => s"a2-$i") ++ (0 until 4).map(i => s"c-$i")
+      second.map(_.shardId).toSet shouldBe Set(shardId(0), shardId(2))
+
+      data(q.runBatch()) shouldBe empty // idle: nothing read twice
+      q.committed shouldBe q.source.deserializeOffset(q.committed.json())
+
+      val all = q.batches.flatten
+      all.map(_.sequenceNumber).distinct should have size all.size
+      all should have size (firstPut.size + 6)
+      // Per shard, in sequence order.
+      all.groupBy(_.shardId).values.foreach { rows =>
+        rows.map(r => BigInt(r.sequenceNumber)) shouldBe sorted
+      }
+      // A failed first batch re-run from the offset log reads exactly what it read the first time.
+      q.read(start1, end1) shouldBe q.batches.head
+    }
+  }
+
+  test("after a split, the children are read only once the parent is read to its end") {
+    val api = new FakeKinesisApi().createStream("clicks", 1)
+    val parent = ShardKey("clicks", shardId(0))
+    api.putMany("clicks", shardId(0), "p", 5)
+    withQuery(api) { q =>
+      data(q.runBatch()) shouldBe (0 until 5).map(i => s"p-$i")
+
+      val tail = api.putMany("clicks", shardId(0), "tail", 2)
+      val (left, right) = api.split("clicks", shardId(0))
+      val children = Set(ShardKey("clicks", left), ShardKey("clicks", right))
+      api.putMany("clicks", left, "l", 3)
+      api.putMany("clicks", right, "r", 2)
+
+      // The parent's tail is read; the children are tracked but wait for it.
+      data(q.runBatch()) shouldBe Seq("tail-0", "tail-1")
+      q.committed.shards(parent) shouldBe ShardEnd(Some(tail.last))
+      children.foreach(child => q.committed.shards(child) shouldBe TrimHorizon)
+
+      // Now the children are read from their beginning.
+      data(q.runBatch()) should contain theSameElementsAs Seq("l-0", "l-1", "l-2", "r-0", "r-1")
+      q.partitions(q.offsets(2), q.offsets(3)).map(p => p.shard -> p.start).toSet shouldBe
+        children.map(_ -> TrimHorizon)
+      data(q.runBatch()) shouldBe empty
+
+      val all = q.batches.flatten
+      all.map(_.sequenceNumber).distinct should have size 12
+      all should have size 12
+    }
+  }
+
+  test("the child of a merge is read after both parents are read to their ends") {
+    val api = new FakeKinesisApi().createStream("clicks", 2)
+    api.putMany("clicks", shardId(0), "x", 2)
+    withQuery(api) { q =>
+      data(q.runBatch()) shouldBe Seq("x-0", "x-1")
+
+      api.putMany("clicks", shardId(1), "y", 3)
+      val child = api.merge("clicks", shardId(0), shardId(1))
+      api.putMany("clicks", child, "z", 2)
+
+      data(q.runBatch()) shouldBe Seq("y-0", "y-1", "y-2")
+      data(q.runBatch()) shouldBe Seq("z-0", "z-1")
+      q.batches.flatten should have size 7
+    }
+  }
+
+  test("latestOffset without a start is refused") {
+    val api = new FakeKinesisApi().createStream("clicks", 1)
+    withQuery(api) { q =>
+      an[UnsupportedOperationException] should be thrownBy q.source.latestOffset()
+    }
+  }
+}
