@@ -51,7 +51,7 @@ publish-local:
 	$(SBT) connector/publishM2 connector/publishLocal
 
 test-scala:
-	$(SBT) connector/test
+	$(SBT) connector/test | build/test-summary
 
 test-python: wheel
 	$(PY) -m mypy --strict python/pyspark_kinesis
@@ -62,7 +62,7 @@ test-e2e: wheel
 
 # One sbt start builds, tests and publishes; then the Python and end-to-end suites.
 test: venv
-	$(SBT) connector/test $(SBT_BUILD)
+	$(SBT) connector/test $(SBT_BUILD) | build/test-summary
 	touch $(JAR)
 	$(MAKE) --no-print-directory test-python test-e2e
 

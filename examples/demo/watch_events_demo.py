@@ -48,19 +48,25 @@ def parse_args():
 
 
 class LocalKinesis:
-    """The embedded local Kinesis, started for the demo and stopped afterwards."""
+    """The embedded local Kinesis, started for the demo and stopped afterwards (unless it was
+    already running, e.g. after `make kinesis-up`: then it is left running)."""
 
     def __init__(self, region):
         self.region = region
         self.env = dict(os.environ, AWS_REGION=region)
         self.endpoint = "http://127.0.0.1:%s" % os.environ.get("KINESIS_LOCAL_PLAIN_PORT", "4568")
+        self.started_here = False
 
     def __enter__(self):
-        subprocess.run([str(REPO / "localstack" / "start-kinesis.sh")], env=self.env, check=True)
+        started = subprocess.run([str(REPO / "localstack" / "start-kinesis.sh")], env=self.env,
+                                 check=True, capture_output=True, text=True)
+        print(started.stdout.strip(), flush=True)
+        self.started_here = "already running" not in started.stdout
         return self
 
     def __exit__(self, *exc):
-        subprocess.run([str(REPO / "localstack" / "stop-kinesis.sh")], env=self.env, check=False)
+        if self.started_here:
+            subprocess.run([str(REPO / "localstack" / "stop-kinesis.sh")], env=self.env, check=False)
 
 
 def watch_event(run_id, n):
