@@ -1,13 +1,8 @@
 package io.github.sparkkinesis.options
 
-import java.net.URI
 import java.util.Locale
 
-import scala.util.Try
-
-import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain
-
-import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig}
+import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.errors.KinesisErrors
 
 /** Where a query with no checkpoint starts reading each shard. */
@@ -39,7 +34,6 @@ object KinesisSourceOptions {
 
   // Kinesis stream names: 1-128 characters of letters, digits, underscore, dot and hyphen.
   private val StreamNamePattern = "[a-zA-Z0-9_.-]{1,128}".r
-  private val RegionPattern = "[a-z]{2,}(-[a-z0-9]+)+-[0-9]+".r
 
   /** Parses case-insensitive options; throws a [[io.github.sparkkinesis.errors.KinesisConnectorException]]. */
   def parse(options: Map[String, String]): KinesisSourceOptions = {
@@ -64,7 +58,7 @@ object KinesisSourceOptions {
     val mode = values.choice(ConsumerMode, Seq("polling", "efo"))
     values.boolean(RequireConsumerDeregistration)
     values.durationMs(ConsumerRefreshInterval, minMs = 1, maxMs = 3600 * 1000L)
-    val connection = connectionConfig(values)
+    val connection = ConnectionOptions.parse(values)
 
     if (mode == "efo") {
       throw KinesisErrors.optionNotSupportedYet(ConsumerMode.name,
@@ -114,36 +108,5 @@ object KinesisSourceOptions {
         throw values.invalid(InitialPositionOption, text, s"$allowed; at_timestamp needs the JSON form")
       case _ => throw values.invalid(InitialPositionOption, text, allowed)
     }
-  }
-
-  private def connectionConfig(values: OptionValues): ConnectionConfig = {
-    val endpoint = values.get(Endpoint).map(_.trim).filter(_.nonEmpty).map { text =>
-      val uri = Try(new URI(text)).toOption
-      val ok = uri.exists(u => Option(u.getScheme).exists(s => s == "http" || s == "https") &&
-        Option(u.getHost).nonEmpty)
-      if (!ok) throw values.invalid(Endpoint, text, "a URL such as https://kinesis.us-east-1.amazonaws.com")
-      text
-    }
-    val region = values.get(Region).map(_.trim).filter(_.nonEmpty) match {
-      case Some(r) if RegionPattern.matches(r) => r
-      case Some(r) => throw values.invalid(Region, r, "an AWS region name such as us-east-1")
-      case None =>
-        try new DefaultAwsRegionProviderChain().getRegion.id()
-        catch { case e: Exception => throw KinesisErrors.regionUnresolved(e) }
-    }
-    val accessKey = values.get(AwsAccessKey).filter(_.nonEmpty)
-    val secretKey = values.get(AwsSecretKey).filter(_.nonEmpty)
-    val token = values.get(AwsSessionToken).filter(_.nonEmpty)
-    val credentials = (accessKey, secretKey) match {
-      case (Some(a), Some(s)) => CredentialsConfig.StaticKeys(a, s, token)
-      case (None, None) if token.isEmpty => CredentialsConfig.DefaultChain
-      case (None, None) =>
-        throw KinesisErrors.conflictingOptions(Seq(AwsSessionToken.name, AwsAccessKey.name, AwsSecretKey.name),
-          "a session token needs awsAccessKey and awsSecretKey as well")
-      case _ =>
-        throw KinesisErrors.conflictingOptions(Seq(AwsAccessKey.name, AwsSecretKey.name),
-          "give both or neither")
-    }
-    ConnectionConfig(region, endpoint, credentials)
   }
 }
