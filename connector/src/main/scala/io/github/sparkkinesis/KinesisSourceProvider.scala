@@ -1,32 +1,71 @@
 package io.github.sparkkinesis
 
 import java.util
+import java.util.Locale
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.spark.sql.{DataFrame, SaveMode, SQLContext}
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
-import org.apache.spark.sql.sources.DataSourceRegister
+import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.github.sparkkinesis.options.KinesisSourceOptions
+import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.options.{KinesisSinkOptions, KinesisSourceOptions}
 
 /**
- * The entry point Spark finds for `format("kinesis")`. Options are parsed and validated here,
- * when the DataFrame is defined, so a mistake fails before any query starts.
+ * The entry point Spark finds for `format("kinesis")`, for reading and writing. Options are
+ * parsed and validated when the DataFrame (`load()`) or the write (`save()`, `start()`) is
+ * defined, so a mistake fails before any query starts.
+ *
+ * Spark asks a provider that takes external metadata to infer a schema only for a read; both
+ * writers hand it the schema of the DataFrame they write instead. That is how the same
+ * `getTable` tells a read, checked against the source options, from a write, checked against
+ * the sink options and the written columns. Spark makes a provider instance per read or write.
  */
-class KinesisSourceProvider extends TableProvider with DataSourceRegister {
+class KinesisSourceProvider extends TableProvider with DataSourceRegister with CreatableRelationProvider {
+  @volatile private var schemaInferredForRead = false
+
   override def shortName(): String = "kinesis"
+
+  override def supportsExternalMetadata(): Boolean = true
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
     KinesisSourceOptions.parse(options.asCaseSensitiveMap().asScala.toMap)
+    schemaInferredForRead = true
     KinesisSchema.schema
   }
 
   override def getTable(
       schema: StructType,
       partitioning: Array[Transform],
-      properties: util.Map[String, String]): Table =
-    new KinesisTable(KinesisSourceOptions.parse(properties.asScala.toMap))
+      properties: util.Map[String, String]): Table = {
+    val options = properties.asScala.toMap
+    if (schemaInferredForRead) KinesisTable.forRead(KinesisSourceOptions.parse(options))
+    else KinesisTable.forWrite(KinesisSinkOptions.parse(options), schema)
+  }
+
+  /**
+   * `df.write.save()` in Spark's default mode, ErrorIfExists, goes through this data source V1
+   * path; a Kinesis stream only takes appends, which is what both modes do here.
+   */
+  override def createRelation(
+      sqlContext: SQLContext,
+      mode: SaveMode,
+      parameters: Map[String, String],
+      data: DataFrame): BaseRelation = {
+    mode match {
+      case SaveMode.Append | SaveMode.ErrorIfExists =>
+      case other => throw KinesisErrors.sinkSaveModeNotSupported(other.name().toLowerCase(Locale.ROOT))
+    }
+    data.write.format(shortName()).mode(SaveMode.Append).options(parameters).save()
+    val written = data.schema
+    val context = sqlContext
+    new BaseRelation {
+      override def sqlContext: SQLContext = context
+      override def schema: StructType = written
+    }
+  }
 }

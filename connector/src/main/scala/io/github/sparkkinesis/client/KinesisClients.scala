@@ -14,9 +14,14 @@ import software.amazon.awssdk.services.kinesis.KinesisClient
  * the driver and every executor reuse connections across batches instead of opening new ones.
  */
 object KinesisClients {
-  private val clients = new ConcurrentHashMap[ConnectionConfig, KinesisApi]()
+  private val clients = new ConcurrentHashMap[ConnectionConfig, SdkKinesisApi]()
 
-  def api(connection: ConnectionConfig): KinesisApi =
+  def api(connection: ConnectionConfig): KinesisApi = sdkApi(connection)
+
+  /** The sink's PutRecords, on the same client (and connections) as the reads. */
+  def putApi(connection: ConnectionConfig): KinesisPutApi = sdkApi(connection)
+
+  private def sdkApi(connection: ConnectionConfig): SdkKinesisApi =
     clients.computeIfAbsent(connection, c => new SdkKinesisApi(syncClient(c), c))
 
   def credentialsProvider(credentials: CredentialsConfig): AwsCredentialsProvider = credentials match {

@@ -5,14 +5,20 @@ import java.time.Instant
 import scala.annotation.tailrec
 import scala.jdk.CollectionConverters._
 
+import software.amazon.awssdk.awscore.exception.AwsServiceException
+import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.ShardPosition
 
-/** [[KinesisApi]] on the AWS SDK v2 synchronous client. Turns SDK failures into clear errors. */
-final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig) extends KinesisApi {
+/**
+ * [[KinesisApi]] and [[KinesisPutApi]] on the AWS SDK v2 synchronous client. Turns SDK
+ * failures into clear errors.
+ */
+final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
+  extends KinesisApi with KinesisPutApi {
 
   override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = {
     // The first page names the stream; later pages carry only the token, as the API requires.
@@ -64,6 +70,33 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig) e
       }.toSeq,
       nextIterator = Option(response.nextShardIterator()),
       millisBehindLatest = Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L))
+  }
+
+  override def putRecords(stream: String, entries: IndexedSeq[PutEntry]): IndexedSeq[Option[PutFailure]] = {
+    val request = PutRecordsRequest.builder().streamName(stream).records(entries.map { e =>
+      val entry = PutRecordsRequestEntry.builder()
+        .partitionKey(e.partitionKey)
+        .data(SdkBytes.fromByteArrayUnsafe(e.data))
+      e.explicitHashKey.foreach(entry.explicitHashKey)
+      entry.build()
+    }.asJava).build()
+    val response = try {
+      call("PutRecords", s"stream '$stream'", Some(stream))(client.putRecords(request))
+    } catch {
+      // The whole call was throttled (after the SDK's own retries): every entry was refused.
+      case t: ThrottledException =>
+        val code = t.getCause match {
+          case e: AwsServiceException if e.awsErrorDetails() != null => e.awsErrorDetails().errorCode()
+          case _ => "ProvisionedThroughputExceededException"
+        }
+        return entries.map(_ => Some(PutFailure(code, t.getMessage)))
+    }
+    val results = response.records().asScala.toIndexedSeq
+    require(results.size == entries.size,
+      s"PutRecords to stream '$stream' answered for ${results.size} of ${entries.size} records")
+    results.map { r =>
+      Option(r.errorCode()).map(code => PutFailure(code, Option(r.errorMessage()).getOrElse("")))
+    }
   }
 
   /** Turns throttling and expired iterators into the types callers retry on; wraps the rest. */

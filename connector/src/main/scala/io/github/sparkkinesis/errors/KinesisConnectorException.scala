@@ -27,8 +27,9 @@ class KinesisConnectorException(
   extends RuntimeException(ErrorConditions.format(condition, parameters), cause) with KinesisError
 
 /**
- * An option the user gave is wrong. An IllegalArgumentException, so PySpark raises it as its
- * own IllegalArgumentException with this message rather than as a raw Java error.
+ * An option the user gave is wrong, or the columns of a DataFrame written to Kinesis are. An
+ * IllegalArgumentException, so PySpark raises it as its own IllegalArgumentException with
+ * this message rather than as a raw Java error.
  */
 class KinesisOptionException(
     val condition: String,

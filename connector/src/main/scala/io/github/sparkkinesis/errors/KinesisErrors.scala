@@ -51,4 +51,42 @@ object KinesisErrors {
   def offsetVersionUnsupported(found: Int, supported: Int): KinesisConnectorException =
     error("KINESIS_OFFSET_VERSION_UNSUPPORTED", null,
       "found" -> found.toString, "supported" -> supported.toString)
+
+  def optionNotApplicable(option: String, appliesTo: String, usedFor: String): KinesisOptionException =
+    optionError("KINESIS_OPTION_NOT_APPLICABLE", null,
+      "option" -> option, "appliesTo" -> appliesTo, "usedFor" -> usedFor)
+
+  def sourceSchemaGiven(schema: String): KinesisOptionException =
+    optionError("KINESIS_SOURCE_SCHEMA_GIVEN", null, "schema" -> schema)
+
+  // ---- the sink: found when the write is defined ----
+
+  def sinkSaveModeNotSupported(mode: String): KinesisOptionException =
+    optionError("KINESIS_SINK_SAVE_MODE_NOT_SUPPORTED", null, "mode" -> mode)
+
+  def sinkMissingColumn(column: String, hint: String, columns: Seq[String]): KinesisOptionException =
+    optionError("KINESIS_SINK_MISSING_COLUMN", null, "column" -> column, "hint" -> hint,
+      "columns" -> columns.map(c => s"'$c'").mkString(", "))
+
+  def sinkInvalidColumnType(column: String, found: String, allowed: String,
+      hint: String): KinesisOptionException =
+    optionError("KINESIS_SINK_INVALID_COLUMN_TYPE", null,
+      "column" -> column, "type" -> found, "allowed" -> allowed, "hint" -> hint)
+
+  // ---- the sink: found while writing ----
+
+  def sinkInvalidValue(reason: String): KinesisConnectorException =
+    error("KINESIS_SINK_INVALID_VALUE", null, "reason" -> reason)
+
+  def sinkRecordTooLarge(stream: String, size: Long, dataBytes: Long, keyBytes: Long,
+      limit: Long): KinesisConnectorException =
+    error("KINESIS_SINK_RECORD_TOO_LARGE", null, "stream" -> stream, "size" -> size.toString,
+      "dataBytes" -> dataBytes.toString, "keyBytes" -> keyBytes.toString, "limit" -> limit.toString)
+
+  /** `codes` are the Kinesis error codes with how often each was seen, e.g. "InternalFailure (3)". */
+  def sinkPutFailed(failed: Long, streams: Seq[String], where: String, attempts: Int,
+      codes: Seq[String]): KinesisConnectorException =
+    error("KINESIS_SINK_PUT_FAILED", null, "failed" -> failed.toString,
+      "streams" -> streams.map(s => s"'$s'").mkString(", "), "where" -> where,
+      "attempts" -> attempts.toString, "codes" -> codes.mkString(", "))
 }

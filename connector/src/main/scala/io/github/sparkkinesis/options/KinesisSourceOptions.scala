@@ -33,12 +33,13 @@ object KinesisSourceOptions {
   import KinesisOptions.{InitialPosition => InitialPositionOption, _}
 
   // Kinesis stream names: 1-128 characters of letters, digits, underscore, dot and hyphen.
-  private val StreamNamePattern = "[a-zA-Z0-9_.-]{1,128}".r
+  private[sparkkinesis] val StreamNamePattern = "[a-zA-Z0-9_.-]{1,128}".r
 
   /** Parses case-insensitive options; throws a [[io.github.sparkkinesis.errors.KinesisConnectorException]]. */
   def parse(options: Map[String, String]): KinesisSourceOptions = {
     val raw = options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
-    rejectUnknown(options.keys) // As the user wrote them, so the error names what they typed.
+    // As the user wrote them, so the error names what they typed.
+    rejectMisplaced(options.keys, Usage.Read)
     val values = new OptionValues(raw)
 
     // Parse every option first, so a bad value is reported even for an unsupported option.
@@ -64,7 +65,7 @@ object KinesisSourceOptions {
       throw KinesisErrors.optionNotSupportedYet(ConsumerMode.name,
         "enhanced fan-out ('efo') is not implemented yet; use 'polling'")
     }
-    all.foreach { spec =>
+    sourceOptions.foreach { spec =>
       spec.support match {
         case NotSupportedYet(detail) if values.isSet(spec) =>
           throw KinesisErrors.optionNotSupportedYet(spec.name, detail)
@@ -75,9 +76,6 @@ object KinesisSourceOptions {
     KinesisSourceOptions(streams, connection, position, fetch, shardFetchInterval,
       maxShardsPerDescribe)
   }
-
-  private def rejectUnknown(keys: Iterable[String]): Unit =
-    keys.find(k => find(k).isEmpty).foreach(k => throw KinesisErrors.unknownOption(k, suggest(k)))
 
   private def streamNames(values: OptionValues): Seq[String] = {
     val text = values.required(StreamName, "give one stream name or a comma-separated list")

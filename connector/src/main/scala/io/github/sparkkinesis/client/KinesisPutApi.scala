@@ -1,0 +1,26 @@
+package io.github.sparkkinesis.client
+
+/**
+ * One record as PutRecords takes it. `size` is what counts towards the Kinesis limits: the
+ * data plus the partition key's UTF-8 bytes (the explicit hash key does not count).
+ */
+final case class PutEntry(partitionKey: String, data: Array[Byte], explicitHashKey: Option[String], size: Int) {
+  override def toString: String = s"PutEntry($size bytes)" // Never the payload, which may be private.
+}
+
+/** Why Kinesis refused one entry of a PutRecords call. */
+final case class PutFailure(code: String, message: String)
+
+/**
+ * The Kinesis call the sink makes. The sink only writes through this trait, so unit tests can
+ * put a fake behind it that refuses entries or throttles.
+ */
+trait KinesisPutApi {
+  /**
+   * Sends one PutRecords call with at most 500 entries and 5 MiB. Returns, for each entry in
+   * order, None when Kinesis stored it, or why it was refused. A call refused as a whole for
+   * throttling is reported as every entry refused with the throttling code, so callers retry
+   * both kinds alike; any other failure of the call is thrown.
+   */
+  def putRecords(stream: String, entries: IndexedSeq[PutEntry]): IndexedSeq[Option[PutFailure]]
+}

@@ -1,0 +1,88 @@
+package io.github.sparkkinesis.options
+
+import java.util.Locale
+
+import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.errors.KinesisErrors
+
+/** How the sink groups records into PutRecords calls, and retries the records Kinesis refuses. */
+final case class PutSettings(
+    maxRecordsPerPut: Int,
+    maxBytesPerPut: Long,
+    maxInFlightPuts: Int,
+    maxPutRetries: Int,
+    retryBackoffMs: Long,
+    maxRetryBackoffMs: Long)
+
+/**
+ * The sink options, parsed and validated once, when the write is defined (`save()`,
+ * `start()`). Without `streamName`, every row names its stream in a `stream` column.
+ */
+final case class KinesisSinkOptions(
+    streamName: Option[String],
+    connection: ConnectionConfig,
+    put: PutSettings)
+
+object KinesisSinkOptions {
+  import KinesisOptions._
+
+  /** The Kinesis limits of one PutRecords call, and of one record (data plus partition key). */
+  val MaxRecordsPerCall = 500
+  val MaxBytesPerCall: Long = 5L * 1024 * 1024
+  val MaxRecordBytes: Long = 1024L * 1024
+
+  /**
+   * Names Spark itself reads from a writer's options and hands to the sink along with its own:
+   * they pass through unchecked, so `.option("checkpointLocation", ...)` works.
+   */
+  val SparkWriterOptions: Set[String] = Set("checkpointLocation", "queryName",
+    "asyncProgressTrackingEnabled", "asyncProgressTrackingCheckpointIntervalMs",
+    "_asyncProgressTrackingOverrideSinkSupportCheck")
+
+  /** Parses case-insensitive options; throws a [[io.github.sparkkinesis.errors.KinesisOptionException]]. */
+  def parse(options: Map[String, String]): KinesisSinkOptions = {
+    rejectMisplaced(options.keys, Usage.Write, SparkWriterOptions)
+    val values = new OptionValues(options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v })
+
+    val stream = values.get(StreamName).map { text =>
+      val name = text.trim
+      if (!KinesisSourceOptions.StreamNamePattern.matches(name)) {
+        throw values.invalid(StreamName, text, "one stream name of 1 to 128 letters, digits, '_', '.' " +
+          "or '-' (to write to several streams, leave streamName out and name each row's stream " +
+          "in a 'stream' column)")
+      }
+      name
+    }
+    val put = PutSettings(
+      maxRecordsPerPut = values.int(MaxRecordsPerPut, 1, MaxRecordsPerCall),
+      maxBytesPerPut = maxBytesPerPut(values),
+      maxInFlightPuts = values.int(MaxInFlightPuts, 1, 64),
+      maxPutRetries = values.int(MaxPutRetries, 0, 1000),
+      retryBackoffMs = values.durationMs(PutRetryBackoff, minMs = 1, maxMs = 600000L),
+      maxRetryBackoffMs = values.durationMs(MaxPutRetryBackoff, minMs = 1, maxMs = 600000L))
+    if (put.maxRetryBackoffMs < put.retryBackoffMs) {
+      throw KinesisErrors.conflictingOptions(Seq(PutRetryBackoff.name, MaxPutRetryBackoff.name),
+        s"maxPutRetryBackoff (${put.maxRetryBackoffMs}ms) must be at least putRetryBackoff " +
+          s"(${put.retryBackoffMs}ms)")
+    }
+    val connection = ConnectionOptions.parse(values)
+
+    sinkOptions.foreach { spec =>
+      spec.support match {
+        case NotSupportedYet(detail) if values.isSet(spec) =>
+          throw KinesisErrors.optionNotSupportedYet(spec.name, detail)
+        case _ =>
+      }
+    }
+    KinesisSinkOptions(stream, connection, put)
+  }
+
+  private def maxBytesPerPut(values: OptionValues): Long = {
+    val bytes = values.bytes(MaxBytesPerPut)
+    if (bytes > MaxBytesPerCall) {
+      throw values.invalid(MaxBytesPerPut, values.get(MaxBytesPerPut).get.trim,
+        s"a size above 0 and at most 5mb ($MaxBytesPerCall bytes, the Kinesis limit of a PutRecords call)")
+    }
+    bytes
+  }
+}

@@ -1,0 +1,52 @@
+package io.github.sparkkinesis.sink
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
+import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
+
+import io.github.sparkkinesis.client.KinesisPutApi
+import io.github.sparkkinesis.options.KinesisSinkOptions
+import io.github.sparkkinesis.polling.{Clock, SystemClock}
+
+/**
+ * Writes one task's rows to Kinesis. Each row is checked and queued as it comes; `commit`
+ * returns only once Kinesis stored every record, and reports the task's counts to the driver.
+ */
+final class KinesisDataWriter(
+    columns: KinesisSinkColumns,
+    options: KinesisSinkOptions,
+    api: KinesisPutApi,
+    clock: Clock = SystemClock)
+  extends DataWriter[InternalRow] {
+
+  private val counters = new KinesisSinkCounters
+  private val batcher = new PutRecordsBatcher(api, options.put, options.connection.where, counters, clock)
+
+  override def write(row: InternalRow): Unit = {
+    val (stream, entry) = columns.record(row, options.streamName)
+    batcher.add(stream, entry)
+  }
+
+  override def commit(): WriterCommitMessage = {
+    batcher.flush()
+    KinesisWriterCommitMessage(counters.snapshot)
+  }
+
+  override def abort(): Unit = batcher.abort()
+
+  override def close(): Unit = batcher.close()
+
+  override def currentMetricsValues(): Array[CustomTaskMetric] = counters.taskMetrics
+}
+
+/** A task's counts (see [[KinesisSinkMetrics]]), sent to the driver when the task commits. */
+final case class KinesisWriterCommitMessage(counts: Map[String, Long]) extends WriterCommitMessage
+
+object KinesisWriterCommitMessage {
+  /** The counts of several tasks added up; every metric is present, zero when nothing happened. */
+  def total(messages: Seq[WriterCommitMessage]): Map[String, Long] = {
+    val zero = KinesisSinkMetrics.names.map(_ -> 0L).toMap
+    messages.collect { case KinesisWriterCommitMessage(counts) => counts }
+      .foldLeft(zero)((sum, counts) => sum.map { case (k, v) => k -> (v + counts.getOrElse(k, 0L)) })
+  }
+}
