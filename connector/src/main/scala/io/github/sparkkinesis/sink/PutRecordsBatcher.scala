@@ -64,6 +64,7 @@ final class PutRecordsBatcher(
   def abort(): Unit = {
     groups.clear()
     running.foreach(_.cancel(true))
+    running.clear()
   }
 
   /** Ends the threads; always called when the task ends. */

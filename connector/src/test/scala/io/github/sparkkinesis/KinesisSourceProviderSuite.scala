@@ -1,0 +1,131 @@
+package io.github.sparkkinesis
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.SparkThrowable
+import org.apache.spark.sql.{SaveMode, SparkSession}
+import org.apache.spark.sql.connector.catalog.TableCapability
+import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.types.{BinaryType, StringType, StructType}
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+/**
+ * The provider tells a read from a write, and checks each when it is defined: reads at
+ * `load()`, batch writes at `save()`, streaming writes at `start()`. Nothing here reaches
+ * Kinesis: every case fails (or is inspected) before a query would send or read anything.
+ */
+class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAndAfterAll {
+
+  private lazy val spark = SparkSession.builder().master("local[1]").appName("provider-suite")
+    .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1").getOrCreate()
+
+  override def afterAll(): Unit = try spark.stop() finally super.afterAll()
+
+  private val connection = Map("region" -> "us-east-1", "endpoint" -> "http://127.0.0.1:1")
+
+  private def condition(e: Throwable): String = Iterator.iterate(e)(_.getCause).takeWhile(_ != null)
+    .collectFirst { case s: SparkThrowable if Option(s.getCondition).exists(_.startsWith("KINESIS_")) =>
+      s.getCondition
+    }.getOrElse(fail(s"no KINESIS_ condition in $e"))
+
+  private def keyed(n: Int) = spark.range(n).selectExpr("CAST(id AS STRING) AS partitionKey",
+    "CAST(CAST(id AS STRING) AS BINARY) AS data")
+
+  // ---- the provider on its own ----
+
+  private val writeSchema = new StructType().add("partitionKey", StringType).add("data", BinaryType)
+
+  test("a table whose schema the provider inferred is a read; one given a schema is a write") {
+    val reading = new KinesisSourceProvider
+    val options = new CaseInsensitiveStringMap((connection + ("streamName" -> "in")).asJava)
+    val readSchema = reading.inferSchema(options)
+    val read = reading.getTable(readSchema, Array.empty[Transform], options.asCaseSensitiveMap())
+    read.name() shouldBe "KinesisV2[in]"
+    read.schema() shouldBe KinesisSchema.schema
+
+    val write = new KinesisSourceProvider().getTable(writeSchema, Array.empty[Transform],
+      (connection + ("streamName" -> "out")).asJava)
+    write.name() shouldBe "KinesisV2[out]"
+    write.schema() shouldBe writeSchema
+    write.capabilities().asScala shouldBe Set(TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_WRITE,
+      TableCapability.STREAMING_WRITE, TableCapability.ACCEPT_ANY_SCHEMA)
+    new KinesisSourceProvider().supportsExternalMetadata() shouldBe true
+  }
+
+  test("a read given a schema of its own is refused: the source's schema is fixed") {
+    val table = new KinesisSourceProvider().getTable(KinesisSchema.schema, Array.empty[Transform],
+      (connection + ("streamName" -> "in")).asJava)
+    val e = intercept[IllegalArgumentException](table.asInstanceOf[KinesisTable].newScanBuilder(
+      CaseInsensitiveStringMap.empty()))
+    condition(e) shouldBe "KINESIS_SOURCE_SCHEMA_GIVEN"
+  }
+
+  // ---- reads fail at load() ----
+
+  test("a bad read option fails at load()") {
+    Seq(Map("streamName" -> "in", "maxFetchRate" -> "9") -> "KINESIS_INVALID_OPTION_VALUE",
+      Map("streamName" -> "in", "maxPutRetries" -> "3") -> "KINESIS_OPTION_NOT_APPLICABLE",
+      Map.empty[String, String] -> "KINESIS_MISSING_OPTION").foreach { case (options, expected) =>
+      val e = intercept[Exception](spark.readStream.format("kinesis").options(connection ++ options).load())
+      condition(e) shouldBe expected
+    }
+  }
+
+  // ---- batch writes fail at save() ----
+
+  test("a batch write with a missing or mistyped column fails at save(), in every accepted mode") {
+    for (mode <- Seq(SaveMode.Append, SaveMode.ErrorIfExists)) {
+      val missing = intercept[Exception](spark.range(3).selectExpr("CAST(CAST(id AS STRING) AS BINARY) AS data")
+        .write.format("kinesis").mode(mode).options(connection + ("streamName" -> "out")).save())
+      condition(missing) shouldBe "KINESIS_SINK_MISSING_COLUMN"
+      missing.getMessage should include("'partitionKey'")
+
+      val mistyped = intercept[Exception](spark.range(3).selectExpr("id AS partitionKey", "id AS data")
+        .write.format("kinesis").mode(mode).options(connection + ("streamName" -> "out")).save())
+      condition(mistyped) shouldBe "KINESIS_SINK_INVALID_COLUMN_TYPE"
+    }
+  }
+
+  test("a bad write option fails at save()") {
+    Seq(Map("streamName" -> "out", "maxRecordsPerPut" -> "501") -> "KINESIS_INVALID_OPTION_VALUE",
+      Map("streamName" -> "out", "initialPosition" -> "latest") -> "KINESIS_OPTION_NOT_APPLICABLE",
+      Map("streamName" -> "out", "maxPutRetrys" -> "1") -> "KINESIS_UNKNOWN_OPTION",
+      Map.empty[String, String] -> "KINESIS_SINK_MISSING_COLUMN").foreach { case (options, expected) =>
+      val e = intercept[Exception](keyed(2).write.format("kinesis").options(connection ++ options).save())
+      condition(e) shouldBe expected
+    }
+  }
+
+  test("save modes other than append and the default are refused before anything is sent") {
+    // Spark itself refuses Ignore for a data source V2 table, and Overwrite for a table that
+    // cannot be truncated; the provider refuses any other mode that reaches it.
+    Seq(SaveMode.Ignore, SaveMode.Overwrite).foreach { mode =>
+      val e = intercept[Exception](keyed(2).write.format("kinesis").mode(mode)
+        .options(connection + ("streamName" -> "out")).save())
+      e.getMessage should include(mode.name())
+    }
+    val e = intercept[IllegalArgumentException](new KinesisSourceProvider().createRelation(
+      spark.sqlContext, SaveMode.Overwrite, Map("streamName" -> "out"), keyed(1)))
+    condition(e) shouldBe "KINESIS_SINK_SAVE_MODE_NOT_SUPPORTED"
+    e.getMessage should include("'overwrite'")
+  }
+
+  // ---- streaming writes fail at start() ----
+
+  test("a streaming write with a missing column or a bad option fails at start(), starting nothing") {
+    val rate = spark.readStream.format("rate").option("rowsPerSecond", "1").load()
+    val missing = intercept[Exception](rate.selectExpr("CAST(value AS STRING) AS data")
+      .writeStream.format("kinesis").options(connection + ("streamName" -> "out"))
+      .option("checkpointLocation", "/tmp/never-used").start())
+    condition(missing) shouldBe "KINESIS_SINK_MISSING_COLUMN"
+
+    val badOption = intercept[Exception](rate.selectExpr("CAST(value AS STRING) AS partitionKey",
+      "CAST(value AS STRING) AS data").writeStream.format("kinesis")
+      .options(connection + ("streamName" -> "out") + ("maxInFlightPuts" -> "0")).start())
+    condition(badOption) shouldBe "KINESIS_INVALID_OPTION_VALUE"
+    spark.streams.active shouldBe empty
+  }
+}

@@ -1,0 +1,91 @@
+package io.github.sparkkinesis.sink
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types.{BinaryType, StringType, StructType}
+import org.apache.spark.unsafe.types.UTF8String
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+import io.github.sparkkinesis.{FakeClock, FakeKinesisPutApi}
+import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig}
+import io.github.sparkkinesis.errors.KinesisConnectorException
+import io.github.sparkkinesis.options.{KinesisSinkOptions, PutSettings}
+
+class KinesisDataWriterSuite extends AnyFunSuite with Matchers {
+
+  private val written = new StructType().add("partitionKey", StringType).add("data", BinaryType)
+    .add("stream", StringType)
+
+  private def options(stream: Option[String]) = KinesisSinkOptions(stream,
+    ConnectionConfig("us-east-1", Some("http://localhost:4567"), CredentialsConfig.DefaultChain),
+    PutSettings(maxRecordsPerPut = 500, maxBytesPerPut = 5L * 1024 * 1024, maxInFlightPuts = 2,
+      maxPutRetries = 3, retryBackoffMs = 10, maxRetryBackoffMs = 100))
+
+  private def writer(api: FakeKinesisPutApi, stream: Option[String] = Some("orders")): KinesisDataWriter =
+    new KinesisDataWriter(KinesisSinkColumns.resolve(written, stream.isDefined), options(stream), api, new FakeClock())
+
+  private def row(key: String, data: String, stream: String = null): InternalRow =
+    InternalRow(UTF8String.fromString(key), data.getBytes("UTF-8"), UTF8String.fromString(stream))
+
+  private def metrics(w: KinesisDataWriter): Map[String, Long] =
+    w.currentMetricsValues().map(m => m.name() -> m.value()).toMap
+
+  test("commit returns once every row is stored, with the task's counts") {
+    val api = new FakeKinesisPutApi
+    api.refuse((call, e) => if (call == 1 && e.partitionKey == "k1") Some("ProvisionedThroughputExceededException") else None)
+    val w = writer(api)
+    try {
+      (0 until 3).foreach(i => w.write(row(s"k$i", s"v$i")))
+      val message = w.commit().asInstanceOf[KinesisWriterCommitMessage]
+      api.texts("orders").sorted shouldBe Seq("v0", "v1", "v2")
+      message.counts shouldBe Map("recordsWritten" -> 3, "bytesWritten" -> 12, "putRequests" -> 2,
+        "putRetries" -> 1, "throttledRecords" -> 1, "failedRecords" -> 0)
+      metrics(w) shouldBe message.counts
+    } finally w.close()
+  }
+
+  test("every metric the writer reports is one the write declares") {
+    val w = writer(new FakeKinesisPutApi)
+    try {
+      metrics(w).keySet shouldBe KinesisSinkMetrics.supported.map(_.name()).toSet
+      KinesisSinkMetrics.supported.foreach { m =>
+        m.getClass.getDeclaredConstructor().newInstance() // Spark makes them by class name.
+        m.description() should not be empty
+      }
+    } finally w.close()
+  }
+
+  test("rows are routed by their stream column when no streamName is given") {
+    val api = new FakeKinesisPutApi
+    val w = writer(api, stream = None)
+    try {
+      w.write(row("a", "1", "clicks"))
+      w.write(row("b", "2", "orders"))
+      w.write(row("c", "3", "clicks"))
+      w.commit()
+    } finally w.close()
+    api.texts("clicks") shouldBe Seq("1", "3")
+    api.texts("orders") shouldBe Seq("2")
+  }
+
+  test("a bad row fails the task before it is sent, and abort drops the queued rows") {
+    val api = new FakeKinesisPutApi
+    val w = writer(api)
+    try {
+      w.write(row("k", "fine"))
+      intercept[KinesisConnectorException](w.write(row("", "no key"))).getCondition shouldBe
+        "KINESIS_SINK_INVALID_VALUE"
+      w.abort()
+    } finally w.close()
+    api.calls shouldBe empty
+  }
+
+  test("the commit message adds up over tasks, every metric present") {
+    val a = KinesisWriterCommitMessage(Map("recordsWritten" -> 2L, "putRetries" -> 1L))
+    val b = KinesisWriterCommitMessage(Map("recordsWritten" -> 5L))
+    val total = KinesisWriterCommitMessage.total(Seq(a, b))
+    total("recordsWritten") shouldBe 7
+    total("putRetries") shouldBe 1
+    total.keySet shouldBe KinesisSinkMetrics.names.toSet
+  }
+}
