@@ -4,21 +4,31 @@ The package carries the connector jar and helps use it::
 
     from pyspark.sql import SparkSession
     import pyspark_kinesis
-    from pyspark_kinesis import KinesisSourceOptions
+    from pyspark_kinesis import KinesisSinkOptions, KinesisSourceOptions
 
     spark = pyspark_kinesis.configure(SparkSession.builder.appName("orders")).getOrCreate()
     options = KinesisSourceOptions().stream_name("orders").region("us-east-1")
     df = options.apply(spark.readStream.format("kinesis")).load()
+
+    sink = KinesisSinkOptions().stream_name("orders-copy").region("us-east-1")
+    sink.apply(df.select("partitionKey", "data").writeStream.format("kinesis")).start()
 """
 
 from pyspark_kinesis._jar import JAR_ENV_VAR, configure, jar_path
 from pyspark_kinesis._jvm import jvm_class
 from pyspark_kinesis._version import __version__
-from pyspark_kinesis.options import SOURCE_OPTION_NAMES, KinesisSourceOptions
+from pyspark_kinesis.options import (
+    SINK_OPTION_NAMES,
+    SOURCE_OPTION_NAMES,
+    KinesisSinkOptions,
+    KinesisSourceOptions,
+)
 
 __all__ = [
     "JAR_ENV_VAR",
+    "KinesisSinkOptions",
     "KinesisSourceOptions",
+    "SINK_OPTION_NAMES",
     "SOURCE_OPTION_NAMES",
     "__version__",
     "configure",

@@ -11,13 +11,20 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any, Dict, List, Optional, Protocol, Tuple, TypeVar, Union
 
 from pyspark_kinesis._units import ByteSize, Duration, parse_byte_size, parse_duration
 
-__all__ = ["KinesisSourceOptions", "SOURCE_OPTION_NAMES", "SECRET_OPTION_NAMES"]
+__all__ = [
+    "KinesisSinkOptions",
+    "KinesisSourceOptions",
+    "SINK_OPTION_NAMES",
+    "SOURCE_OPTION_NAMES",
+    "SECRET_OPTION_NAMES",
+]
 
 SOURCE_OPTION_NAMES: Tuple[str, ...] = (
     "streamName",
@@ -49,6 +56,26 @@ SOURCE_OPTION_NAMES: Tuple[str, ...] = (
 )
 """Every option name :class:`KinesisSourceOptions` can produce, spelled as the JVM reads it."""
 
+SINK_OPTION_NAMES: Tuple[str, ...] = (
+    "streamName",
+    "region",
+    "endpoint",
+    "awsAccessKey",
+    "awsSecretKey",
+    "awsSessionToken",
+    "roleArn",
+    "roleExternalId",
+    "roleSessionName",
+    "stsEndpoint",
+    "maxRecordsPerPut",
+    "maxBytesPerPut",
+    "maxInFlightPuts",
+    "maxPutRetries",
+    "putRetryBackoff",
+    "maxPutRetryBackoff",
+)
+"""Every option name :class:`KinesisSinkOptions` can produce, spelled as the JVM reads it."""
+
 SECRET_OPTION_NAMES: frozenset[str] = frozenset({"awsAccessKey", "awsSecretKey", "awsSessionToken"})
 """Options whose values are never shown by ``repr()`` or in error messages."""
 
@@ -69,6 +96,14 @@ MAX_CONSUMER_REFRESH_INTERVAL = timedelta(seconds=3600)
 CONSUMER_MODES = ("polling", "efo")
 
 _REDACTED = "*********(redacted)"
+
+# The Kinesis limits of one PutRecords call, and the sink's own bounds.
+MAX_RECORDS_PER_PUT = 500
+MAX_BYTES_PER_PUT = 5 * 1024 * 1024
+MAX_IN_FLIGHT_PUTS = 64
+MAX_PUT_RETRIES = 1000
+MAX_PUT_RETRY_BACKOFF = timedelta(minutes=10)
+_STREAM_NAME = re.compile(r"[a-zA-Z0-9_.-]{1,128}")
 
 
 class _SupportsOptions(Protocol):
@@ -386,3 +421,175 @@ def _name_list(option: str, names: Any) -> str:
 
 def _shown(value: Union[Duration, ByteSize]) -> str:
     return repr(value) if isinstance(value, (str, timedelta)) else str(value)
+
+
+class _SupportsWriterOptions(Protocol):
+    """What :meth:`KinesisSinkOptions.apply` needs: a DataFrameWriter or DataStreamWriter."""
+
+    def options(self: _Writer, **options: str) -> _Writer: ...
+
+
+_Writer = TypeVar("_Writer", bound=_SupportsWriterOptions)
+
+
+class KinesisSinkOptions:
+    """Options for ``df.write.format("kinesis")`` and ``df.writeStream.format("kinesis")``.
+
+    >>> opts = (KinesisSinkOptions()
+    ...         .stream_name("orders")
+    ...         .region("us-east-1")
+    ...         .max_in_flight_puts(8))
+    >>> opts.to_dict()["maxInFlightPuts"]
+    '8'
+    >>> opts.apply(df.writeStream.format("kinesis")).start()  # doctest: +SKIP
+
+    The DataFrame written has a ``data`` column (binary or string), a ``partitionKey`` string
+    column, optionally ``explicitHashKey``, and a ``stream`` column when no stream name is set.
+    Secrets are redacted in ``repr()``; :meth:`to_dict` returns them as they are.
+    """
+
+    def __init__(self) -> None:
+        self._options: Dict[str, str] = {}
+
+    # -- where to write -------------------------------------------------------------------
+
+    def stream_name(self, name: str) -> KinesisSinkOptions:
+        """``streamName``: the one stream every row goes to.
+
+        Leave it out to route each row by its ``stream`` column.
+        """
+        _require_type("streamName", name, str, "str")
+        value = name.strip()
+        if not _STREAM_NAME.fullmatch(value):
+            raise ValueError(
+                f"streamName must be one stream name of 1 to 128 letters, digits, '_', '.' or '-' "
+                f"(to write to several streams, route rows by a 'stream' column), got {name!r}"
+            )
+        return self._set("streamName", value)
+
+    def region(self, region: str) -> KinesisSinkOptions:
+        """``region``: the AWS region of the stream, e.g. ``"us-east-1"``."""
+        return self._set("region", _non_empty_str("region", region))
+
+    def endpoint(self, endpoint: str) -> KinesisSinkOptions:
+        """``endpoint``: the Kinesis endpoint URL, e.g. ``"https://kinesis.us-east-1.amazonaws.com"``."""
+        return self._set("endpoint", _non_empty_str("endpoint", endpoint))
+
+    # -- credentials ----------------------------------------------------------------------
+
+    def aws_access_key(self, access_key: str) -> KinesisSinkOptions:
+        """``awsAccessKey``: the access key id (redacted in ``repr()``)."""
+        return self._set("awsAccessKey", _non_empty_str("awsAccessKey", access_key))
+
+    def aws_secret_key(self, secret_key: str) -> KinesisSinkOptions:
+        """``awsSecretKey``: the secret access key (redacted in ``repr()``)."""
+        return self._set("awsSecretKey", _non_empty_str("awsSecretKey", secret_key))
+
+    def aws_session_token(self, session_token: str) -> KinesisSinkOptions:
+        """``awsSessionToken``: the session token of temporary credentials (redacted in ``repr()``)."""
+        return self._set("awsSessionToken", _non_empty_str("awsSessionToken", session_token))
+
+    def role_arn(self, arn: str) -> KinesisSinkOptions:
+        """``roleArn``: the ARN of a role to assume through STS."""
+        return self._set("roleArn", _non_empty_str("roleArn", arn))
+
+    def role_external_id(self, external_id: str) -> KinesisSinkOptions:
+        """``roleExternalId``: the external id the role's trust policy asks for."""
+        return self._set("roleExternalId", _non_empty_str("roleExternalId", external_id))
+
+    def role_session_name(self, session_name: str) -> KinesisSinkOptions:
+        """``roleSessionName``: the name of the assumed-role session."""
+        return self._set("roleSessionName", _non_empty_str("roleSessionName", session_name))
+
+    def sts_endpoint(self, endpoint: str) -> KinesisSinkOptions:
+        """``stsEndpoint``: the STS endpoint URL used to assume ``roleArn``."""
+        return self._set("stsEndpoint", _non_empty_str("stsEndpoint", endpoint))
+
+    # -- batching and retries -------------------------------------------------------------
+
+    def max_records_per_put(self, records: int) -> KinesisSinkOptions:
+        """``maxRecordsPerPut``: records per PutRecords call, 1 to 500 (default 500)."""
+        option = "maxRecordsPerPut"
+        value = _positive_int(option, records)
+        if value > MAX_RECORDS_PER_PUT:
+            raise ValueError(
+                f"{option} must be between 1 and {MAX_RECORDS_PER_PUT} (the Kinesis limit), got {records}"
+            )
+        return self._set(option, str(value))
+
+    def max_bytes_per_put(self, size: ByteSize) -> KinesisSinkOptions:
+        """``maxBytesPerPut``: data plus partition keys per call, above 0 and at most 5mb (default 5mb)."""
+        option = "maxBytesPerPut"
+        text, length = parse_byte_size(option, size)
+        if not 0 < length <= MAX_BYTES_PER_PUT:
+            raise ValueError(
+                f"{option} must be above 0 and at most 5mb (the Kinesis limit of a PutRecords "
+                f"call), got {_shown(size)}"
+            )
+        return self._set(option, text)
+
+    def max_in_flight_puts(self, calls: int) -> KinesisSinkOptions:
+        """``maxInFlightPuts``: PutRecords calls one task keeps in flight, 1 to 64 (default 4)."""
+        option = "maxInFlightPuts"
+        value = _positive_int(option, calls)
+        if value > MAX_IN_FLIGHT_PUTS:
+            raise ValueError(f"{option} must be between 1 and {MAX_IN_FLIGHT_PUTS}, got {calls}")
+        return self._set(option, str(value))
+
+    def max_put_retries(self, retries: int) -> KinesisSinkOptions:
+        """``maxPutRetries``: how often a refused record is sent again, 0 to 1000 (default 10)."""
+        option = "maxPutRetries"
+        _require_type(option, retries, int, "int")
+        if not 0 <= retries <= MAX_PUT_RETRIES:
+            raise ValueError(f"{option} must be between 0 and {MAX_PUT_RETRIES}, got {retries}")
+        return self._set(option, str(retries))
+
+    def put_retry_backoff(self, backoff: Duration) -> KinesisSinkOptions:
+        """``putRetryBackoff``: wait before the first retry, doubled each retry (default 100ms)."""
+        return self._set("putRetryBackoff", _backoff("putRetryBackoff", backoff))
+
+    def max_put_retry_backoff(self, backoff: Duration) -> KinesisSinkOptions:
+        """``maxPutRetryBackoff``: longest wait between two retries (default 5s)."""
+        return self._set("maxPutRetryBackoff", _backoff("maxPutRetryBackoff", backoff))
+
+    # -- output ---------------------------------------------------------------------------
+
+    def to_dict(self) -> Dict[str, str]:
+        """The options set so far, option name -> string value (secrets included)."""
+        return dict(self._options)
+
+    def apply(self, writer: _Writer) -> _Writer:
+        """Return ``writer.options(**self.to_dict())``.
+
+        Works with any ``DataFrameWriter`` or ``DataStreamWriter``, classic or Spark Connect.
+        """
+        if not callable(getattr(writer, "options", None)):
+            raise TypeError(
+                f"apply() needs a DataFrameWriter or DataStreamWriter, got {type(writer).__name__}"
+            )
+        return writer.options(**self._options)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{name}={_REDACTED if name in SECRET_OPTION_NAMES else value!r}"
+            for name, value in self._options.items()
+        )
+        return f"{type(self).__name__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, KinesisSinkOptions):
+            return NotImplemented
+        return self._options == other._options
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def _set(self, option: str, value: str) -> KinesisSinkOptions:
+        self._options[option] = value
+        return self
+
+
+def _backoff(option: str, value: Duration) -> str:
+    text, length = parse_duration(option, value)
+    if not timedelta(milliseconds=1) <= length <= MAX_PUT_RETRY_BACKOFF:
+        raise ValueError(f"{option} must be from 1ms to 10m, got {_shown(value)}")
+    return text
