@@ -38,3 +38,38 @@ def run_available_now(df, sink_dir, checkpoint_dir, timeout=240):
     if query.exception():
         raise query.exception()
     return query
+
+
+def read_all(kinesis, stream):
+    """Every record of every shard of a stream, read with boto3: [(shardId, partitionKey, bytes)]."""
+    client = kinesis.client
+    records = []
+    for shard in client.list_shards(StreamName=stream)["Shards"]:
+        it = client.get_shard_iterator(StreamName=stream, ShardId=shard["ShardId"],
+                                       ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        while it:
+            resp = client.get_records(ShardIterator=it, Limit=10000)
+            records += [(shard["ShardId"], r["PartitionKey"], r["Data"]) for r in resp["Records"]]
+            if not resp["Records"] and resp.get("MillisBehindLatest", 0) == 0:
+                break
+            it = resp.get("NextShardIterator")
+    return records
+
+
+def kinesis_writer(df, kinesis, stream=None, **options):
+    """df.write.format("kinesis").mode("append") at the test Kinesis (streamName unless None)."""
+    writer = (df.write.format("kinesis").mode("append")
+              .option("endpoint", options.pop("endpoint", kinesis.endpoint))
+              .option("region", kinesis.region))
+    if stream is not None:
+        writer = writer.option("streamName", stream)
+    return writer.options(**options)
+
+
+def sink_metrics(query):
+    """The sink metrics of every progress of a query, added up (recordsWritten, putRetries, ...)."""
+    total = {}
+    for progress in query.recentProgress:
+        for name, value in (progress.get("sink", {}).get("metrics") or {}).items():
+            total[name] = total.get(name, 0) + int(value)
+    return total

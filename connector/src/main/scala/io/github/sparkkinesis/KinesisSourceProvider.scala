@@ -1,18 +1,15 @@
 package io.github.sparkkinesis
 
 import java.util
-import java.util.Locale
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.{DataFrame, SaveMode, SQLContext}
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
-import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister}
+import org.apache.spark.sql.sources.DataSourceRegister
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.{KinesisSinkOptions, KinesisSourceOptions}
 
 /**
@@ -24,8 +21,11 @@ import io.github.sparkkinesis.options.{KinesisSinkOptions, KinesisSourceOptions}
  * writers hand it the schema of the DataFrame they write instead. That is how the same
  * `getTable` tells a read, checked against the source options, from a write, checked against
  * the sink options and the written columns. Spark makes a provider instance per read or write.
+ *
+ * Batch writes go through data source V2 and so need `mode("append")`: Spark 4 refuses its
+ * default mode, ErrorIfExists, for a V2 table that can be written in batch.
  */
-class KinesisSourceProvider extends TableProvider with DataSourceRegister with CreatableRelationProvider {
+class KinesisSourceProvider extends TableProvider with DataSourceRegister {
   @volatile private var schemaInferredForRead = false
 
   override def shortName(): String = "kinesis"
@@ -45,27 +45,5 @@ class KinesisSourceProvider extends TableProvider with DataSourceRegister with C
     val options = properties.asScala.toMap
     if (schemaInferredForRead) KinesisTable.forRead(KinesisSourceOptions.parse(options))
     else KinesisTable.forWrite(KinesisSinkOptions.parse(options), schema)
-  }
-
-  /**
-   * `df.write.save()` in Spark's default mode, ErrorIfExists, goes through this data source V1
-   * path; a Kinesis stream only takes appends, which is what both modes do here.
-   */
-  override def createRelation(
-      sqlContext: SQLContext,
-      mode: SaveMode,
-      parameters: Map[String, String],
-      data: DataFrame): BaseRelation = {
-    mode match {
-      case SaveMode.Append | SaveMode.ErrorIfExists =>
-      case other => throw KinesisErrors.sinkSaveModeNotSupported(other.name().toLowerCase(Locale.ROOT))
-    }
-    data.write.format(shortName()).mode(SaveMode.Append).options(parameters).save()
-    val written = data.schema
-    val context = sqlContext
-    new BaseRelation {
-      override def sqlContext: SQLContext = context
-      override def schema: StructType = written
-    }
   }
 }
