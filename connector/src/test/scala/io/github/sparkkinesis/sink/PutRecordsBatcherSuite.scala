@@ -38,7 +38,9 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
     val f = new Fixture(defaults.copy(maxInFlightPuts = 1))
     f.run { b =>
       f.write("s", texts("r", 1200))
-      f.api.calls.map(_.records) shouldBe Seq(500, 500) // Full groups are sent at once.
+      eventually(f.api.calls.map(_.records) shouldBe Seq(500, 500)) // Full groups go at once.
+      Thread.sleep(100)
+      f.api.calls.size shouldBe 2 // The last 200 wait for the flush.
       b.flush()
     }
     f.api.calls.map(_.records) shouldBe Seq(500, 500, 200)
