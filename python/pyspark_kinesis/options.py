@@ -13,6 +13,7 @@ import json
 import math
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
+from collections.abc import Mapping
 from typing import Any, Dict, List, Optional, Protocol, Tuple, TypeVar, Union
 
 from pyspark_kinesis._units import ByteSize, Duration, parse_byte_size, parse_duration
@@ -24,6 +25,7 @@ SOURCE_OPTION_NAMES: Tuple[str, ...] = (
     "region",
     "endpoint",
     "initialPosition",
+    "endingPosition",
     "maxRecordsPerFetch",
     "maxFetchRate",
     "minFetchPeriod",
@@ -170,6 +172,19 @@ class KinesisSourceOptions:
                 f"initialPosition at_timestamp must be a datetime or str, got {type(ts).__name__}"
             )
         return self._set("initialPosition", json.dumps(spec))
+
+    def initial_position_at_sequences(self, positions: Mapping[str, Mapping[str, str]]) -> KinesisSourceOptions:
+        """``initialPosition`` as per-shard positions: ``{stream: {shardId: sequenceNumber}}``.
+
+        Each shard starts *at* the given record (it is read); shards not named start at the
+        trim horizon. The JVM reads this as offset JSON, the format of the checkpoint.
+        """
+        return self._set("initialPosition", _sequence_positions("initialPosition", positions, "at"))
+
+    def ending_position_at_sequences(self, positions: Mapping[str, Mapping[str, str]]) -> KinesisSourceOptions:
+        """``endingPosition`` (batch reads only): per shard, the last record to read,
+        ``{stream: {shardId: sequenceNumber}}``. By default a batch read ends at the tip."""
+        return self._set("endingPosition", _sequence_positions("endingPosition", positions, "after"))
 
     # -- polling and prefetching --------------------------------------------------------
 
@@ -386,3 +401,20 @@ def _name_list(option: str, names: Any) -> str:
 
 def _shown(value: Union[Duration, ByteSize]) -> str:
     return repr(value) if isinstance(value, (str, timedelta)) else str(value)
+
+
+def _sequence_positions(option: str, positions: Mapping[str, Mapping[str, str]], kind: str) -> str:
+    """Offset JSON (version 1) with one position of type ``kind`` per named shard."""
+    if not isinstance(positions, Mapping):
+        raise TypeError(f"{option} positions must be a mapping of stream to {{shardId: sequenceNumber}}, "
+                        f"got {type(positions).__name__}")
+    shards: Dict[str, Dict[str, Dict[str, str]]] = {}
+    for stream, by_shard in positions.items():
+        if not isinstance(stream, str) or not isinstance(by_shard, Mapping):
+            raise TypeError(f"{option} positions must map stream names to {{shardId: sequenceNumber}}")
+        for shard_id, seq in by_shard.items():
+            if not isinstance(shard_id, str) or not isinstance(seq, str) or not seq.isdigit():
+                raise ValueError(f"{option}: shard {shard_id!r} of {stream!r} needs a decimal sequence number "
+                                 f"string, got {seq!r}")
+            shards.setdefault(stream, {})[shard_id] = {"type": kind, "seq": seq}
+    return json.dumps({"version": 1, "shards": shards}, sort_keys=True)

@@ -3,13 +3,14 @@ package io.github.sparkkinesis
 import java.util
 
 import org.apache.spark.sql.connector.catalog.{SupportsRead, TableCapability}
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder}
+import org.apache.spark.sql.connector.read.{Batch, Scan, ScanBuilder}
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.github.sparkkinesis.options.KinesisSourceOptions
-import io.github.sparkkinesis.source.KinesisMicroBatchStream
+import io.github.sparkkinesis.client.KinesisClients
+import io.github.sparkkinesis.source.{KinesisBatch, KinesisMicroBatchStream}
 
 /** The streams named in the options, readable as a micro-batch stream. */
 class KinesisTable(options: KinesisSourceOptions) extends SupportsRead {
@@ -18,7 +19,7 @@ class KinesisTable(options: KinesisSourceOptions) extends SupportsRead {
   override def schema(): StructType = KinesisSchema.schema
 
   override def capabilities(): util.Set[TableCapability] =
-    util.EnumSet.of(TableCapability.MICRO_BATCH_READ)
+    util.EnumSet.of(TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_READ)
 
   override def newScanBuilder(ignored: CaseInsensitiveStringMap): ScanBuilder = () => new KinesisScan(options)
 }
@@ -31,4 +32,6 @@ class KinesisScan(options: KinesisSourceOptions) extends Scan {
 
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
     new KinesisMicroBatchStream(options, checkpointLocation)
+
+  override def toBatch: Batch = new KinesisBatch(options, KinesisClients.api(options.connection))
 }

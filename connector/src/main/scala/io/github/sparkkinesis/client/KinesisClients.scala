@@ -19,6 +19,10 @@ object KinesisClients {
   def api(connection: ConnectionConfig): KinesisApi =
     clients.computeIfAbsent(connection, c => new SdkKinesisApi(syncClient(c), c))
 
+  /** Puts `api` behind `connection` in this JVM: how tests run the source over a fake Kinesis. */
+  private[sparkkinesis] def install(connection: ConnectionConfig, api: KinesisApi): Unit =
+    clients.put(connection, api)
+
   def credentialsProvider(credentials: CredentialsConfig): AwsCredentialsProvider = credentials match {
     case CredentialsConfig.DefaultChain => DefaultCredentialsProvider.builder().build()
     case CredentialsConfig.StaticKeys(id, secret, None) =>

@@ -38,6 +38,13 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig) e
     }
   }
 
+  override def streamCreatedAt(stream: String): Long = {
+    val request = DescribeStreamSummaryRequest.builder().streamName(stream).build()
+    call("DescribeStreamSummary", s"stream '$stream'", Some(stream)) {
+      client.describeStreamSummary(request).streamDescriptionSummary().streamCreationTimestamp().toEpochMilli
+    }
+  }
+
   override def shardIterator(stream: String, shardId: String, position: ShardPosition): String = {
     val base = GetShardIteratorRequest.builder().streamName(stream).shardId(shardId)
     val request = position match {
@@ -46,6 +53,8 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig) e
         base.shardIteratorType(ShardIteratorType.AT_TIMESTAMP).timestamp(Instant.ofEpochMilli(ms))
       case ShardPosition.AfterSequence(seq) =>
         base.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).startingSequenceNumber(seq)
+      case ShardPosition.AtSequence(seq) =>
+        base.shardIteratorType(ShardIteratorType.AT_SEQUENCE_NUMBER).startingSequenceNumber(seq)
       case end: ShardPosition.ShardEnd =>
         throw new IllegalArgumentException(s"no iterator exists past the end of a closed shard ($end)")
     }

@@ -34,6 +34,11 @@ object KinesisErrors {
   def streamNotFound(stream: String, where: String, cause: Throwable): KinesisConnectorException =
     error("KINESIS_STREAM_NOT_FOUND", cause, "stream" -> stream, "where" -> where)
 
+  def streamRecreated(stream: String, checkpointCreated: Long, currentCreated: Long): KinesisConnectorException =
+    error("KINESIS_STREAM_RECREATED", null, "stream" -> stream,
+      "checkpointCreated" -> java.time.Instant.ofEpochMilli(checkpointCreated).toString,
+      "currentCreated" -> java.time.Instant.ofEpochMilli(currentCreated).toString)
+
   def apiFailed(operation: String, target: String, where: String,
       cause: Throwable): KinesisConnectorException =
     error("KINESIS_API_FAILED", cause, "operation" -> operation, "target" -> target,
@@ -51,4 +56,9 @@ object KinesisErrors {
   def offsetVersionUnsupported(found: Int, supported: Int): KinesisConnectorException =
     error("KINESIS_OFFSET_VERSION_UNSUPPORTED", null,
       "found" -> found.toString, "supported" -> supported.toString)
+
+  /** Conditions a retry can fix (a passing service fault); the others end the query at once. */
+  private val Retryable = Set("KINESIS_API_FAILED")
+
+  def isRetryable(error: KinesisError): Boolean = Retryable.contains(error.getCondition)
 }

@@ -25,8 +25,6 @@ object KinesisOptions {
   private val efoNotYet = NotSupportedYet("enhanced fan-out (consumerMode 'efo') is not implemented yet")
   private val roleNotYet = NotSupportedYet("assuming an IAM role is not implemented yet; use " +
     "awsAccessKey/awsSecretKey or the default AWS credential chain")
-  private val prefetchNotYet = NotSupportedYet("background prefetching is not implemented yet; " +
-    "each trigger reads from Kinesis directly, for up to maxFetchDuration")
 
   val StreamName = OptionSpec("streamName", None, "Comma-separated list of stream names to read.")
   val Region = OptionSpec("region", None,
@@ -34,9 +32,12 @@ object KinesisOptions {
   val Endpoint = OptionSpec("endpoint", None,
     "Kinesis endpoint URL (http:// or https://). Default: the region's endpoint.")
   val InitialPosition = OptionSpec("initialPosition", Some("latest"),
-    "Where a new query starts: latest, trim_horizon, earliest (alias of trim_horizon), or " +
+    "Where a new query starts: latest, trim_horizon, earliest (alias of trim_horizon), " +
       "at_timestamp as JSON {\"at_timestamp\": \"06/25/2020 10:23:45 PDT\"} with an optional " +
-      "\"format\" field.")
+      "\"format\" field, or per-shard positions as offset JSON (as in the checkpoint).")
+  val EndingPosition = OptionSpec("endingPosition", Some("latest"),
+    "Batch reads only: where to stop, latest (the tip when the read starts) or per-shard " +
+      "positions as offset JSON.")
   val MaxRecordsPerFetch = OptionSpec("maxRecordsPerFetch", Some("10000"),
     "Records asked for per GetRecords call (1 to 10000).")
   val MaxFetchRate = OptionSpec("maxFetchRate", Some("1.0"),
@@ -44,11 +45,11 @@ object KinesisOptions {
   val MinFetchPeriod = OptionSpec("minFetchPeriod", Some("400ms"),
     "Shortest wait between GetRecords calls on a shard (at least 200ms).")
   val MaxFetchDuration = OptionSpec("maxFetchDuration", Some("10s"),
-    "How long a trigger reads ahead to find new records before it plans a batch.")
+    "How long a prefetch task reads before it makes its records available to the query.")
   val FetchBufferSize = OptionSpec("fetchBufferSize", Some("20gb"),
-    "How much prefetched data to buffer for the next trigger.", prefetchNotYet)
+    "How much prefetched data to buffer for the next trigger.")
   val ShardsPerTask = OptionSpec("shardsPerTask", Some("5"),
-    "How many shards one prefetching task reads.", prefetchNotYet)
+    "How many shards one prefetching task reads.")
   val ShardFetchInterval = OptionSpec("shardFetchInterval", Some("1s"),
     "How often to list the shards of the streams, to follow resharding.")
   val AwsAccessKey = OptionSpec("awsAccessKey", None,
@@ -65,9 +66,9 @@ object KinesisOptions {
   val StsEndpoint = OptionSpec("stsEndpoint", None,
     "STS endpoint URL used when assuming roleArn.", roleNotYet)
   val CoalesceThresholdBlockSize = OptionSpec("coalesceThresholdBlockSize", Some("10000000"),
-    "Average prefetched block size below which blocks are coalesced.", prefetchNotYet)
+    "Average prefetched block size below which blocks are coalesced.")
   val CoalesceBinSize = OptionSpec("coalesceBinSize", Some("128000000"),
-    "Approximate block size after coalescing.", prefetchNotYet)
+    "Approximate block size after coalescing.")
   val ConsumerMode = OptionSpec("consumerMode", Some("polling"),
     "polling (GetRecords) or efo (enhanced fan-out; not implemented yet).")
   val RequireConsumerDeregistration = OptionSpec("requireConsumerDeregistration", Some("false"),
@@ -82,7 +83,7 @@ object KinesisOptions {
     "How often the EFO consumer registration is checked (at most 3600s).", efoNotYet)
 
   val all: Seq[OptionSpec] = Seq(
-    StreamName, Region, Endpoint, InitialPosition, MaxRecordsPerFetch, MaxFetchRate,
+    StreamName, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
     AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId, RoleSessionName,
     StsEndpoint, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,

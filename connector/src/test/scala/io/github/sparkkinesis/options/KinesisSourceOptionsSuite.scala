@@ -9,6 +9,7 @@ import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig}
 import io.github.sparkkinesis.errors.KinesisOptionException
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 
 /** A valid value for an option, and what it must change in the parsed options. */
 private final case class OptionRow(
@@ -18,7 +19,7 @@ private final case class OptionRow(
     alsoGiven: Map[String, String] = Map.empty)
 
 class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
-  import KinesisOptions.{InitialPosition => InitialPositionOption, _}
+  import KinesisOptions.{EndingPosition => EndingPositionOption, InitialPosition => InitialPositionOption, _}
 
   /** Every test names a region, so none depends on the machine's AWS configuration. */
   private val base = Map("streamName" -> "s", "region" -> "us-east-1")
@@ -60,8 +61,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     OptionRow(MaxFetchRate, "1.5", _.fetch.maxFetchRateMBps shouldBe 1.5),
     OptionRow(MinFetchPeriod, "1s", _.fetch.minFetchPeriodMs shouldBe 1000L),
     OptionRow(MaxFetchDuration, "2m", _.fetch.maxFetchDurationMs shouldBe 120000L),
-    OptionRow(FetchBufferSize, "1gb", _ => ()),
-    OptionRow(ShardsPerTask, "3", _ => ()),
+    OptionRow(FetchBufferSize, "1gb", _.buffer.fetchBufferSize shouldBe (1L << 30)),
+    OptionRow(ShardsPerTask, "3", _.buffer.shardsPerTask shouldBe 3),
     OptionRow(ShardFetchInterval, "5s", _.shardFetchIntervalMs shouldBe 5000L),
     OptionRow(AwsAccessKey, accessKey,
       _.connection.credentials shouldBe CredentialsConfig.StaticKeys(accessKey, secretKey, None),
@@ -76,8 +77,11 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     OptionRow(RoleExternalId, "external-1", _ => ()),
     OptionRow(RoleSessionName, "session-1", _ => ()),
     OptionRow(StsEndpoint, "https://sts.us-east-1.amazonaws.com", _ => ()),
-    OptionRow(CoalesceThresholdBlockSize, "1000", _ => ()),
-    OptionRow(CoalesceBinSize, "64000000", _ => ()),
+    OptionRow(CoalesceThresholdBlockSize, "1000", _.buffer.coalesceThresholdBlockSize shouldBe 1000L),
+    OptionRow(CoalesceBinSize, "64000000", _.buffer.coalesceBinSize shouldBe 64000000L),
+    OptionRow(EndingPositionOption, """{"version":1,"shards":{"s":{"shardId-000000000000":{"type":"after","seq":"12"}}}}""",
+      _.endingPosition shouldBe EndingPosition.Positions(KinesisSourceOffset(Map(
+        ShardKey("s", "shardId-000000000000") -> ShardPosition.AfterSequence("12"))))),
     OptionRow(ConsumerMode, "polling", _ => ()),
     OptionRow(RequireConsumerDeregistration, "true", _ => ()),
     OptionRow(MaxShardsPerDescribe, "50", _.maxShardsPerDescribe shouldBe 50),
@@ -235,8 +239,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     e.getMessage should include("polling")
   }
 
-  test("roleArn and fetchBufferSize are recognised but not supported yet") {
-    Seq("roleArn" -> "arn:aws:iam::123456789012:role/r", "fetchBufferSize" -> "2gb").foreach {
+  test("roleArn and consumerName are recognised but not supported yet") {
+    Seq("roleArn" -> "arn:aws:iam::123456789012:role/r", "consumerName" -> "app").foreach {
       case (option, value) =>
         val e = failure(option -> value)
         e.getCondition shouldBe "KINESIS_OPTION_NOT_SUPPORTED_YET"

@@ -1,0 +1,29 @@
+package io.github.sparkkinesis.prefetch
+
+import org.apache.spark.{Partition, SparkContext, TaskContext}
+import org.apache.spark.rdd.RDD
+
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
+
+/** One prefetch task: a few shards, and the executor that read them last time, if any. */
+final case class PrefetchPartition(index: Int, requests: Seq[ShardFetchRequest], preferredLocation: Option[String])
+  extends Partition
+
+/** The Spark job that runs one round of prefetch tasks on the executors. */
+final class PrefetchRDD(
+    sc: SparkContext,
+    tasks: Seq[PrefetchPartition],
+    connection: ConnectionConfig,
+    work: PrefetchWork)
+  extends RDD[PrefetchResult](sc, Nil) {
+
+  override protected def getPartitions: Array[Partition] = tasks.toArray
+
+  override protected def getPreferredLocations(split: Partition): Seq[String] =
+    split.asInstanceOf[PrefetchPartition].preferredLocation.toSeq
+
+  override def compute(split: Partition, context: TaskContext): Iterator[PrefetchResult] = {
+    val task = split.asInstanceOf[PrefetchPartition]
+    Iterator.single(PrefetchTask.run(KinesisClients.api(connection), task.requests, work))
+  }
+}
