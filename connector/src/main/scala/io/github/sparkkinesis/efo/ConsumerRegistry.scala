@@ -34,8 +34,8 @@ final class ConsumerRegistry(
    */
   def resolve(stream: String, name: String): String = {
     ConsumerNames.validate(name)
-    val streamArn = api.streamArn(stream)
     val deadline = clock.nanoTime() + activationTimeoutMs * 1000000L
+    lazy val streamArn = api.streamArn(stream)
     var lastStatus = "not registered"
     var lastThrottle: Option[ThrottledException] = None
     var throttledInARow = 0
@@ -85,7 +85,7 @@ final class ConsumerRegistry(
   /** Deregisters `name` of `stream`; false if there was no such consumer. Failures propagate. */
   def deregister(stream: String, name: String): Boolean = {
     ConsumerNames.validate(name)
-    val removed = api.deregisterConsumer(api.streamArn(stream), name)
+    val removed = retryThrottled(api.deregisterConsumer(retryThrottled(api.streamArn(stream)), name))
     if (removed) logInfo(s"Deregistering enhanced fan-out consumer '$name' of stream '$stream'")
     removed
   }
@@ -106,11 +106,27 @@ final class ConsumerRegistry(
           s"AWSKinesisConsumerManager.deregisterConsumer: ${e.getMessage}", e)
     }
 
-  def list(stream: String): Seq[ConsumerInfo] = api.listConsumers(api.streamArn(stream))
+  def list(stream: String): Seq[ConsumerInfo] =
+    retryThrottled(api.listConsumers(retryThrottled(api.streamArn(stream))))
+
+  /** Runs a call, retrying it a few times with back-off while Kinesis throttles it. */
+  private def retryThrottled[T](body: => T): T = {
+    var attempt = 0
+    while (true) {
+      try return body catch {
+        case _: ThrottledException if attempt < ConsumerRegistry.MaxThrottledRetries =>
+          attempt += 1
+          val backOff = pollIntervalMs * (1L << math.min(attempt, 5))
+          clock.sleepNanos((backOff / 2 + (random.nextDouble() * backOff / 2).toLong) * 1000000L)
+      }
+    }
+    throw new IllegalStateException("unreachable")
+  }
 }
 
 object ConsumerRegistry {
   /** Kinesis activates a consumer within seconds; minutes mean something is wrong. */
   val DefaultActivationTimeoutMs: Long = 120000L
   val DefaultPollIntervalMs: Long = 500L
+  val MaxThrottledRetries = 8
 }

@@ -16,8 +16,9 @@ import io.github.sparkkinesis.polling.{Clock, SystemClock}
  * stays bounded however slowly the reader drains.
  *
  * The buffer holds at most `maxEvents` events: at any time, events buffered plus events
- * requested and not yet received never exceed it. Above `maxBytes` buffered, nothing more is
- * requested until the reader drains, so at most one request's worth may arrive on top.
+ * requested and not yet received never exceed it. It also holds about `maxBytes`: requests are
+ * sized assuming each event is as large as the largest seen so far (one at a time until the
+ * first is seen), so it exceeds `maxBytes` by at most one event larger than any before.
  *
  * Signals arrive on the SDK's threads; [[drain]] and [[cancel]] are called by the reader.
  */
@@ -36,6 +37,7 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
   private var subscription: Subscription = _
   private val buffer = mutable.Queue.empty[ShardEvent]
   private var bufferedBytes = 0L
+  private var largestEventBytes = 0L
   private var outstanding = 0L
   private var state: State = Open
   private var cancelled = false
@@ -65,6 +67,7 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
         receivedTotal += 1
         buffer.enqueue(event)
         bufferedBytes += event.bytes
+        largestEventBytes = math.max(largestEventBytes, math.max(1L, event.bytes))
         lastSignalNanos = clock.nanoTime()
         changed.signalAll()
         false
@@ -147,8 +150,13 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
 
   private def topUp(): Unit = requestLock.synchronized {
     val (s, n) = withLock {
+      val eventRoom = maxEvents - buffer.size - outstanding
+      // Events are as large as the largest seen so far; until one is seen, ask for one.
+      val byteRoom =
+        if (largestEventBytes == 0L) 1L - outstanding
+        else math.max(1L, (maxBytes - bufferedBytes) / largestEventBytes) - outstanding
       val room = if (state != Open || subscription == null || bufferedBytes >= maxBytes) 0L
-        else maxEvents - buffer.size - outstanding
+        else math.min(eventRoom, byteRoom)
       if (room > 0) {
         outstanding += room
         requestedTotal += room

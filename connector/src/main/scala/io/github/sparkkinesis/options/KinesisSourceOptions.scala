@@ -56,8 +56,8 @@ object KinesisSourceOptions {
     values.long(CoalesceThresholdBlockSize, 1)
     values.long(CoalesceBinSize, 1)
     val mode = values.choice(ConsumerMode, Seq("polling", "efo"))
-    values.boolean(RequireConsumerDeregistration)
-    values.durationMs(ConsumerRefreshInterval, minMs = 1, maxMs = 3600 * 1000L)
+    // Parsed for its errors only until the source reads with enhanced fan-out (issue 4).
+    EfoSettings.parse(values, streams)
     val connection = ConnectionOptions.parse(values)
 
     if (mode == "efo") {
