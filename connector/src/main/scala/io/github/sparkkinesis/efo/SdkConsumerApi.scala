@@ -59,11 +59,9 @@ final class SdkConsumerApi(client: KinesisClient, connection: ConnectionConfig) 
   override def listConsumers(streamArn: String): Seq[ConsumerInfo] = {
     @tailrec
     def pages(token: Option[String], acc: Vector[ConsumerInfo]): Vector[ConsumerInfo] = {
-      // As with ListShards, later pages carry only the token.
-      val request = token match {
-        case Some(t) => ListStreamConsumersRequest.builder().nextToken(t).build()
-        case None => ListStreamConsumersRequest.builder().streamARN(streamArn).build()
-      }
+      // Unlike ListShards, every page names the stream as well as the token.
+      val base = ListStreamConsumersRequest.builder().streamARN(streamArn)
+      val request = token.fold(base)(t => base.nextToken(t)).build()
       val response = call("ListStreamConsumers", streamArn, None)(client.listStreamConsumers(request))
       val all = acc ++ response.consumers().asScala.map { c =>
         ConsumerInfo(c.consumerName(), c.consumerARN(), c.consumerStatusAsString(), c.consumerCreationTimestamp())
