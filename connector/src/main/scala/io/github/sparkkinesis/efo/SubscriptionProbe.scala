@@ -15,8 +15,9 @@ import io.github.sparkkinesis.options.{ConnectionOptions, OptionValues}
  * Checks that this JVM can read a shard with enhanced fan-out: HTTP/2, the trust store, the
  * credentials and the consumer. Registers (or reuses) a consumer, subscribes to one shard from
  * TRIM_HORIZON, reads `--expect` records (optionally ending the subscription after
- * `--resubscribe-after` records, to exercise renewal), and prints one JSON line: the records'
- * payloads and sequence numbers, subscriptions made, and the final position.
+ * `--resubscribe-after` records, to exercise renewal, and saying so on a line of its own), and
+ * prints one JSON line at the end: the records' payloads and sequence numbers, subscriptions
+ * made, and the final position.
  *
  * {{{
  * java -Djavax.net.ssl.trustStore=... -cp spark-sql-kinesis-assembly.jar:$SPARK_HOME/jars/'*' \
@@ -85,6 +86,9 @@ object SubscriptionProbe {
         if (!forced && resubscribeAfter > 0 && got.size >= resubscribeAfter) {
           cursor.endSubscription()
           forced = true
+          // Lets a test put more records now, which only the next subscription can deliver.
+          println(s"""{"event":"subscription ended","records":${got.size}}""")
+          System.out.flush()
         }
       }
     } finally cursor.close()
