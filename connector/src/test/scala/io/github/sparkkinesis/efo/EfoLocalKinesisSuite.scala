@@ -124,6 +124,49 @@ class EfoLocalKinesisSuite extends AnyFunSuite with Matchers with BeforeAndAfter
     metrics.liveSubscriptions shouldBe 0
   }
 
+  test("kinesis-mock refuses a second open subscription (ResourceInUse), but not a repeat within 5 s") {
+    kinesis.createStream("rule-stream", 1)
+    val connection = kinesis.connection()
+    val arn = EfoClients.registry(connection).resolve("rule-stream", "sparkkinesis_rules")
+    val shardId = kinesis.put("rule-stream", Seq("x")).head._1
+    val transport = EfoClients.transport(connection)
+    def open(): (ShardSubscription, SubscriptionHandle) = {
+      val s = new ShardSubscription(4, 1L << 20, io.github.sparkkinesis.polling.SystemClock)
+      (s, transport.subscribe(arn, shardId, ShardPosition.TrimHorizon, s))
+    }
+    def firstEvent(s: ShardSubscription): Boolean = {
+      val deadline = System.nanoTime() + 5000000000L
+      var got = false
+      while (!got && s.status == ShardSubscription.Open && System.nanoTime() < deadline) {
+        got = s.drain().nonEmpty
+        if (!got) s.awaitSignal(100000000L)
+      }
+      got
+    }
+    val (first, firstHandle) = open()
+    firstEvent(first) shouldBe true
+    val (second, _) = open()
+    eventually(second.status shouldBe a[ShardSubscription.Failed])
+    val ShardSubscription.Failed(error) = second.status
+    SubscriptionCursor.rootOf(error) shouldBe a[software.amazon.awssdk.services.kinesis.model.ResourceInUseException]
+
+    val started = System.nanoTime()
+    first.cancel()
+    firstHandle.cancel()
+    // The mock frees the shard once it sees the cancellation; real Kinesis would refuse any
+    // call within 5 s of the previous one, which is what SubscribeLimiter prevents.
+    var repeated = false
+    while (!repeated && System.nanoTime() - started < 4000000000L) {
+      Thread.sleep(300)
+      val (again, handle) = open()
+      repeated = firstEvent(again)
+      again.cancel()
+      handle.cancel()
+    }
+    repeated shouldBe true
+    (System.nanoTime() - started) should be < 5000000000L
+  }
+
   private def eventually(check: => Unit): Unit = {
     val deadline = System.nanoTime() + 20L * 1000000000L
     var done = false
