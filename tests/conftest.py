@@ -8,7 +8,9 @@ from kinesis_local import kinesis_for_tests
 @pytest.fixture(scope="session")
 def kinesis(tmp_path_factory):
     """A Kinesis for the whole session (see kinesis_local.Kinesis): .endpoint, .region,
-    .client (boto3), .tls_endpoint, .create_stream(name=None, shards=2) -> name,
+    .client (boto3), .tls_endpoint, .trust_store (kinesis_local.TrustStore for JVMs that use
+    .tls_endpoint: kinesis-mock then serves a certificate for 127.0.0.1 made for the session),
+    .create_stream(name=None, shards=2) -> name,
     .put_records(stream, [(partition_key, bytes)]) -> [(shardId, sequenceNumber)],
     .delete_stream(name).
 

@@ -9,14 +9,25 @@ The package carries the connector jar and helps use it::
     spark = pyspark_kinesis.configure(SparkSession.builder.appName("orders")).getOrCreate()
     options = KinesisSourceOptions().stream_name("orders").region("us-east-1")
     df = options.apply(spark.readStream.format("kinesis")).load()
+
+Enhanced fan-out consumers are managed with :class:`AWSKinesisConsumerManager`, or from a
+shell with ``python -m pyspark_kinesis consumers list --stream orders``.
 """
 
 from pyspark_kinesis._jar import JAR_ENV_VAR, configure, jar_path
 from pyspark_kinesis._jvm import jvm_class
 from pyspark_kinesis._version import __version__
+from pyspark_kinesis.consumers import (
+    AWSKinesisConsumerManager,
+    AWSKinesisConsumerManagerBuilder,
+    KinesisConsumerError,
+)
 from pyspark_kinesis.options import SOURCE_OPTION_NAMES, KinesisSourceOptions
 
 __all__ = [
+    "AWSKinesisConsumerManager",
+    "AWSKinesisConsumerManagerBuilder",
+    "KinesisConsumerError",
     "JAR_ENV_VAR",
     "KinesisSourceOptions",
     "SOURCE_OPTION_NAMES",

@@ -61,4 +61,37 @@ object KinesisErrors {
   private val Retryable = Set("KINESIS_API_FAILED")
 
   def isRetryable(error: KinesisError): Boolean = Retryable.contains(error.getCondition)
+
+  // ---- enhanced fan-out ----
+
+  /** An IllegalArgumentException: the caller named the consumer. */
+  def efoConsumerNameInvalid(name: String, reason: String): KinesisOptionException =
+    optionError("KINESIS_EFO_CONSUMER_NAME_INVALID", null, "name" -> name, "reason" -> reason)
+
+  def efoConsumerNotActive(stream: String, consumer: String, timeout: String, status: String,
+      where: String): KinesisConnectorException =
+    error("KINESIS_EFO_CONSUMER_NOT_ACTIVE", null, "stream" -> stream, "consumer" -> consumer,
+      "timeout" -> timeout, "status" -> status, "where" -> where)
+
+  def efoConsumerNotFound(stream: String, consumer: String, where: String): KinesisConnectorException =
+    error("KINESIS_EFO_CONSUMER_NOT_FOUND", null, "stream" -> stream, "consumer" -> consumer, "where" -> where)
+
+  def efoConsumerLimit(stream: String, consumer: String, where: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_EFO_CONSUMER_LIMIT", cause, "stream" -> stream, "consumer" -> consumer,
+      "where" -> where, "reason" -> String.valueOf(cause.getMessage))
+
+  def efoSubscriptionFailed(shard: String, consumer: String, where: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_EFO_SUBSCRIPTION_FAILED", cause, "shard" -> shard, "consumer" -> consumer,
+      "where" -> where, "reason" -> describe(cause))
+
+  def efoSubscriptionInUse(shard: String, consumer: String, attempts: Int,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_EFO_SUBSCRIPTION_IN_USE", cause, "shard" -> shard, "consumer" -> consumer,
+      "attempts" -> attempts.toString, "reason" -> describe(cause))
+
+  /** The exception's simple class name and message: SDK messages alone often omit what failed. */
+  private def describe(cause: Throwable): String =
+    s"${cause.getClass.getSimpleName}: ${String.valueOf(cause.getMessage)}"
 }

@@ -100,9 +100,12 @@ object KinesisOptions {
   def isSecret(name: String): Boolean = find(name).exists(_.secret)
 
   /** The known option closest to a misspelt one, if any is close enough to be a likely typo. */
-  def suggest(name: String): Option[String] = {
+  def suggest(name: String): Option[String] = suggest(name, all)
+
+  /** The option of `among` closest to a misspelt one, if any is close enough. */
+  def suggest(name: String, among: Seq[OptionSpec]): Option[String] = {
     val key = name.toLowerCase(Locale.ROOT)
-    val (best, distance) = all.map(o => o -> editDistance(key, o.key)).minBy(_._2)
+    val (best, distance) = among.map(o => o -> editDistance(key, o.key)).minBy(_._2)
     if (distance <= math.max(2, key.length / 4)) Some(best.name) else None
   }
 

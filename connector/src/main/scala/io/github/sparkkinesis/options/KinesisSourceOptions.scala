@@ -79,8 +79,8 @@ object KinesisSourceOptions {
       coalesceBinSize = values.long(CoalesceBinSize, 1))
     val ending = endingPosition(values)
     val mode = values.choice(ConsumerMode, Seq("polling", "efo"))
-    values.boolean(RequireConsumerDeregistration)
-    values.durationMs(ConsumerRefreshInterval, minMs = 1, maxMs = 3600 * 1000L)
+    // Parsed for its errors only until the source reads with enhanced fan-out (issue 4).
+    EfoSettings.parse(values, streams)
     val connection = ConnectionOptions.parse(values)
 
     if (mode == "efo") {
