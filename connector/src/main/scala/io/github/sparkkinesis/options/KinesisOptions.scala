@@ -22,7 +22,6 @@ object KinesisOptions {
     def key: String = name.toLowerCase(Locale.ROOT)
   }
 
-  private val efoNotYet = NotSupportedYet("enhanced fan-out (consumerMode 'efo') is not implemented yet")
   private val roleNotYet = NotSupportedYet("assuming an IAM role is not implemented yet; use " +
     "awsAccessKey/awsSecretKey or the default AWS credential chain")
 
@@ -70,17 +69,17 @@ object KinesisOptions {
   val CoalesceBinSize = OptionSpec("coalesceBinSize", Some("128000000"),
     "Approximate block size after coalescing.")
   val ConsumerMode = OptionSpec("consumerMode", Some("polling"),
-    "polling (GetRecords) or efo (enhanced fan-out; not implemented yet).")
+    "polling (GetRecords, shared 2 MB/s per shard) or efo (enhanced fan-out: a registered consumer with its own 2 MB/s per shard).")
   val RequireConsumerDeregistration = OptionSpec("requireConsumerDeregistration", Some("false"),
-    "Deregister the EFO consumer when the query stops.", efoNotYet)
+    "Deregister the EFO consumer when the query stops.")
   val MaxShardsPerDescribe = OptionSpec("maxShardsPerDescribe", Some("100"),
     "Shards listed per ListShards call (1 to 10000).")
   val ConsumerName = OptionSpec("consumerName", None,
-    "EFO consumer name, or a comma-separated list, one per stream.", efoNotYet)
+    "EFO consumer name, or a comma-separated list, one per stream.")
   val ConsumerNamePrefix = OptionSpec("consumerNamePrefix", Some("sparkkinesis_"),
-    "Prefix of EFO consumer names.", efoNotYet)
+    "Prefix of EFO consumer names.")
   val ConsumerRefreshInterval = OptionSpec("consumerRefreshInterval", Some("300s"),
-    "How often the EFO consumer registration is checked (at most 3600s).", efoNotYet)
+    "How often the EFO consumer registration is checked (at most 3600s).")
 
   val all: Seq[OptionSpec] = Seq(
     StreamName, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,

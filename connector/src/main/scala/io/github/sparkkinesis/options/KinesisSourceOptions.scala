@@ -48,7 +48,9 @@ final case class KinesisSourceOptions(
     fetch: FetchSettings,
     buffer: BufferSettings,
     shardFetchIntervalMs: Long,
-    maxShardsPerDescribe: Int)
+    maxShardsPerDescribe: Int,
+    /** Enhanced fan-out (consumerMode efo); None when polling. */
+    efo: Option[EfoSettings] = None)
 
 object KinesisSourceOptions {
   import KinesisOptions.{EndingPosition => EndingPositionOption, InitialPosition => InitialPositionOption, _}
@@ -79,13 +81,13 @@ object KinesisSourceOptions {
       coalesceBinSize = values.long(CoalesceBinSize, 1))
     val ending = endingPosition(values)
     val mode = values.choice(ConsumerMode, Seq("polling", "efo"))
-    // Parsed for its errors only until the source reads with enhanced fan-out (issue 4).
-    EfoSettings.parse(values, streams)
+    val efoSettings = EfoSettings.parse(values, streams)
     val connection = ConnectionOptions.parse(values)
 
-    if (mode == "efo") {
-      throw KinesisErrors.optionNotSupportedYet(ConsumerMode.name,
-        "enhanced fan-out ('efo') is not implemented yet; use 'polling'")
+    val efoOptions = Seq(ConsumerName, ConsumerNamePrefix, ConsumerRefreshInterval, RequireConsumerDeregistration)
+    if (mode == "polling") efoOptions.find(values.isSet).foreach { spec =>
+      throw KinesisErrors.conflictingOptions(Seq(spec.name, ConsumerMode.name),
+        s"${spec.name} applies to enhanced fan-out only: set consumerMode to efo, or remove ${spec.name}")
     }
     all.foreach { spec =>
       spec.support match {
@@ -97,7 +99,7 @@ object KinesisSourceOptions {
 
     val batchStart = if (values.isSet(InitialPositionOption)) position else InitialPosition.TrimHorizon
     KinesisSourceOptions(streams, connection, position, batchStart, ending, fetch, buffer,
-      shardFetchInterval, maxShardsPerDescribe)
+      shardFetchInterval, maxShardsPerDescribe, if (mode == "efo") Some(efoSettings) else None)
   }
 
   private def rejectUnknown(keys: Iterable[String]): Unit =

@@ -5,6 +5,7 @@ import org.apache.spark.internal.Logging
 import io.github.sparkkinesis.client.{IteratorExpiredException, KinesisApi, RecordBatch, ThrottledException}
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.prefetch.ShardReader
 
 /**
  * Reads one shard forward from a concrete position with GetRecords, keeping its position
@@ -16,7 +17,7 @@ final class ShardCursor(
     val shard: ShardKey,
     start: ShardPosition,
     settings: FetchSettings,
-    clock: Clock = SystemClock) extends Logging {
+    clock: Clock = SystemClock) extends ShardReader with Logging {
 
   import ShardCursor._
 
@@ -36,18 +37,20 @@ final class ShardCursor(
    * behind the tip is not (Kinesis returns those on sparse shards), and neither is a full page
    * at 0 (local Kinesis implementations report 0 for records of the same millisecond).
    */
-  def atTip: Boolean = lastCallAtTip
+  override def atTip: Boolean = lastCallAtTip
 
   /** How often Kinesis throttled this cursor's calls. */
-  def throttleEvents: Int = throttled
+  override def throttleEvents: Int = throttled
+
+  override def close(): Unit = ()
 
   /** Where the next record would come from; a `ShardEnd` once the shard is done. */
-  def position: ShardPosition = current
+  override def position: ShardPosition = current
 
-  def isEnded: Boolean = current.isInstanceOf[ShardPosition.ShardEnd]
+  override def isEnded: Boolean = current.isInstanceOf[ShardPosition.ShardEnd]
 
   /** One GetRecords call (after waiting for its turn); the records follow [[position]]. */
-  def fetch(): RecordBatch = {
+  override def fetch(): RecordBatch = {
     require(!isEnded, s"shard $shard was already read to its end")
     var attempts = 0
     var expired = 0

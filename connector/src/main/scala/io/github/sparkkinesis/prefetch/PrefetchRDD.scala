@@ -4,6 +4,7 @@ import org.apache.spark.{Partition, SparkContext, TaskContext}
 import org.apache.spark.rdd.RDD
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
+import io.github.sparkkinesis.efo.{EfoClients, SubscriptionCursor, SubscriptionShardReader}
 
 /** One prefetch task: a few shards, and the executor that read them last time, if any. */
 final case class PrefetchPartition(index: Int, requests: Seq[ShardFetchRequest], preferredLocation: Option[String])
@@ -24,6 +25,14 @@ final class PrefetchRDD(
 
   override def compute(split: Partition, context: TaskContext): Iterator[PrefetchResult] = {
     val task = split.asInstanceOf[PrefetchPartition]
-    Iterator.single(PrefetchTask.run(KinesisClients.api(connection), task.requests, work))
+    val polling = PrefetchTask.pollingReader(KinesisClients.api(connection), work)
+    val newReader = (r: ShardFetchRequest) => work.consumers.get(r.shard.stream) match {
+      case Some(consumerArn) =>
+        val cursor = new SubscriptionCursor(EfoClients.transport(connection), r.shard, consumerArn, r.from,
+          where = connection.where)
+        new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs)
+      case None => polling(r)
+    }
+    Iterator.single(PrefetchTask.run(newReader, task.requests, work))
   }
 }

@@ -18,7 +18,9 @@ final case class PrefetchWork(
     fetch: FetchSettings,
     maxBytes: Long,
     splitAtArrivalMillis: Option[Long],
-    returnWhenCaughtUp: Boolean)
+    returnWhenCaughtUp: Boolean,
+    /** Enhanced fan-out: the consumer ARN per stream; empty when polling. */
+    consumers: Map[String, String] = Map.empty)
 
 /**
  * The executor side of prefetching: reads a few shards in turn (each paced on its own) for up
@@ -28,7 +30,7 @@ final case class PrefetchWork(
  */
 object PrefetchTask {
 
-  private final class ShardRun(val request: ShardFetchRequest, val cursor: ShardCursor) {
+  private final class ShardRun(val request: ShardFetchRequest, val cursor: ShardReader) {
     val records = new ArrayBuffer[KinesisRecord]()
     var bytes = 0L
     var millisBehindLatest = Long.MaxValue
@@ -36,16 +38,19 @@ object PrefetchTask {
     var atTip = false
   }
 
+  /** A polling reader: GetRecords on `api`. */
+  def pollingReader(api: => KinesisApi, work: PrefetchWork, clock: Clock = SystemClock): ShardFetchRequest => ShardReader =
+    r => new ShardCursor(api, r.shard, r.from, work.fetch, clock)
+
   def run(
-      api: KinesisApi,
+      newReader: ShardFetchRequest => ShardReader,
       requests: Seq[ShardFetchRequest],
       work: PrefetchWork,
       clock: Clock = SystemClock,
       store: BlockSink = SparkBlockSink): PrefetchResult = {
     val deadline = clock.nanoTime() + work.fetch.maxFetchDurationMs * 1000000L
     val runs = requests.map { r =>
-      new ShardRun(r, ExecutorCursors.acquire(work.streamInstance, r.shard, r.from)(
-        new ShardCursor(api, r.shard, r.from, work.fetch, clock)))
+      new ShardRun(r, ExecutorCursors.acquire(work.streamInstance, r.shard, r.from)(newReader(r)))
     }
     try {
       var done = false

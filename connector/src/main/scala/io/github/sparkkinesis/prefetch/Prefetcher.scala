@@ -39,6 +39,7 @@ final class Prefetcher(
   private val locations = mutable.Map.empty[ShardKey, String]
   private var parentsOf = Map.empty[ShardKey, Seq[ShardKey]]
   private var availableNowAt: Option[Long] = None
+  private var consumers = Map.empty[String, String]
   private var rounds = 0L
   private var failuresInARow = 0
   private var fatal: Option[Throwable] = None
@@ -71,6 +72,9 @@ final class Prefetcher(
       thread.start()
     }
   }
+
+  /** Enhanced fan-out: read each stream through its registered consumer (ARN per stream). */
+  def useConsumers(arns: Map[String, String]): Unit = synchronized { consumers = arns }
 
   /** Trigger.AvailableNow: keep records that arrived from `millis` on apart from those before. */
   def readUntilArrival(millis: Long): Unit = synchronized { availableNowAt = Some(millis) }
@@ -140,6 +144,10 @@ final class Prefetcher(
       sc.cancelJobGroup(jobGroup)
       t.join(30000)
     }
+    // Readers kept in this JVM (all of them in local mode) let go of their EFO subscriptions
+    // now; on other executors they are closed when idle. Kinesis lets a new subscription take
+    // a shard over 5 s after the last one.
+    ExecutorCursors.forget(streamInstance)
     try KinesisBlockStore.removeAll(streamKey) catch {
       case NonFatal(e) => logWarning(s"Could not remove the prefetched blocks of $queryName", e)
     }
@@ -151,23 +159,24 @@ final class Prefetcher(
     while (running) {
       val next = synchronized {
         val room = settings.fetchBufferSize - index.bufferedBytes
-        if (room <= 0) None else Some((fetchable(), room, availableNowAt, rounds == 0))
+        if (room <= 0) None else Some((fetchable(), room, availableNowAt, rounds == 0, consumers))
       }
       next match {
         case None => pause(100) // the buffer is full: wait for a batch to commit
-        case Some((requests, _, _, _)) if requests.isEmpty => pause(settings.fetch.minFetchPeriodMs)
-        case Some((requests, room, splitAt, firstRound)) => runRound(requests, room, splitAt, firstRound)
+        case Some((requests, _, _, _, _)) if requests.isEmpty => pause(settings.fetch.minFetchPeriodMs)
+        case Some((requests, room, splitAt, firstRound, arns)) => runRound(requests, room, splitAt, firstRound, arns)
       }
     }
   }
 
-  private def runRound(requests: Seq[ShardFetchRequest], room: Long, splitAt: Option[Long], firstRound: Boolean): Unit = {
+  private def runRound(requests: Seq[ShardFetchRequest], room: Long, splitAt: Option[Long], firstRound: Boolean,
+      arns: Map[String, String]): Unit = {
     val groups = requests.sortBy(_.shard).grouped(settings.shardsPerTask).toSeq
     val tasks = groups.zipWithIndex.map { case (group, i) =>
       PrefetchPartition(i, group, synchronized(locations.get(group.head.shard)))
     }
     val work = PrefetchWork(streamInstance, streamKey, settings.fetch, math.max(1L, room / tasks.size),
-      splitAt, returnWhenCaughtUp = splitAt.isDefined || firstRound)
+      splitAt, returnWhenCaughtUp = splitAt.isDefined || firstRound, consumers = arns)
     try {
       val results = sc.runJob(new PrefetchRDD(sc, tasks, connection, work), (it: Iterator[PrefetchResult]) => it.toList)
       synchronized {

@@ -11,8 +11,9 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFacto
 import org.apache.spark.sql.connector.read.streaming._
 
 import io.github.sparkkinesis.client.{KinesisApi, KinesisClients, ShardDescription}
+import io.github.sparkkinesis.efo.EfoClients
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.options.{InitialPosition, KinesisSourceOptions}
+import io.github.sparkkinesis.options.{EfoSettings, InitialPosition, KinesisSourceOptions}
 import io.github.sparkkinesis.offsets.{KinesisOffsetJson, KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.prefetch.{PrefetchSettings, Prefetcher}
 
@@ -43,6 +44,8 @@ final class KinesisMicroBatchStream(
   private var streamsCreatedAt = Map.empty[String, Long]
   private var availableNowSince: Option[Long] = None
   private var started = false
+  private var consumers = Map.empty[String, String] // stream -> consumer name (EFO)
+  private var consumersCheckedNanos = Long.MinValue
 
   override def initialOffset(): Offset = {
     val store = new InitialOffsetStore(metadataPath, sparkContext.hadoopConfiguration)
@@ -81,6 +84,7 @@ final class KinesisMicroBatchStream(
     checkSameStreams(startOffset)
     val tracked = trackNewShards(startOffset.shards)
     prefetcher.track(tracked, parentsOf(tracked.keySet))
+    options.efo.foreach(registerConsumers)
     prefetcher.start()
     if (!started) {
       // The first trigger waits for one round, so Trigger.Once and restarts find data at once.
@@ -119,7 +123,12 @@ final class KinesisMicroBatchStream(
   override def metrics(latestConsumedOffset: Optional[Offset]): java.util.Map[String, String] =
     prefetcher.metrics.asJava
 
-  override def stop(): Unit = prefetcher.stop()
+  override def stop(): Unit = {
+    prefetcher.stop()
+    for (efo <- options.efo if efo.requireDeregistration; (stream, consumer) <- consumers) {
+      EfoClients.registry(options.connection).deregisterQuietly(stream, consumer)
+    }
+  }
 
   override def toString: String = name
 
@@ -135,6 +144,26 @@ final class KinesisMicroBatchStream(
     }
     while (!newData && !allRead && prefetcher.isRunning) {
       prefetcher.awaitRoundAfter(prefetcher.completedRounds, options.fetch.maxFetchDurationMs + KinesisMicroBatchStream.RoundGraceMs)
+    }
+  }
+
+  /**
+   * Enhanced fan-out: the consumer of each stream is reused when registered under its name,
+   * else registered and awaited until ACTIVE; checked again every `consumerRefreshInterval`,
+   * so a consumer deregistered behind the query's back is registered again.
+   */
+  private def registerConsumers(efo: EfoSettings): Unit = {
+    val due = consumersCheckedNanos == Long.MinValue ||
+      System.nanoTime() - consumersCheckedNanos >= efo.refreshIntervalMs * 1000000L
+    if (due) {
+      lazy val queryId = Option(sparkContext.getLocalProperty("sql.streaming.queryId"))
+        .getOrElse(java.util.UUID.randomUUID().toString)
+      val registry = EfoClients.registry(options.connection)
+      if (consumers.isEmpty) consumers = options.streamNames.map(s => s -> efo.consumerName(s, queryId)).toMap
+      val arns = consumers.map { case (stream, consumer) => stream -> registry.resolve(stream, consumer) }
+      if (consumersCheckedNanos == Long.MinValue) logInfo(s"$name reads through enhanced fan-out consumers $arns")
+      prefetcher.useConsumers(arns)
+      consumersCheckedNanos = System.nanoTime()
     }
   }
 

@@ -74,11 +74,13 @@ class EfoSettingsSuite extends AnyFunSuite with Matchers {
       include("a comma-separated list of 3 names, one per stream")
   }
 
-  test("the source still rejects enhanced fan-out options as not supported yet, after checking their values") {
+  test("the source checks consumer names, and takes them only with consumerMode efo") {
     val base = Map("streamName" -> "orders", "region" -> "us-east-1")
     intercept[KinesisOptionException](KinesisSourceOptions.parse(base + ("consumerName" -> "bad name")))
       .getCondition shouldBe "KINESIS_INVALID_OPTION_VALUE"
     intercept[KinesisOptionException](KinesisSourceOptions.parse(base + ("consumerName" -> "good")))
-      .getCondition shouldBe "KINESIS_OPTION_NOT_SUPPORTED_YET"
+      .getCondition shouldBe "KINESIS_CONFLICTING_OPTIONS"
+    KinesisSourceOptions.parse(base + ("consumerName" -> "good") + ("consumerMode" -> "efo"))
+      .efo.get.consumerName("orders", "q") shouldBe "sparkkinesis_good"
   }
 }

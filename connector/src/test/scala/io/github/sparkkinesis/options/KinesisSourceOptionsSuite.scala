@@ -82,12 +82,13 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     OptionRow(EndingPositionOption, """{"version":1,"shards":{"s":{"shardId-000000000000":{"type":"after","seq":"12"}}}}""",
       _.endingPosition shouldBe EndingPosition.Positions(KinesisSourceOffset(Map(
         ShardKey("s", "shardId-000000000000") -> ShardPosition.AfterSequence("12"))))),
-    OptionRow(ConsumerMode, "polling", _ => ()),
-    OptionRow(RequireConsumerDeregistration, "true", _ => ()),
+    OptionRow(ConsumerMode, "efo", _.efo should not be empty),
+    OptionRow(RequireConsumerDeregistration, "true", _.efo.get.requireDeregistration shouldBe true, Map("consumerMode" -> "efo")),
     OptionRow(MaxShardsPerDescribe, "50", _.maxShardsPerDescribe shouldBe 50),
-    OptionRow(ConsumerName, "my-consumer", _ => ()),
-    OptionRow(ConsumerNamePrefix, "app_", _ => ()),
-    OptionRow(ConsumerRefreshInterval, "60s", _ => ()))
+    OptionRow(ConsumerName, "my-consumer", _.efo.get.consumerName("s", "q") shouldBe "sparkkinesis_my-consumer",
+      Map("consumerMode" -> "efo")),
+    OptionRow(ConsumerNamePrefix, "app_", _.efo.get.prefix shouldBe "app_", Map("consumerMode" -> "efo")),
+    OptionRow(ConsumerRefreshInterval, "60s", _.efo.get.refreshIntervalMs shouldBe 60000L, Map("consumerMode" -> "efo")))
 
   test("the table below covers every option of the registry") {
     rows.map(_.spec.name) should contain theSameElementsAs KinesisOptions.all.map(_.name)
@@ -231,16 +232,17 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     e.getMessage should not include "Did you mean"
   }
 
-  test("enhanced fan-out is recognised but not supported yet") {
-    val e = failure("consumerMode" -> "efo")
-    e.getCondition shouldBe "KINESIS_OPTION_NOT_SUPPORTED_YET"
-    e.getSqlState shouldBe "0A000"
-    e.getMessage should include("'consumerMode'")
-    e.getMessage should include("polling")
+  test("enhanced fan-out options without consumerMode efo are refused, naming both") {
+    val e = failure("consumerName" -> "app")
+    e.getCondition shouldBe "KINESIS_CONFLICTING_OPTIONS"
+    e.getMessage should include("'consumerName'")
+    e.getMessage should include("consumerMode")
+    parse("consumerMode" -> "efo").efo should not be empty
+    parse().efo shouldBe empty
   }
 
-  test("roleArn and consumerName are recognised but not supported yet") {
-    Seq("roleArn" -> "arn:aws:iam::123456789012:role/r", "consumerName" -> "app").foreach {
+  test("roleArn is recognised but not supported yet") {
+    Seq("roleArn" -> "arn:aws:iam::123456789012:role/r").foreach {
       case (option, value) =>
         val e = failure(option -> value)
         e.getCondition shouldBe "KINESIS_OPTION_NOT_SUPPORTED_YET"
@@ -274,7 +276,7 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
       base ++ keys + ("maxFetchRate" -> "9"),
       base ++ keys + ("region" -> "Mars 1"),
       base ++ keys + ("roleArn" -> "arn:aws:iam::123456789012:role/r"),
-      base ++ keys + ("consumerMode" -> "efo"),
+      base ++ keys + ("consumerMode" -> "efo") + ("consumerName" -> "bad name"),
       keys + ("region" -> "us-east-1"),
       // A misspelt secret option is unknown; its value must not be shown either.
       base + ("awsSecretKye" -> secretKey),
