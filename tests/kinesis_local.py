@@ -40,10 +40,13 @@ def free_ports(n=2):
             s.close()
 
 
-def start_local(run_dir, plain_port, tls_port, region="us-east-1", timeout=120):
-    """Starts kinesis-mock via localstack/start-kinesis.sh; returns its pid."""
+def start_local(run_dir, plain_port, tls_port, region="us-east-1", timeout=120, cert_path=None):
+    """Starts kinesis-mock via localstack/start-kinesis.sh; returns its pid. `cert_path`: the
+    TLS port's certificate (KINESIS_LOCAL_CERT_PATH), else kinesis-mock's own."""
     env = dict(os.environ, KINESIS_LOCAL_RUN_DIR=str(run_dir), KINESIS_LOCAL_PLAIN_PORT=str(plain_port),
                KINESIS_LOCAL_TLS_PORT=str(tls_port), AWS_REGION=region)
+    if cert_path:
+        env["KINESIS_LOCAL_CERT_PATH"] = str(cert_path)
     subprocess.run([str(LOCALSTACK / "start-kinesis.sh")], env=env, check=True, timeout=timeout)
     return int((Path(run_dir) / "kinesis.pid").read_text())
 

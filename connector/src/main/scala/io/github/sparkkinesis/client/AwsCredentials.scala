@@ -58,6 +58,7 @@ object AwsCredentials {
   }
 
   private def assumeRole(role: AssumeRole): StsAssumeRoleCredentialsProvider = {
+    SdkLogging.quietSigners()
     val sts = StsClient.builder()
       .httpClientBuilder(UrlConnectionHttpClient.builder()
         .connectionTimeout(Duration.ofSeconds(10))

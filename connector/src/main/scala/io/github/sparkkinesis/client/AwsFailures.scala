@@ -64,7 +64,12 @@ object AwsFailures {
     val chain = causes(failure)
     lazy val clean = sanitize(failure, connection.credentials)
     chain.collectFirst { case sts: StsException => sts } match {
-      case Some(sts) => Some(assumeRoleFailed(connection, sts, clean))
+      case Some(sts) => Some(assumeRoleFailed(operation, connection, sts, clean))
+      case None if roleOf(connection.credentials).isDefined && chain.exists(thrownBySts) =>
+        // STS could not be reached (refused, unknown host, TLS): about STS, not about Kinesis.
+        val role = roleOf(connection.credentials).get
+        tlsFailure(chain, "AssumeRole", role.stsEndpoint.getOrElse(s"the STS endpoint of ${role.stsRegion}"), clean)
+          .orElse(Some(KinesisErrors.assumeRoleFailed(role.roleArn, operation, role.stsWhere, clean)))
       case None =>
         chain.collectFirst { case s: AwsServiceException => s }
           .flatMap(kinesisRefused(operation, target, connection, _, clean))
@@ -88,7 +93,7 @@ object AwsFailures {
   }
 
   /** The role could not be assumed: STS refused the base credentials or the role's trust policy. */
-  private def assumeRoleFailed(connection: ConnectionConfig, e: StsException,
+  private def assumeRoleFailed(operation: String, connection: ConnectionConfig, e: StsException,
       clean: Throwable): KinesisConnectorException = {
     val code = errorCode(e)
     val reason = scrub(awsMessage(e, code), connection.credentials)
@@ -103,9 +108,9 @@ object AwsFailures {
             "sts:AssumeRole (and the role's trust policy must allow this identity" +
               r.externalId.map(_ => ", with this external id").getOrElse("") + ")", base, reason, clean)
         } else {
-          KinesisErrors.apiFailed("STS AssumeRole", target, r.stsWhere, clean)
+          KinesisErrors.assumeRoleFailed(r.roleArn, operation, r.stsWhere, clean)
         }
-      case None => KinesisErrors.apiFailed("STS", "a call", connection.where, clean)
+      case None => KinesisErrors.apiFailed(operation, "STS credentials", connection.where, clean)
     }
   }
 
@@ -126,6 +131,11 @@ object AwsFailures {
     chain.collectFirst {
       case c: SdkClientException if Option(c.getMessage).exists(_.contains("Unable to load credentials")) => c
     }.map(c => KinesisErrors.credentialsUnavailable(operation, connection.where, c.getMessage, clean))
+
+  private val StsPackage = classOf[StsException].getPackageName.stripSuffix(".model")
+
+  /** Whether `e` was raised inside the STS client (its stack names STS classes). */
+  private def thrownBySts(e: Throwable): Boolean = e.getStackTrace.exists(_.getClassName.startsWith(StsPackage + "."))
 
   private def roleOf(credentials: CredentialsConfig): Option[CredentialsConfig.AssumeRole] = credentials match {
     case r: CredentialsConfig.AssumeRole => Some(r)

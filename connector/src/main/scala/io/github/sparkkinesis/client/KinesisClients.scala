@@ -28,6 +28,7 @@ object KinesisClients {
     AwsCredentials.provider(credentials)
 
   private def syncClient(connection: ConnectionConfig): KinesisClient = {
+    SdkLogging.quietSigners()
     val http = UrlConnectionHttpClient.builder()
       .connectionTimeout(Duration.ofSeconds(10))
       .socketTimeout(Duration.ofSeconds(60))

@@ -39,6 +39,11 @@ object KinesisErrors {
     error("KINESIS_API_FAILED", cause, "operation" -> operation, "target" -> target,
       "where" -> where, "reason" -> String.valueOf(cause.getMessage))
 
+  def assumeRoleFailed(role: String, operation: String, where: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_ASSUME_ROLE_FAILED", cause, "role" -> role, "operation" -> operation, "where" -> where,
+      "reason" -> String.valueOf(cause.getMessage))
+
   /** `action` is the IAM permission the call needs; `credentials` says which were used (no secret). */
   def accessDenied(service: String, operation: String, target: String, where: String, action: String,
       credentials: String, reason: String, cause: Throwable): KinesisConnectorException =

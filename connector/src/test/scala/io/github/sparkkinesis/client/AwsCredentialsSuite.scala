@@ -137,6 +137,17 @@ class AwsCredentialsSuite extends AnyFunSuite with Matchers {
     } finally sts.close()
   }
 
+  test("an STS that cannot be reached is reported as the AssumeRole call, not as Kinesis") {
+    val unreachable = AssumeRole(roleArn, None, "credentials-suite-5", Some("http://127.0.0.1:9"), "us-east-1",
+      StaticKeys(accessKey, secretKey, None))
+    val connection = ConnectionConfig("us-east-1", Some("http://127.0.0.1:9"), unreachable)
+    val e = intercept[KinesisConnectorException](KinesisClients.api(connection).listShards("s", 100))
+    e.getCondition shouldBe "KINESIS_ASSUME_ROLE_FAILED"
+    e.getMessage should include(s"Could not assume role $roleArn through STS (endpoint http://127.0.0.1:9, " +
+      "region us-east-1), which Kinesis ListShards needs: ")
+    e.getMessage should include("endpoint http://127.0.0.1:9")
+  }
+
   test("no credentials at all is its own error, saying where credentials can come from") {
     val connection = ConnectionConfig("us-east-1", Some("http://127.0.0.1:9"),
       StaticKeys(accessKey, secretKey, None))
@@ -145,6 +156,24 @@ class AwsCredentialsSuite extends AnyFunSuite with Matchers {
     val e = AwsFailures.translate("ListShards", "stream 's'", connection, missing).get
     e.getCondition shouldBe "KINESIS_CREDENTIALS_UNAVAILABLE"
     e.getMessage should (include("awsAccessKey") and include("roleArn") and include("AWS_PROFILE"))
+  }
+
+  test("the SDK's request signers stay quiet even when everything else logs at DEBUG") {
+    import org.apache.logging.log4j.{Level, LogManager}
+    import org.apache.logging.log4j.core.config.Configurator
+    val root = LogManager.getRootLogger.getLevel
+    Configurator.setRootLevel(Level.DEBUG)
+    Configurator.setLevel("io.github.sparkkinesis", Level.DEBUG)
+    try {
+      SdkLogging.quietSigners()
+      SdkLogging.signerLoggers.foreach { name =>
+        withClue(name) { LogManager.getLogger(name + ".DefaultV4RequestSigner").isDebugEnabled shouldBe false }
+      }
+      SdkLogging.signerLoggers.exists(_.endsWith("http.auth.aws.internal.signer")) shouldBe true
+    } finally {
+      Configurator.setRootLevel(root)
+      Configurator.setLevel("io.github.sparkkinesis", root)
+    }
   }
 
   test("no config class shows a secret in toString or describe; access key ids are masked") {
