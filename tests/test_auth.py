@@ -283,3 +283,25 @@ def test_https_is_verified_and_a_self_signed_certificate_is_trusted_through_the_
     finally:
         local.close()
         stop_local(run_dir)
+
+
+# ---- region and endpoint ------------------------------------------------------------------
+
+@pytest.mark.parametrize("option, value, expected", [
+    ("region", "us-nowhere-1", "an AWS region such as us-east-1"),
+    ("region", "us-esat-1", "did you mean us-east-1?"),
+    ("endpoint", "kinesis.us-east-1.amazonaws.com", "a URL such as https://"),
+    ("stsEndpoint", "sts/amazonaws", "a URL such as https://"),
+])
+def test_a_region_that_does_not_exist_or_an_endpoint_that_is_not_a_url_fails_when_the_dataframe_is_defined(
+        spark, option, value, expected):
+    from pyspark.errors import IllegalArgumentException
+
+    options = {"streamName": "s", "region": "us-east-1", option: value}
+    if option == "stsEndpoint":
+        options["roleArn"] = "arn:aws:iam::123456789012:role/reader"
+    with pytest.raises(IllegalArgumentException) as failure:
+        spark.readStream.format("kinesis").options(**options).load()
+    message = str(failure.value)
+    assert "[KINESIS_INVALID_OPTION_VALUE]" in message
+    assert f"'{value}'" in message and f"'{option}'" in message and expected in message

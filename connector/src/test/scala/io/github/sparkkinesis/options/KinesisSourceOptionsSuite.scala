@@ -314,6 +314,19 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     options.connection.where should not include secretKey
   }
 
+  test("a warning, without values, when Spark's redaction patterns no longer mask the secret options") {
+    import org.apache.spark.sql.internal.SQLConf
+    val names = Seq("streamName", "awsAccessKey", "awsSecretKey", "awsSessionToken")
+    io.github.sparkkinesis.KinesisSourceProvider.warnIfSecretsShowInPlans(names) shouldBe None
+    val conf = SQLConf.get
+    conf.setConfString("spark.redaction.regex", "(?i)password")
+    try {
+      val warning = io.github.sparkkinesis.KinesisSourceProvider.warnIfSecretsShowInPlans(names).get
+      warning should include("awsAccessKey, awsSecretKey, awsSessionToken")
+      warning should include("spark.redaction.regex")
+    } finally conf.unsetConf("spark.redaction.regex")
+  }
+
   // ---- region ----
 
   test("the region option must name a region that exists") {
