@@ -254,8 +254,14 @@ def test_https_is_verified_and_a_self_signed_certificate_is_trusted_through_the_
                    check=True, capture_output=True)
 
     run_dir = tmp_path / "kinesis-tls"
-    plain_port, tls_port = free_ports(2)
-    start_local(run_dir, plain_port, tls_port, kinesis.region, cert_path=server_json)
+    for attempt in range(3):  # a free port can be taken before kinesis-mock binds it
+        plain_port, tls_port = free_ports(2)
+        try:
+            start_local(run_dir, plain_port, tls_port, kinesis.region, cert_path=server_json)
+            break
+        except subprocess.CalledProcessError:
+            if attempt == 2:
+                raise
     local = Kinesis(f"http://127.0.0.1:{plain_port}", kinesis.region,
                     credentials={"aws_access_key_id": FAKE_ACCESS_KEY, "aws_secret_access_key": FAKE_SECRET_KEY})
     try:

@@ -39,10 +39,12 @@ private[sparkkinesis] object ConnectionOptions {
   def parse(values: OptionValues): ConnectionConfig = {
     val endpoint = url(values, Endpoint, "https://kinesis.us-east-1.amazonaws.com")
     val region = values.get(Region).map(_.trim).filter(_.nonEmpty) match {
-      case Some(r) => checkRegion(values, r)
+      case Some(r) => checkRegion(values, r, "")
       case None =>
-        try new DefaultAwsRegionProviderChain().getRegion.id()
+        val resolved = try new DefaultAwsRegionProviderChain().getRegion.id()
         catch { case e: Exception => throw KinesisErrors.regionUnresolved(e) }
+        checkRegion(values, resolved, "; it was not given as an option but resolved from the " +
+          "environment (AWS_REGION, the AWS profile, the instance), so set 'region' to override it")
     }
     ConnectionConfig(region, endpoint, credentials(values, region))
   }
@@ -112,13 +114,13 @@ private[sparkkinesis] object ConnectionOptions {
       text
     }
 
-  private def checkRegion(values: OptionValues, region: String): String = {
+  private def checkRegion(values: OptionValues, region: String, origin: String): String = {
     if (!AwsRegions.exists(region)) {
       val suggestion = AwsRegions.suggest(region).map(s => s" (did you mean $s?)").getOrElse("")
       throw values.invalid(Region, region,
         s"an AWS region such as us-east-1, eu-west-1 or ap-southeast-2$suggestion; " +
           s"the ${AwsRegions.known.size} regions this connector knows are accepted, and newer ones " +
-          "when they are named like the regions of their partition")
+          s"when they are named like the regions of their partition$origin")
     }
     region
   }

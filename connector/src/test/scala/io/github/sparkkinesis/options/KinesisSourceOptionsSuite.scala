@@ -344,6 +344,20 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     failure("region" -> "eu-westt-1").getMessage should include("did you mean eu-west-1?")
   }
 
+  test("a region resolved from the environment must exist as well, and the error says where it came from") {
+    val previous = Option(System.getProperty("aws.region"))
+    System.setProperty("aws.region", "us-nowhere-1")
+    try {
+      val e = intercept[KinesisOptionException](KinesisSourceOptions.parse(Map("streamName" -> "s")))
+      e.getMessage should (include("'us-nowhere-1'") and include("resolved from the environment"))
+    } finally {
+      previous match {
+        case Some(p) => System.setProperty("aws.region", p)
+        case None => System.clearProperty("aws.region")
+      }
+    }
+  }
+
   test("a region newer than the SDK is accepted when named like the others of its partition") {
     parse("region" -> "ap-southeast-9").connection.region shouldBe "ap-southeast-9"
     parse("region" -> "us-west-7").connection.region shouldBe "us-west-7"
