@@ -45,8 +45,9 @@ done
 # reshard and delete streams do not wait; SHARD_LIMIT 100 (default 50) leaves room for
 # tests that each create a stream before the previous deletions finish.
 export KINESIS_MOCK_PLAIN_PORT="$plain_port" KINESIS_MOCK_TLS_PORT="$tls_port" AWS_REGION="$region"
-# KINESIS_LOCAL_CERT_PATH: a server.json of one's own ({"server": {"cert": PEM, "key": PEM}}); the
-# bundled certificate names no host (CN=Unknown), so no client that checks host names accepts it.
+# The TLS port's certificate: kinesis-mock's own (self-signed, no subject alternative name, so
+# Java's hostname check refuses it even when trusted), or KINESIS_LOCAL_CERT_PATH, a JSON file
+# of the same form {"server": {"key": PEM, "cert": PEM}} (tests make one for 127.0.0.1).
 export KINESIS_MOCK_CERT_PATH="${KINESIS_LOCAL_CERT_PATH:-$here/node_modules/kinesis-local/server.json}"
 export LOG_LEVEL="${KINESIS_LOCAL_LOG_LEVEL:-INFO}"
 export SHARD_LIMIT="${SHARD_LIMIT:-100}" ON_DEMAND_STREAM_COUNT_LIMIT="${ON_DEMAND_STREAM_COUNT_LIMIT:-50}"

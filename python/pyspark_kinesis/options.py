@@ -269,7 +269,11 @@ class KinesisSourceOptions:
         return self._set("awsSessionToken", _non_empty_str("awsSessionToken", session_token))
 
     def role_arn(self, arn: str) -> KinesisSourceOptions:
-        """``roleArn``: the ARN of a role to assume through STS."""
+        """``roleArn``: the ARN of a role to assume through STS.
+
+        It is assumed with :meth:`aws_access_key` / :meth:`aws_secret_key` if set, else with
+        the AWS default credential chain, and renewed before its credentials expire.
+        """
         return self._set("roleArn", _non_empty_str("roleArn", arn))
 
     def role_external_id(self, external_id: str) -> KinesisSourceOptions:
@@ -277,7 +281,7 @@ class KinesisSourceOptions:
         return self._set("roleExternalId", _non_empty_str("roleExternalId", external_id))
 
     def role_session_name(self, session_name: str) -> KinesisSourceOptions:
-        """``roleSessionName``: the name of the assumed-role session."""
+        """``roleSessionName``: the name of the assumed-role session (default ``spark-kinesis``)."""
         return self._set("roleSessionName", _non_empty_str("roleSessionName", session_name))
 
     def sts_endpoint(self, endpoint: str) -> KinesisSourceOptions:

@@ -16,6 +16,9 @@ import io.github.sparkkinesis.source.{KinesisBatch, KinesisMicroBatchStream}
 class KinesisTable(options: KinesisSourceOptions) extends SupportsRead {
   override def name(): String = s"KinesisV2[${options.streamNames.mkString(",")}]"
 
+  // Spark prints the table object in plans; the options (and their secrets) stay out of it.
+  override def toString: String = name()
+
   override def schema(): StructType = KinesisSchema.schema
 
   override def capabilities(): util.Set[TableCapability] =
@@ -29,6 +32,8 @@ class KinesisScan(options: KinesisSourceOptions) extends Scan {
   override def readSchema(): StructType = KinesisSchema.schema
 
   override def description(): String = s"KinesisV2[${options.streamNames.mkString(",")}]"
+
+  override def toString: String = description()
 
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
     new KinesisMicroBatchStream(options, checkpointLocation)

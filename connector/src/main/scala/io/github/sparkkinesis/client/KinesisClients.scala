@@ -4,7 +4,7 @@ import java.net.URI
 import java.time.Duration
 import java.util.concurrent.ConcurrentHashMap
 
-import software.amazon.awssdk.auth.credentials._
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.kinesis.KinesisClient
@@ -12,6 +12,10 @@ import software.amazon.awssdk.services.kinesis.KinesisClient
 /**
  * Builds SDK clients from a [[ConnectionConfig]] and keeps one per configuration per JVM, so
  * the driver and every executor reuse connections across batches instead of opening new ones.
+ *
+ * TLS: `https://` endpoints are always verified against the JVM's trust store (the SDK's
+ * default); there is deliberately no switch to turn that off. A private CA or a self-signed
+ * local endpoint is trusted with `-Djavax.net.ssl.trustStore` (README, "Authentication").
  */
 object KinesisClients {
   private val clients = new ConcurrentHashMap[ConnectionConfig, KinesisApi]()
@@ -23,15 +27,12 @@ object KinesisClients {
   private[sparkkinesis] def install(connection: ConnectionConfig, api: KinesisApi): Unit =
     clients.put(connection, api)
 
-  def credentialsProvider(credentials: CredentialsConfig): AwsCredentialsProvider = credentials match {
-    case CredentialsConfig.DefaultChain => DefaultCredentialsProvider.builder().build()
-    case CredentialsConfig.StaticKeys(id, secret, None) =>
-      StaticCredentialsProvider.create(AwsBasicCredentials.create(id, secret))
-    case CredentialsConfig.StaticKeys(id, secret, Some(token)) =>
-      StaticCredentialsProvider.create(AwsSessionCredentials.create(id, secret, token))
-  }
+  /** The provider for `credentials`, shared by every client in this JVM (see [[AwsCredentials]]). */
+  def credentialsProvider(credentials: CredentialsConfig): AwsCredentialsProvider =
+    AwsCredentials.provider(credentials)
 
   private def syncClient(connection: ConnectionConfig): KinesisClient = {
+    SdkLogging.quietSigners()
     val http = UrlConnectionHttpClient.builder()
       .connectionTimeout(Duration.ofSeconds(10))
       .socketTimeout(Duration.ofSeconds(60))

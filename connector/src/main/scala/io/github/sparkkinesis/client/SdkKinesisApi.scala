@@ -5,6 +5,7 @@ import java.time.Instant
 import scala.annotation.tailrec
 import scala.jdk.CollectionConverters._
 
+import software.amazon.awssdk.core.exception.SdkException
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
@@ -75,7 +76,10 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig) e
       millisBehindLatest = Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L))
   }
 
-  /** Turns throttling and expired iterators into the types callers retry on; wraps the rest. */
+  /**
+   * Turns throttling and expired iterators into the types callers retry on; credential,
+   * permission and TLS failures into their own errors ([[AwsFailures]]); wraps the rest.
+   */
   private def call[T](operation: String, target: String, stream: Option[String])(body: => T): T =
     try body catch {
       case e @ (_: ProvisionedThroughputExceededException | _: LimitExceededException) =>
@@ -84,8 +88,7 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig) e
         throw new IteratorExpiredException(s"$operation: ${e.getMessage}", e)
       case e: ResourceNotFoundException if stream.isDefined =>
         throw KinesisErrors.streamNotFound(stream.get, connection.where, e)
-      case e: KinesisException => throw KinesisErrors.apiFailed(operation, target, connection.where, e)
-      case e: software.amazon.awssdk.core.exception.SdkClientException =>
-        throw KinesisErrors.apiFailed(operation, target, connection.where, e)
+      case e @ (_: KinesisException | _: SdkException) =>
+        throw AwsFailures.toConnectorError(operation, target, connection, e)
     }
 }

@@ -44,6 +44,33 @@ object KinesisErrors {
     error("KINESIS_API_FAILED", cause, "operation" -> operation, "target" -> target,
       "where" -> where, "reason" -> String.valueOf(cause.getMessage))
 
+  def assumeRoleFailed(role: String, operation: String, where: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_ASSUME_ROLE_FAILED", cause, "role" -> role, "operation" -> operation, "where" -> where,
+      "reason" -> String.valueOf(cause.getMessage))
+
+  /** `action` is the IAM permission the call needs; `credentials` says which were used (no secret). */
+  def accessDenied(service: String, operation: String, target: String, where: String, action: String,
+      credentials: String, reason: String, cause: Throwable): KinesisConnectorException =
+    error("KINESIS_ACCESS_DENIED", cause, "service" -> service, "operation" -> operation,
+      "target" -> target, "where" -> where, "action" -> action, "credentials" -> credentials,
+      "reason" -> reason)
+
+  def authenticationFailed(service: String, operation: String, where: String, credentials: String,
+      reason: String, cause: Throwable): KinesisConnectorException =
+    error("KINESIS_AUTHENTICATION_FAILED", cause, "service" -> service, "operation" -> operation,
+      "where" -> where, "credentials" -> credentials, "reason" -> reason)
+
+  def credentialsUnavailable(operation: String, where: String, reason: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_CREDENTIALS_UNAVAILABLE", cause, "operation" -> operation, "where" -> where,
+      "reason" -> reason)
+
+  def tlsUntrusted(endpoint: String, operation: String, reason: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_TLS_UNTRUSTED", cause, "endpoint" -> endpoint, "operation" -> operation,
+      "reason" -> reason)
+
   def recordsUnavailable(shard: String, from: String, to: String,
       reason: String): KinesisConnectorException =
     error("KINESIS_RECORDS_UNAVAILABLE", null,

@@ -22,8 +22,6 @@ object KinesisOptions {
     def key: String = name.toLowerCase(Locale.ROOT)
   }
 
-  private val roleNotYet = NotSupportedYet("assuming an IAM role is not implemented yet; use " +
-    "awsAccessKey/awsSecretKey or the default AWS credential chain")
 
   val StreamName = OptionSpec("streamName", None, "Comma-separated list of stream names to read.")
   val Region = OptionSpec("region", None,
@@ -52,18 +50,22 @@ object KinesisOptions {
   val ShardFetchInterval = OptionSpec("shardFetchInterval", Some("1s"),
     "How often to list the shards of the streams, to follow resharding.")
   val AwsAccessKey = OptionSpec("awsAccessKey", None,
-    "AWS access key id; give it together with awsSecretKey.", secret = true)
+    "AWS access key id; give it together with awsSecretKey. Takes precedence over the default " +
+      "credential chain; with roleArn, the keys the role is assumed with.", secret = true)
   val AwsSecretKey = OptionSpec("awsSecretKey", None,
     "AWS secret access key matching awsAccessKey.", secret = true)
   val AwsSessionToken = OptionSpec("awsSessionToken", None,
     "Session token for temporary keys given in awsAccessKey/awsSecretKey.", secret = true)
-  val RoleArn = OptionSpec("roleArn", None, "ARN of an IAM role to assume.", roleNotYet)
+  val RoleArn = OptionSpec("roleArn", None,
+    "ARN of an IAM role to assume through STS, with awsAccessKey/awsSecretKey if given, else " +
+      "with the default credential chain; its credentials are renewed before they expire.")
   val RoleExternalId = OptionSpec("roleExternalId", None,
-    "External id used when assuming roleArn.", roleNotYet)
-  val RoleSessionName = OptionSpec("roleSessionName", None,
-    "Session name used when assuming roleArn.", roleNotYet)
+    "External id used when assuming roleArn (if the role's trust policy asks for one).")
+  val RoleSessionName = OptionSpec("roleSessionName", Some(ConnectionOptions.DefaultRoleSessionName),
+    "Session name used when assuming roleArn; shows in CloudTrail.")
   val StsEndpoint = OptionSpec("stsEndpoint", None,
-    "STS endpoint URL used when assuming roleArn.", roleNotYet)
+    "STS endpoint URL used to assume roleArn (a VPC, FIPS or local STS). Default: the " +
+      "regional STS endpoint of region.")
   val CoalesceThresholdBlockSize = OptionSpec("coalesceThresholdBlockSize", Some("10000000"),
     "Average prefetched block size below which blocks are coalesced.")
   val CoalesceBinSize = OptionSpec("coalesceBinSize", Some("128000000"),
@@ -108,7 +110,7 @@ object KinesisOptions {
     if (distance <= math.max(2, key.length / 4)) Some(best.name) else None
   }
 
-  private def editDistance(a: String, b: String): Int = {
+  private[options] def editDistance(a: String, b: String): Int = {
     val d = Array.tabulate(a.length + 1, b.length + 1)((i, j) => if (i == 0) j else if (j == 0) i else 0)
     for (i <- 1 to a.length; j <- 1 to b.length) {
       val cost = if (a(i - 1) == b(j - 1)) 0 else 1
