@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
-import io.github.sparkkinesis.client.{ConnectionConfig, ThrottledException}
+import io.github.sparkkinesis.client.{AwsFailures, ConnectionConfig, ThrottledException}
 import io.github.sparkkinesis.errors.KinesisErrors
 
 /** [[ConsumerApi]] on the AWS SDK v2 synchronous client; SDK failures become clear errors. */
@@ -85,8 +85,9 @@ final class SdkConsumerApi(client: KinesisClient, connection: ConnectionConfig) 
       case e: ResourceNotFoundException if stream.isDefined =>
         throw KinesisErrors.streamNotFound(stream.get, connection.where, e)
       case e @ (_: ResourceNotFoundException | _: ResourceInUseException) => throw e
-      case e: KinesisException => throw KinesisErrors.apiFailed(operation, target, connection.where, e)
+      // Access denied, rejected keys, TLS: the same clear errors as the polling client's.
+      case e: KinesisException => throw AwsFailures.toConnectorError(operation, target, connection, e)
       case e: software.amazon.awssdk.core.exception.SdkClientException =>
-        throw KinesisErrors.apiFailed(operation, target, connection.where, e)
+        throw AwsFailures.toConnectorError(operation, target, connection, e)
     }
 }
