@@ -13,11 +13,12 @@ VERSION := $(shell sed -n 's/.*val project = "\(.*\)"/\1/p' project/Versions.sca
 JAR := connector/target/scala-2.13/spark-sql-kinesis-assembly_2.13-$(VERSION).jar
 JARS_DIR := python/pyspark_kinesis/jars
 
-.PHONY: help demo test test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean
+.PHONY: help demo test bench test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
 	@echo "make test   - build everything and run every test (Scala, Python, end to end)"
+	@echo "make bench  - benchmark: records/s and latency against the local Kinesis (on demand)"
 	@echo "make jar | wheel | publish-local | kinesis-up | kinesis-down | clean"
 
 $(VENV)/.installed: requirements-dev.txt
@@ -68,6 +69,11 @@ test: venv
 
 demo: wheel
 	$(PY) examples/demo/watch_events_demo.py $(DEMO_ARGS)
+
+# On demand, never in CI: throughput and latency against the local Kinesis (results in
+# tests/benchmarks/results/).
+bench: wheel
+	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_ARGS)
 
 kinesis-up:
 	localstack/start-kinesis.sh

@@ -3,7 +3,8 @@
 # Env: KINESIS_LOCAL_PLAIN_PORT (4568, http), KINESIS_LOCAL_TLS_PORT (4567, https + h2),
 #      AWS_REGION (us-east-1), KINESIS_LOCAL_RUN_DIR (localstack/.run: pid, log, endpoint),
 #      KINESIS_LOCAL_START_TIMEOUT (60 s), KINESIS_LOCAL_LOG_LEVEL (INFO),
-#      KINESIS_LOCAL_BIND_HOST (127.0.0.1), and kinesis-mock's own *_DURATION, SHARD_LIMIT,
+#      KINESIS_LOCAL_BIND_HOST (127.0.0.1), KINESIS_LOCAL_CERT_PATH (the bundled server.json),
+#      and kinesis-mock's own *_DURATION, SHARD_LIMIT,
 #      INITIALIZE_STREAMS ... which are passed through.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/kinesis-common.sh"
@@ -44,7 +45,10 @@ done
 # reshard and delete streams do not wait; SHARD_LIMIT 100 (default 50) leaves room for
 # tests that each create a stream before the previous deletions finish.
 export KINESIS_MOCK_PLAIN_PORT="$plain_port" KINESIS_MOCK_TLS_PORT="$tls_port" AWS_REGION="$region"
-export KINESIS_MOCK_CERT_PATH="$here/node_modules/kinesis-local/server.json"   # else read relative to cwd
+# The TLS port's certificate: kinesis-mock's own (self-signed, no subject alternative name, so
+# Java's hostname check refuses it even when trusted), or KINESIS_LOCAL_CERT_PATH, a JSON file
+# of the same form {"server": {"key": PEM, "cert": PEM}} (tests make one for 127.0.0.1).
+export KINESIS_MOCK_CERT_PATH="${KINESIS_LOCAL_CERT_PATH:-$here/node_modules/kinesis-local/server.json}"
 export LOG_LEVEL="${KINESIS_LOCAL_LOG_LEVEL:-INFO}"
 export SHARD_LIMIT="${SHARD_LIMIT:-100}" ON_DEMAND_STREAM_COUNT_LIMIT="${ON_DEMAND_STREAM_COUNT_LIMIT:-50}"
 for op in CREATE_STREAM DELETE_STREAM REGISTER_STREAM_CONSUMER DEREGISTER_STREAM_CONSUMER \

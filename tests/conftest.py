@@ -3,12 +3,15 @@
 import pytest
 
 from kinesis_local import kinesis_for_tests
+from moto_local import moto_for_tests
 
 
 @pytest.fixture(scope="session")
 def kinesis(tmp_path_factory):
     """A Kinesis for the whole session (see kinesis_local.Kinesis): .endpoint, .region,
-    .client (boto3), .tls_endpoint, .create_stream(name=None, shards=2) -> name,
+    .client (boto3), .tls_endpoint, .trust_store (kinesis_local.TrustStore for JVMs that use
+    .tls_endpoint: kinesis-mock then serves a certificate for 127.0.0.1 made for the session),
+    .create_stream(name=None, shards=2) -> name,
     .put_records(stream, [(partition_key, bytes)]) -> [(shardId, sequenceNumber)],
     .delete_stream(name).
 
@@ -49,3 +52,32 @@ def spark(kinesis):
     session.sparkContext.setLogLevel("WARN")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def moto(tmp_path_factory):
+    """moto's server (see moto_local.Moto): .endpoint, .region, .admin (boto3 credentials),
+    .kinesis (a kinesis_local.Kinesis on moto), .create_user(name, actions) -> (key id, secret,
+    arn), .create_role(name, trusted_arn, actions, external_id=None) -> arn,
+    .assumed_roles(role_arn) -> what STS answered. IAM authentication is on: every request
+    must be signed by a key moto issued and be allowed by that identity's policies.
+    Started on a free loopback port for the session, stopped at its end."""
+    with moto_for_tests(tmp_path_factory.mktemp("moto")) as m:
+        m.enable_iam_auth()
+        yield m
+
+
+@pytest.fixture
+def json_protocol(spark):
+    """Kinesis clients the shared Spark JVM builds during the test speak JSON, not CBOR
+    (the SDK reads aws.cborEnabled when it builds a client): moto's Kinesis knows only JSON."""
+    system = spark.sparkContext._jvm.java.lang.System
+    previous = system.getProperty("aws.cborEnabled")
+    system.setProperty("aws.cborEnabled", "false")
+    try:
+        yield
+    finally:
+        if previous is None:
+            system.clearProperty("aws.cborEnabled")
+        else:
+            system.setProperty("aws.cborEnabled", previous)

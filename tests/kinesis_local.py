@@ -4,7 +4,9 @@ endpoint named by KINESIS_ENDPOINT (real AWS, LocalStack).
 Used by the fixtures in conftest.py; kept free of pytest so it can be driven by hand too.
 """
 
+import json
 import os
+import shutil
 import socket
 import subprocess
 import time
@@ -40,10 +42,52 @@ def free_ports(n=2):
             s.close()
 
 
-def start_local(run_dir, plain_port, tls_port, region="us-east-1", timeout=120):
+TRUST_STORE_PASSWORD = "kinesis-local"
+
+
+class TrustStore:
+    """A PKCS12 trust store holding the local Kinesis' certificate, for JVMs that talk https to it."""
+
+    def __init__(self, path, password=TRUST_STORE_PASSWORD):
+        self.path = str(path)
+        self.password = password
+
+    def java_options(self):
+        """JVM options that make the standard trust manager accept the local Kinesis."""
+        return [f"-Djavax.net.ssl.trustStore={self.path}", "-Djavax.net.ssl.trustStoreType=PKCS12",
+                f"-Djavax.net.ssl.trustStorePassword={self.password}"]
+
+
+def make_tls(directory):
+    """A self-signed certificate for 127.0.0.1 and localhost, as kinesis-mock's server.json, and a
+    PKCS12 trust store of it made with keytool. Returns (server_json_path, TrustStore), or
+    (None, None) without openssl or keytool.
+
+    kinesis-mock's bundled certificate names no host (CN=Unknown, no subjectAltName), so a
+    client that checks host names, as the AWS SDK always does, refuses it even when trusted."""
+    if not (shutil.which("openssl") and shutil.which("keytool")):
+        return None, None
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    key, cert = directory / "server.key", directory / "server.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30",
+                    "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True, timeout=60)
+    server_json = directory / "server.json"
+    server_json.write_text(json.dumps({"server": {"cert": cert.read_text(), "key": key.read_text()}}))
+    trust = directory / "truststore.p12"
+    subprocess.run(["keytool", "-importcert", "-noprompt", "-alias", "kinesis-local", "-file", str(cert),
+                    "-keystore", str(trust), "-storetype", "PKCS12", "-storepass", TRUST_STORE_PASSWORD],
+                   check=True, capture_output=True, timeout=60)
+    return server_json, TrustStore(trust)
+
+
+def start_local(run_dir, plain_port, tls_port, region="us-east-1", timeout=120, cert_path=None):
     """Starts kinesis-mock via localstack/start-kinesis.sh; returns its pid."""
     env = dict(os.environ, KINESIS_LOCAL_RUN_DIR=str(run_dir), KINESIS_LOCAL_PLAIN_PORT=str(plain_port),
                KINESIS_LOCAL_TLS_PORT=str(tls_port), AWS_REGION=region)
+    if cert_path:
+        env["KINESIS_LOCAL_CERT_PATH"] = str(cert_path)
     subprocess.run([str(LOCALSTACK / "start-kinesis.sh")], env=env, check=True, timeout=timeout)
     return int((Path(run_dir) / "kinesis.pid").read_text())
 
@@ -56,9 +100,10 @@ def stop_local(run_dir, timeout=60):
 class Kinesis:
     """A Kinesis endpoint with a boto3 client and the few helpers the tests need."""
 
-    def __init__(self, endpoint, region, credentials=None, tls_endpoint=None):
+    def __init__(self, endpoint, region, credentials=None, tls_endpoint=None, trust_store=None):
         self.endpoint = endpoint          # plain HTTP for kinesis-mock, https for AWS
         self.tls_endpoint = tls_endpoint  # kinesis-mock's https + HTTP/2 port (EFO); None otherwise
+        self.trust_store = trust_store    # TrustStore a JVM needs for tls_endpoint; None otherwise
         self.region = region
         self.client = boto3.client(
             "kinesis", endpoint_url=endpoint, region_name=region,
@@ -158,11 +203,12 @@ def kinesis_for_tests(tmp_dir):
     saved = {k: os.environ.get(k) for k in
              ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION")}
     try:
+        cert_path, trust_store = make_tls(Path(tmp_dir) / "tls")
         # Free ports can be taken between choosing and binding them: try a few times.
         for attempt in range(3):
             plain_port, tls_port = free_ports(2)
             try:
-                start_local(run_dir, plain_port, tls_port, region)
+                start_local(run_dir, plain_port, tls_port, region, cert_path=cert_path)
                 break
             except subprocess.CalledProcessError:
                 if attempt == 2:
@@ -172,7 +218,7 @@ def kinesis_for_tests(tmp_dir):
                           AWS_REGION=region, AWS_DEFAULT_REGION=region)
         kinesis = Kinesis(f"http://127.0.0.1:{plain_port}", region,
                           credentials={"aws_access_key_id": FAKE_ACCESS_KEY, "aws_secret_access_key": FAKE_SECRET_KEY},
-                          tls_endpoint=f"https://127.0.0.1:{tls_port}")
+                          tls_endpoint=f"https://127.0.0.1:{tls_port}", trust_store=trust_store)
         try:
             yield kinesis
         finally:

@@ -3,13 +3,16 @@ spark-submit --packages from the local Maven repository, and executors in their 
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from streaming import make_records
 
-APP = Path(__file__).parent / "apps" / "read_stream_to_json.py"
+APPS = Path(__file__).parent / "apps"
+APP = APPS / "read_stream_to_json.py"
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -63,3 +66,57 @@ def test_executors_in_separate_jvms_read_every_record_once(kinesis, tmp_path):
     rows = read_json_rows(output)
     assert len(rows) == len(records)
     assert {(r["shardId"], r["sequenceNumber"]) for r in rows} == set(placed)
+
+
+def executor_pids(driver_pid):
+    """The executor JVMs a local-cluster driver started: its children running the executor backend."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmd = (proc / "cmdline").read_bytes().decode(errors="replace")
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == driver_pid and "CoarseGrainedExecutorBackend" in cmd:
+            pids.append(int(proc.name))
+    return pids
+
+
+def test_an_executor_killed_mid_stream_loses_and_repeats_nothing(kinesis, tmp_path):
+    import pyspark_kinesis
+
+    stream = kinesis.create_stream(shards=4)
+    first, second = make_records(200, "first"), make_records(200, "second")
+    output, log = tmp_path / "out", tmp_path / "app.log"
+    bin_dir = Path(sys.executable).parent
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
+    kinesis.put_records(stream, first)
+    with open(log, "w") as log_file:
+        app = subprocess.Popen(
+            [str(bin_dir / "spark-submit"), "--master", "local-cluster[2,1,1024]", "--conf", "spark.ui.enabled=false",
+             "--jars", pyspark_kinesis.jar_path(), str(APPS / "stream_until_count.py"),
+             stream, kinesis.endpoint, kinesis.region, str(output), str(len(first) + len(second))],
+            env=env, stdout=subprocess.PIPE, stderr=log_file, text=True)
+        try:
+            seen = 0
+            for line in app.stdout:
+                if line.startswith("ROWS"):
+                    seen = int(line.split()[1])
+                if seen >= len(first):
+                    break
+            assert seen >= len(first), f"the app stopped early; log in {log}"
+            kinesis.put_records(stream, second)
+            time.sleep(3)  # prefetched into executor memory, not yet all read
+            victims = executor_pids(app.pid)
+            assert len(victims) == 2, f"expected two executor JVMs, found {victims}"
+            os.kill(victims[0], signal.SIGKILL)
+            rest = app.stdout.read()
+            assert app.wait(timeout=300) == 0, f"the app failed; log in {log}"
+            assert "DONE" in rest
+        finally:
+            if app.poll() is None:
+                app.kill()
+    rows = read_json_rows(output)
+    assert sorted(r["data"] for r in rows) == sorted(d.decode() for _, d in first + second), "lost or repeated"

@@ -112,7 +112,7 @@ def test_several_streams_in_one_query(spark, kinesis, tmp_path):
     ("maxFetchRate", "2.5", "maxFetchRate"),
     ("MINFETCHPERIOD", "100ms", "minFetchPeriod"),
     ("initialPosition", "yesterday", "initialPosition"),
-    ("consumerMode", "efo", "not supported yet"),
+    ("consumerName", "app", "applies to enhanced fan-out only"),
     ("streamNme", "x", "Did you mean 'streamName'"),
 ])
 def test_a_bad_option_fails_when_the_dataframe_is_defined(spark, kinesis, option, value, expected):

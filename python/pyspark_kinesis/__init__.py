@@ -12,11 +12,19 @@ The package carries the connector jar and helps use it::
 
     sink = KinesisSinkOptions().stream_name("orders-copy").region("us-east-1")
     sink.apply(df.select("partitionKey", "data").writeStream.format("kinesis")).start()
+
+Enhanced fan-out consumers are managed with :class:`AWSKinesisConsumerManager`, or from a
+shell with ``python -m pyspark_kinesis consumers list --stream orders``.
 """
 
 from pyspark_kinesis._jar import JAR_ENV_VAR, configure, jar_path
 from pyspark_kinesis._jvm import jvm_class
 from pyspark_kinesis._version import __version__
+from pyspark_kinesis.consumers import (
+    AWSKinesisConsumerManager,
+    AWSKinesisConsumerManagerBuilder,
+    KinesisConsumerError,
+)
 from pyspark_kinesis.options import (
     SINK_OPTION_NAMES,
     SOURCE_OPTION_NAMES,
@@ -25,6 +33,9 @@ from pyspark_kinesis.options import (
 )
 
 __all__ = [
+    "AWSKinesisConsumerManager",
+    "AWSKinesisConsumerManagerBuilder",
+    "KinesisConsumerError",
     "JAR_ENV_VAR",
     "KinesisSinkOptions",
     "KinesisSourceOptions",

@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
+from collections.abc import Mapping
 from typing import Any, Dict, List, Optional, Protocol, Tuple, TypeVar, Union
 
 from pyspark_kinesis._units import ByteSize, Duration, parse_byte_size, parse_duration
@@ -31,6 +32,7 @@ SOURCE_OPTION_NAMES: Tuple[str, ...] = (
     "region",
     "endpoint",
     "initialPosition",
+    "endingPosition",
     "maxRecordsPerFetch",
     "maxFetchRate",
     "minFetchPeriod",
@@ -206,6 +208,19 @@ class KinesisSourceOptions:
             )
         return self._set("initialPosition", json.dumps(spec))
 
+    def initial_position_at_sequences(self, positions: Mapping[str, Mapping[str, str]]) -> KinesisSourceOptions:
+        """``initialPosition`` as per-shard positions: ``{stream: {shardId: sequenceNumber}}``.
+
+        Each shard starts *at* the given record (it is read); shards not named start at the
+        trim horizon. The JVM reads this as offset JSON, the format of the checkpoint.
+        """
+        return self._set("initialPosition", _sequence_positions("initialPosition", positions, "at"))
+
+    def ending_position_at_sequences(self, positions: Mapping[str, Mapping[str, str]]) -> KinesisSourceOptions:
+        """``endingPosition`` (batch reads only): per shard, the last record to read,
+        ``{stream: {shardId: sequenceNumber}}``. By default a batch read ends at the tip."""
+        return self._set("endingPosition", _sequence_positions("endingPosition", positions, "after"))
+
     # -- polling and prefetching --------------------------------------------------------
 
     def max_records_per_fetch(self, records: int) -> KinesisSourceOptions:
@@ -289,7 +304,11 @@ class KinesisSourceOptions:
         return self._set("awsSessionToken", _non_empty_str("awsSessionToken", session_token))
 
     def role_arn(self, arn: str) -> KinesisSourceOptions:
-        """``roleArn``: the ARN of a role to assume through STS."""
+        """``roleArn``: the ARN of a role to assume through STS.
+
+        It is assumed with :meth:`aws_access_key` / :meth:`aws_secret_key` if set, else with
+        the AWS default credential chain, and renewed before its credentials expire.
+        """
         return self._set("roleArn", _non_empty_str("roleArn", arn))
 
     def role_external_id(self, external_id: str) -> KinesisSourceOptions:
@@ -297,7 +316,7 @@ class KinesisSourceOptions:
         return self._set("roleExternalId", _non_empty_str("roleExternalId", external_id))
 
     def role_session_name(self, session_name: str) -> KinesisSourceOptions:
-        """``roleSessionName``: the name of the assumed-role session."""
+        """``roleSessionName``: the name of the assumed-role session (default ``spark-kinesis``)."""
         return self._set("roleSessionName", _non_empty_str("roleSessionName", session_name))
 
     def sts_endpoint(self, endpoint: str) -> KinesisSourceOptions:
@@ -593,3 +612,19 @@ def _backoff(option: str, value: Duration) -> str:
     if not timedelta(milliseconds=1) <= length <= MAX_PUT_RETRY_BACKOFF:
         raise ValueError(f"{option} must be from 1ms to 10m, got {_shown(value)}")
     return text
+
+def _sequence_positions(option: str, positions: Mapping[str, Mapping[str, str]], kind: str) -> str:
+    """Offset JSON (version 1) with one position of type ``kind`` per named shard."""
+    if not isinstance(positions, Mapping):
+        raise TypeError(f"{option} positions must be a mapping of stream to {{shardId: sequenceNumber}}, "
+                        f"got {type(positions).__name__}")
+    shards: Dict[str, Dict[str, Dict[str, str]]] = {}
+    for stream, by_shard in positions.items():
+        if not isinstance(stream, str) or not isinstance(by_shard, Mapping):
+            raise TypeError(f"{option} positions must map stream names to {{shardId: sequenceNumber}}")
+        for shard_id, seq in by_shard.items():
+            if not isinstance(shard_id, str) or not isinstance(seq, str) or not seq.isdigit():
+                raise ValueError(f"{option}: shard {shard_id!r} of {stream!r} needs a decimal sequence number "
+                                 f"string, got {seq!r}")
+            shards.setdefault(stream, {})[shard_id] = {"type": kind, "seq": seq}
+    return json.dumps({"version": 1, "shards": shards}, sort_keys=True)

@@ -76,6 +76,7 @@ def test_each_method_sets_its_option(method, argument, option, expected):
 def test_source_option_names_lists_exactly_the_options_the_builder_produces():
     produced = {option for _, _, option, _ in CASES}
     produced.add("initialPosition")  # also set by initial_position_at_timestamp
+    produced.add("endingPosition")  # set by ending_position_at_sequences
     assert set(SOURCE_OPTION_NAMES) == produced
     assert len(SOURCE_OPTION_NAMES) == len(set(SOURCE_OPTION_NAMES))
 
@@ -86,7 +87,8 @@ def test_every_public_setter_is_covered():
         for name in dir(KinesisSourceOptions)
         if not name.startswith("_") and name not in {"to_dict", "apply"}
     }
-    assert setters == {method for method, _, _, _ in CASES} | {"initial_position_at_timestamp"}
+    assert setters == {method for method, _, _, _ in CASES} | {
+        "initial_position_at_timestamp", "initial_position_at_sequences", "ending_position_at_sequences"}
 
 
 def test_methods_chain_and_a_later_value_replaces_an_earlier_one():
@@ -317,3 +319,28 @@ def test_apply_passes_every_option_to_the_reader_and_returns_it():
 def test_apply_rejects_something_that_is_not_a_reader():
     with pytest.raises(TypeError, match="got dict"):
         opts().apply({})
+
+
+def test_initial_and_ending_positions_at_sequences_are_offset_json():
+    import json
+
+    from pyspark_kinesis import KinesisSourceOptions
+
+    opts = (KinesisSourceOptions()
+            .initial_position_at_sequences({"s": {"shardId-000000000000": "4959"}})
+            .ending_position_at_sequences({"s": {"shardId-000000000000": "4960"}})
+            .to_dict())
+    assert json.loads(opts["initialPosition"]) == {
+        "version": 1, "shards": {"s": {"shardId-000000000000": {"type": "at", "seq": "4959"}}}}
+    assert json.loads(opts["endingPosition"])["shards"]["s"]["shardId-000000000000"] == {"type": "after", "seq": "4960"}
+
+
+def test_positions_need_decimal_sequence_numbers():
+    import pytest
+
+    from pyspark_kinesis import KinesisSourceOptions
+
+    with pytest.raises(ValueError, match="initialPosition"):
+        KinesisSourceOptions().initial_position_at_sequences({"s": {"shardId-0": "latest"}})
+    with pytest.raises(TypeError, match="endingPosition"):
+        KinesisSourceOptions().ending_position_at_sequences(["s"])  # type: ignore[arg-type]

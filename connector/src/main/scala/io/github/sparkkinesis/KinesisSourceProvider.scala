@@ -4,13 +4,15 @@ import java.util
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.spark.internal.Logging
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.sources.DataSourceRegister
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.github.sparkkinesis.options.{KinesisSinkOptions, KinesisSourceOptions}
+import io.github.sparkkinesis.options.{KinesisOptions, KinesisSinkOptions, KinesisSourceOptions}
 
 /**
  * The entry point Spark finds for `format("kinesis")`, for reading and writing. Options are
@@ -25,7 +27,7 @@ import io.github.sparkkinesis.options.{KinesisSinkOptions, KinesisSourceOptions}
  * Batch writes go through data source V2 and so need `mode("append")`: Spark 4 refuses its
  * default mode, ErrorIfExists, for a V2 table that can be written in batch.
  */
-class KinesisSourceProvider extends TableProvider with DataSourceRegister {
+class KinesisSourceProvider extends TableProvider with DataSourceRegister with Logging {
   @volatile private var schemaInferredForRead = false
 
   override def shortName(): String = "kinesis"
@@ -33,7 +35,9 @@ class KinesisSourceProvider extends TableProvider with DataSourceRegister {
   override def supportsExternalMetadata(): Boolean = true
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
-    KinesisSourceOptions.parse(options.asCaseSensitiveMap().asScala.toMap)
+    val named = options.asCaseSensitiveMap().asScala.toMap
+    KinesisSourceOptions.parse(named)
+    KinesisSourceProvider.warnIfSecretsShowInPlans(named.keys).foreach(logWarning(_))
     schemaInferredForRead = true
     KinesisSchema.schema
   }
@@ -44,6 +48,32 @@ class KinesisSourceProvider extends TableProvider with DataSourceRegister {
       properties: util.Map[String, String]): Table = {
     val options = properties.asScala.toMap
     if (schemaInferredForRead) KinesisTable.forRead(KinesisSourceOptions.parse(options))
-    else KinesisTable.forWrite(KinesisSinkOptions.parse(options), schema)
+    else {
+      val sinkOptions = KinesisSinkOptions.parse(options)
+      KinesisSourceProvider.warnIfSecretsShowInPlans(options.keys).foreach(logWarning(_))
+      KinesisTable.forWrite(sinkOptions, schema)
+    }
   }
 }
+
+object KinesisSourceProvider {
+  /**
+   * Spark itself prints a data source's options in query plans (`explain`, the SQL tab of the
+   * UI), masking those whose names match `spark.sql.redaction.options.regex` or
+   * `spark.redaction.regex`. The defaults mask every secret option of this connector
+   * (awsSecretKey, awsSessionToken, awsAccessKey); a narrowed pattern would not, and the
+   * connector cannot stop Spark from printing them: it says so, without the values.
+   */
+  private[sparkkinesis] def warnIfSecretsShowInPlans(optionNames: Iterable[String]): Option[String] = {
+    val secrets = optionNames.filter(KinesisOptions.isSecret).toSeq.sorted
+    val shown = SQLConf.get.redactOptions(secrets.map(_ -> "value").toMap).collect {
+      case (name, "value") => name
+    }.toSeq.sorted
+    if (shown.isEmpty) None
+    else Some(s"The values of option(s) ${shown.mkString(", ")} will show in query plans (explain, " +
+      "the Spark UI): Spark masks options whose names match spark.redaction.regex or " +
+      "spark.sql.redaction.options.regex, and the current patterns do not match these. Restore " +
+      "the default spark.redaction.regex or use the default credential chain or roleArn instead.")
+  }
+}
+

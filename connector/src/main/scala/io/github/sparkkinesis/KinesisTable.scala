@@ -5,16 +5,17 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, TableCapability}
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder}
+import org.apache.spark.sql.connector.read.{Batch, Scan, ScanBuilder}
 import org.apache.spark.sql.connector.read.streaming.{MicroBatchStream, ReportsSinkMetrics}
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import io.github.sparkkinesis.client.KinesisClients
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.{KinesisSinkOptions, KinesisSourceOptions}
 import io.github.sparkkinesis.sink.{KinesisSinkProgress, KinesisWrite, KinesisWriteBuilder}
-import io.github.sparkkinesis.source.KinesisMicroBatchStream
+import io.github.sparkkinesis.source.{KinesisBatch, KinesisMicroBatchStream}
 
 /**
  * The `kinesis` format as Spark sees it: streams to read as a micro-batch stream, or to write
@@ -41,7 +42,7 @@ final class KinesisTable private (use: KinesisTable.Use)
   // ACCEPT_ANY_SCHEMA: the sink takes any DataFrame with the columns it needs and checks them
   // itself, so Spark does not match the written columns against schema().
   override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(
-    TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.STREAMING_WRITE,
+    TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.STREAMING_WRITE,
     TableCapability.ACCEPT_ANY_SCHEMA)
 
   override def newScanBuilder(ignored: CaseInsensitiveStringMap): ScanBuilder = use match {
@@ -86,6 +87,10 @@ class KinesisScan(options: KinesisSourceOptions) extends Scan {
 
   override def description(): String = s"KinesisV2[${options.streamNames.mkString(",")}]"
 
+  override def toString: String = description()
+
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
     new KinesisMicroBatchStream(options, checkpointLocation)
+
+  override def toBatch: Batch = new KinesisBatch(options, KinesisClients.api(options.connection))
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger
 import scala.collection.mutable
 
 import io.github.sparkkinesis.client._
+import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.polling.Clock
 
@@ -48,6 +49,10 @@ final class FakeKinesisApi extends KinesisApi {
   private var emptyPagesBehind = 0
   private var alwaysZeroBehind = false
   private var arrivalMillis = 1593105825000L // 2020-06-25T17:23:45Z
+  private var wallClockArrival = false
+
+  /** Records arrive at the real current time (for tests of time-based reads). */
+  def arriveAtWallClock(): this.type = synchronized { wallClockArrival = true; this }
 
   // ---- setting up the fake ----
 
@@ -70,7 +75,7 @@ final class FakeKinesisApi extends KinesisApi {
     payloads.map { payload =>
       val seq = (SequenceBase + BigInt(s.putCount) * 1000).toString
       s.putCount += 1
-      arrivalMillis += 1000
+      arrivalMillis = if (wallClockArrival) System.currentTimeMillis() else arrivalMillis + 1000
       shard.records += KinesisRecord(s"key-$payload", payload.getBytes(StandardCharsets.UTF_8), seq,
         arrivalMillis)
       seq
@@ -134,6 +139,16 @@ final class FakeKinesisApi extends KinesisApi {
 
   // ---- KinesisApi ----
 
+  override def streamCreatedAt(stream: String): Long = synchronized {
+    streams.getOrElse(stream, throw KinesisErrors.streamNotFound(stream, "fake", null))
+    streamCreation.getOrElse(stream, 1593105825000L)
+  }
+
+  /** Makes the stream look deleted and created again (a new creation time). */
+  def recreate(stream: String, createdAtMillis: Long): Unit = synchronized { streamCreation(stream) = createdAtMillis }
+
+  private val streamCreation = scala.collection.mutable.Map.empty[String, Long]
+
   override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = synchronized {
     count("ListShards")
     val s = streams.getOrElse(stream, throw new IllegalArgumentException(s"no stream $stream"))
@@ -153,6 +168,10 @@ final class FakeKinesisApi extends KinesisApi {
           val i = shard.records.indexWhere(_.sequenceNumber == seq)
           require(i >= 0, s"sequence number $seq is not in shard $shardId")
           i + 1
+        case ShardPosition.AtSequence(seq) =>
+          val i = shard.records.indexWhere(_.sequenceNumber == seq)
+          require(i >= 0, s"sequence number $seq is not in shard $shardId")
+          i
         case end: ShardPosition.ShardEnd =>
           throw new IllegalArgumentException(s"no iterator exists past the end of a closed shard ($end)")
       }

@@ -50,7 +50,7 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
       (connection + ("streamName" -> "out")).asJava)
     write.name() shouldBe "KinesisV2[out]"
     write.schema() shouldBe writeSchema
-    write.capabilities().asScala shouldBe Set(TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_WRITE,
+    write.capabilities().asScala shouldBe Set(TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
       TableCapability.STREAMING_WRITE, TableCapability.ACCEPT_ANY_SCHEMA)
     new KinesisSourceProvider().supportsExternalMetadata() shouldBe true
   }

@@ -35,6 +35,9 @@ final case class RecordBatch(
 trait KinesisApi {
   def listShards(stream: String, pageSize: Int): Seq[ShardDescription]
 
+  /** When the stream was created: tells a re-created stream from the one a checkpoint knew. */
+  def streamCreatedAt(stream: String): Long
+
   /** An iterator that starts at `position`; `position` must not be a `ShardEnd`. */
   def shardIterator(stream: String, shardId: String, position: ShardPosition): String
 

@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 
 import software.amazon.awssdk.awscore.exception.AwsServiceException
 import software.amazon.awssdk.core.SdkBytes
+import software.amazon.awssdk.core.exception.SdkException
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
@@ -44,6 +45,13 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
     }
   }
 
+  override def streamCreatedAt(stream: String): Long = {
+    val request = DescribeStreamSummaryRequest.builder().streamName(stream).build()
+    call("DescribeStreamSummary", s"stream '$stream'", Some(stream)) {
+      client.describeStreamSummary(request).streamDescriptionSummary().streamCreationTimestamp().toEpochMilli
+    }
+  }
+
   override def shardIterator(stream: String, shardId: String, position: ShardPosition): String = {
     val base = GetShardIteratorRequest.builder().streamName(stream).shardId(shardId)
     val request = position match {
@@ -52,6 +60,8 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
         base.shardIteratorType(ShardIteratorType.AT_TIMESTAMP).timestamp(Instant.ofEpochMilli(ms))
       case ShardPosition.AfterSequence(seq) =>
         base.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).startingSequenceNumber(seq)
+      case ShardPosition.AtSequence(seq) =>
+        base.shardIteratorType(ShardIteratorType.AT_SEQUENCE_NUMBER).startingSequenceNumber(seq)
       case end: ShardPosition.ShardEnd =>
         throw new IllegalArgumentException(s"no iterator exists past the end of a closed shard ($end)")
     }
@@ -99,7 +109,10 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
     }
   }
 
-  /** Turns throttling and expired iterators into the types callers retry on; wraps the rest. */
+  /**
+   * Turns throttling and expired iterators into the types callers retry on; credential,
+   * permission and TLS failures into their own errors ([[AwsFailures]]); wraps the rest.
+   */
   private def call[T](operation: String, target: String, stream: Option[String])(body: => T): T =
     try body catch {
       case e @ (_: ProvisionedThroughputExceededException | _: LimitExceededException) =>
@@ -108,8 +121,7 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
         throw new IteratorExpiredException(s"$operation: ${e.getMessage}", e)
       case e: ResourceNotFoundException if stream.isDefined =>
         throw KinesisErrors.streamNotFound(stream.get, connection.where, e)
-      case e: KinesisException => throw KinesisErrors.apiFailed(operation, target, connection.where, e)
-      case e: software.amazon.awssdk.core.exception.SdkClientException =>
-        throw KinesisErrors.apiFailed(operation, target, connection.where, e)
+      case e @ (_: KinesisException | _: SdkException) =>
+        throw AwsFailures.toConnectorError(operation, target, connection, e)
     }
 }

@@ -34,10 +34,42 @@ object KinesisErrors {
   def streamNotFound(stream: String, where: String, cause: Throwable): KinesisConnectorException =
     error("KINESIS_STREAM_NOT_FOUND", cause, "stream" -> stream, "where" -> where)
 
+  def streamRecreated(stream: String, checkpointCreated: Long, currentCreated: Long): KinesisConnectorException =
+    error("KINESIS_STREAM_RECREATED", null, "stream" -> stream,
+      "checkpointCreated" -> java.time.Instant.ofEpochMilli(checkpointCreated).toString,
+      "currentCreated" -> java.time.Instant.ofEpochMilli(currentCreated).toString)
+
   def apiFailed(operation: String, target: String, where: String,
       cause: Throwable): KinesisConnectorException =
     error("KINESIS_API_FAILED", cause, "operation" -> operation, "target" -> target,
       "where" -> where, "reason" -> String.valueOf(cause.getMessage))
+
+  def assumeRoleFailed(role: String, operation: String, where: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_ASSUME_ROLE_FAILED", cause, "role" -> role, "operation" -> operation, "where" -> where,
+      "reason" -> String.valueOf(cause.getMessage))
+
+  /** `action` is the IAM permission the call needs; `credentials` says which were used (no secret). */
+  def accessDenied(service: String, operation: String, target: String, where: String, action: String,
+      credentials: String, reason: String, cause: Throwable): KinesisConnectorException =
+    error("KINESIS_ACCESS_DENIED", cause, "service" -> service, "operation" -> operation,
+      "target" -> target, "where" -> where, "action" -> action, "credentials" -> credentials,
+      "reason" -> reason)
+
+  def authenticationFailed(service: String, operation: String, where: String, credentials: String,
+      reason: String, cause: Throwable): KinesisConnectorException =
+    error("KINESIS_AUTHENTICATION_FAILED", cause, "service" -> service, "operation" -> operation,
+      "where" -> where, "credentials" -> credentials, "reason" -> reason)
+
+  def credentialsUnavailable(operation: String, where: String, reason: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_CREDENTIALS_UNAVAILABLE", cause, "operation" -> operation, "where" -> where,
+      "reason" -> reason)
+
+  def tlsUntrusted(endpoint: String, operation: String, reason: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_TLS_UNTRUSTED", cause, "endpoint" -> endpoint, "operation" -> operation,
+      "reason" -> reason)
 
   def recordsUnavailable(shard: String, from: String, to: String,
       reason: String): KinesisConnectorException =
@@ -86,4 +118,42 @@ object KinesisErrors {
     error("KINESIS_SINK_PUT_FAILED", null, "failed" -> failed.toString,
       "streams" -> streams.map(s => s"'$s'").mkString(", "), "where" -> where,
       "attempts" -> attempts.toString, "codes" -> codes.mkString(", "))
+
+  /** Conditions a retry can fix (a passing service fault); the others end the query at once. */
+  private val Retryable = Set("KINESIS_API_FAILED")
+
+  def isRetryable(error: KinesisError): Boolean = Retryable.contains(error.getCondition)
+
+  // ---- enhanced fan-out ----
+
+  /** An IllegalArgumentException: the caller named the consumer. */
+  def efoConsumerNameInvalid(name: String, reason: String): KinesisOptionException =
+    optionError("KINESIS_EFO_CONSUMER_NAME_INVALID", null, "name" -> name, "reason" -> reason)
+
+  def efoConsumerNotActive(stream: String, consumer: String, timeout: String, status: String,
+      where: String): KinesisConnectorException =
+    error("KINESIS_EFO_CONSUMER_NOT_ACTIVE", null, "stream" -> stream, "consumer" -> consumer,
+      "timeout" -> timeout, "status" -> status, "where" -> where)
+
+  def efoConsumerNotFound(stream: String, consumer: String, where: String): KinesisConnectorException =
+    error("KINESIS_EFO_CONSUMER_NOT_FOUND", null, "stream" -> stream, "consumer" -> consumer, "where" -> where)
+
+  def efoConsumerLimit(stream: String, consumer: String, where: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_EFO_CONSUMER_LIMIT", cause, "stream" -> stream, "consumer" -> consumer,
+      "where" -> where, "reason" -> String.valueOf(cause.getMessage))
+
+  def efoSubscriptionFailed(shard: String, consumer: String, where: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_EFO_SUBSCRIPTION_FAILED", cause, "shard" -> shard, "consumer" -> consumer,
+      "where" -> where, "reason" -> describe(cause))
+
+  def efoSubscriptionInUse(shard: String, consumer: String, attempts: Int,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_EFO_SUBSCRIPTION_IN_USE", cause, "shard" -> shard, "consumer" -> consumer,
+      "attempts" -> attempts.toString, "reason" -> describe(cause))
+
+  /** The exception's simple class name and message: SDK messages alone often omit what failed. */
+  private def describe(cause: Throwable): String =
+    s"${cause.getClass.getSimpleName}: ${String.valueOf(cause.getMessage)}"
 }

@@ -33,6 +33,10 @@ object KinesisOffsetJson {
         writePosition(node.putObject(shardId), p)
       }
     }
+    if (offset.streamsCreatedAt.nonEmpty) {
+      val created = root.putObject("streamsCreatedAt")
+      TreeMap(offset.streamsCreatedAt.toSeq: _*).foreach { case (stream, ms) => created.put(stream, ms) }
+    }
     mapper.writeValueAsString(root)
   }
 
@@ -50,7 +54,11 @@ object KinesisOffsetJson {
       stream <- streams.properties().asScala.toSeq
       shard <- fields(stream.getValue, s"shards.${stream.getKey}")
     } yield ShardKey(stream.getKey, shard.getKey) -> readPosition(shard.getValue, s"${stream.getKey}/${shard.getKey}")
-    KinesisSourceOffset(shards.toMap)
+    val created = Option(root.get("streamsCreatedAt")).toSeq.flatMap(fields(_, "streamsCreatedAt")).map { e =>
+      if (!e.getValue.canConvertToLong) throw malformed(s"streamsCreatedAt.${e.getKey} is not an integer")
+      e.getKey -> e.getValue.asLong
+    }
+    KinesisSourceOffset(shards.toMap, created.toMap)
   }
 
   private def fields(node: JsonNode, path: String) =
@@ -61,6 +69,7 @@ object KinesisOffsetJson {
     case ShardPosition.TrimHorizon => node.put("type", "trim_horizon")
     case ShardPosition.AtTimestamp(ms) => node.put("type", "at_timestamp").put("ms", ms)
     case ShardPosition.AfterSequence(seq) => node.put("type", "after").put("seq", seq)
+    case ShardPosition.AtSequence(seq) => node.put("type", "at").put("seq", seq)
     case ShardPosition.ShardEnd(last) =>
       node.put("type", "end")
       last.foreach(node.put("seq", _))
@@ -79,6 +88,7 @@ object KinesisOffsetJson {
         Option(node.get("ms")).filter(_.canConvertToLong).map(n => ShardPosition.AtTimestamp(n.asLong))
           .getOrElse(throw malformed(s"shard $shard has no integer \"ms\""))
       case Some("after") => ShardPosition.AfterSequence(sequence(required = true).get)
+      case Some("at") => ShardPosition.AtSequence(sequence(required = true).get)
       case Some("end") => ShardPosition.ShardEnd(sequence(required = false))
       case other => throw malformed(s"shard $shard has an unknown position type ${other.getOrElse("(none)")}")
     }

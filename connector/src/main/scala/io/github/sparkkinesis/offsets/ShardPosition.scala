@@ -30,6 +30,11 @@ object ShardPosition {
     def lastSequence: Option[String] = None
   }
 
+  /** At the record with this sequence number (a replay point the user gave). */
+  final case class AtSequence(sequenceNumber: String) extends ShardPosition {
+    def lastSequence: Option[String] = None
+  }
+
   /** Just after the record with this sequence number. */
   final case class AfterSequence(sequenceNumber: String) extends ShardPosition {
     def lastSequence: Option[String] = Some(sequenceNumber)

@@ -12,31 +12,48 @@ import io.github.sparkkinesis.errors.KinesisErrors
 /**
  * The options that say how to reach AWS (region, endpoint, credentials), shared by the
  * source, the sink and the consumer manager so all three connect the same way.
+ *
+ * Credentials, in order of precedence: `awsAccessKey` + `awsSecretKey` (+ `awsSessionToken`);
+ * `roleArn`, assumed through STS with those keys if given, else with the default chain;
+ * otherwise the AWS SDK's default chain.
  */
 private[sparkkinesis] object ConnectionOptions {
   import KinesisOptions._
 
-  private val RegionPattern = "[a-z]{2,}(-[a-z0-9]+)+-[0-9]+".r
+  /** Session name of assumed roles when `roleSessionName` is not given; shows in CloudTrail. */
+  val DefaultRoleSessionName = "spark-kinesis"
+
+  /**
+   * Test-only: a JVM system property, read on the driver when the options are parsed, that
+   * shortens assumed-role sessions (seconds) so tests see credentials renewed within seconds.
+   * Real STS refuses less than 900 s; users leave it unset (one hour).
+   */
+  val TestSessionSecondsProperty = "sparkkinesis.test.assumeRoleSessionSeconds"
+
+  // IAM role ARNs in any partition, with an optional path: arn:aws:iam::123456789012:role/a/b.
+  private val RoleArnPattern = "arn:aws(?:-[a-z]+)*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}".r
+  // STS's own limits for RoleSessionName and ExternalId.
+  private val SessionNamePattern = "[A-Za-z0-9+=,.@_-]{2,64}".r
+  private val ExternalIdPattern = "[A-Za-z0-9+=,.@:/_-]{2,1224}".r
 
   def parse(values: OptionValues): ConnectionConfig = {
-    val endpoint = values.get(Endpoint).map(_.trim).filter(_.nonEmpty).map { text =>
-      val uri = Try(new URI(text)).toOption
-      val ok = uri.exists(u => Option(u.getScheme).exists(s => s == "http" || s == "https") &&
-        Option(u.getHost).nonEmpty)
-      if (!ok) throw values.invalid(Endpoint, text, "a URL such as https://kinesis.us-east-1.amazonaws.com")
-      text
-    }
+    val endpoint = url(values, Endpoint, "https://kinesis.us-east-1.amazonaws.com")
     val region = values.get(Region).map(_.trim).filter(_.nonEmpty) match {
-      case Some(r) if RegionPattern.matches(r) => r
-      case Some(r) => throw values.invalid(Region, r, "an AWS region name such as us-east-1")
+      case Some(r) => checkRegion(values, r, "")
       case None =>
-        try new DefaultAwsRegionProviderChain().getRegion.id()
+        val resolved = try new DefaultAwsRegionProviderChain().getRegion.id()
         catch { case e: Exception => throw KinesisErrors.regionUnresolved(e) }
+        checkRegion(values, resolved, "; it was not given as an option but resolved from the " +
+          "environment (AWS_REGION, the AWS profile, the instance), so set 'region' to override it")
     }
+    ConnectionConfig(region, endpoint, credentials(values, region))
+  }
+
+  private def credentials(values: OptionValues, region: String): CredentialsConfig = {
     val accessKey = values.get(AwsAccessKey).filter(_.nonEmpty)
     val secretKey = values.get(AwsSecretKey).filter(_.nonEmpty)
     val token = values.get(AwsSessionToken).filter(_.nonEmpty)
-    val credentials = (accessKey, secretKey) match {
+    val keys = (accessKey, secretKey) match {
       case (Some(a), Some(s)) => CredentialsConfig.StaticKeys(a, s, token)
       case (None, None) if token.isEmpty => CredentialsConfig.DefaultChain
       case (None, None) =>
@@ -46,6 +63,65 @@ private[sparkkinesis] object ConnectionOptions {
         throw KinesisErrors.conflictingOptions(Seq(AwsAccessKey.name, AwsSecretKey.name),
           "give both or neither")
     }
-    ConnectionConfig(region, endpoint, credentials)
+
+    val roleArn = nonEmpty(values, RoleArn)
+    val externalId = nonEmpty(values, RoleExternalId)
+    val sessionName = nonEmpty(values, RoleSessionName)
+    val stsEndpoint = url(values, StsEndpoint, "https://sts.us-east-1.amazonaws.com")
+    roleArn match {
+      case None =>
+        Seq(RoleExternalId, RoleSessionName, StsEndpoint)
+          .find(spec => values.isSet(spec) && nonEmpty(values, spec).isDefined)
+          .foreach { spec =>
+            throw KinesisErrors.conflictingOptions(Seq(spec.name, RoleArn.name),
+              s"${spec.name} applies only when a role is assumed; add roleArn or remove ${spec.name}")
+          }
+        keys
+      case Some(arn) =>
+        if (!RoleArnPattern.matches(arn)) {
+          throw values.invalid(RoleArn, arn, "an IAM role ARN such as arn:aws:iam::123456789012:role/kinesis-reader")
+        }
+        externalId.filterNot(ExternalIdPattern.matches).foreach { id =>
+          throw values.invalid(RoleExternalId, id,
+            "2 to 1224 characters of letters, digits and + = , . @ : / _ -, as STS requires")
+        }
+        sessionName.filterNot(SessionNamePattern.matches).foreach { name =>
+          throw values.invalid(RoleSessionName, name,
+            "2 to 64 characters of letters, digits and + = , . @ _ -, as STS requires")
+        }
+        CredentialsConfig.AssumeRole(
+          roleArn = arn,
+          externalId = externalId,
+          sessionName = sessionName.getOrElse(DefaultRoleSessionName), // also when given empty
+          stsEndpoint = stsEndpoint,
+          stsRegion = region,
+          base = keys,
+          sessionSeconds = sys.props.get(TestSessionSecondsProperty).flatMap(_.toIntOption).filter(_ > 0)
+            .getOrElse(CredentialsConfig.AssumeRole.DefaultSessionSeconds))
+    }
+  }
+
+  private def nonEmpty(values: OptionValues, spec: OptionSpec): Option[String] =
+    values.get(spec).map(_.trim).filter(_.nonEmpty)
+
+  /** An http(s) URL with a host, as the SDK's endpoint override needs it. */
+  private def url(values: OptionValues, spec: OptionSpec, example: String): Option[String] =
+    nonEmpty(values, spec).map { text =>
+      val uri = Try(new URI(text)).toOption
+      val ok = uri.exists(u => Option(u.getScheme).exists(s => s == "http" || s == "https") &&
+        Option(u.getHost).nonEmpty)
+      if (!ok) throw values.invalid(spec, text, s"a URL such as $example")
+      text
+    }
+
+  private def checkRegion(values: OptionValues, region: String, origin: String): String = {
+    if (!AwsRegions.exists(region)) {
+      val suggestion = AwsRegions.suggest(region).map(s => s" (did you mean $s?)").getOrElse("")
+      throw values.invalid(Region, region,
+        s"an AWS region such as us-east-1, eu-west-1 or ap-southeast-2$suggestion; " +
+          s"the ${AwsRegions.known.size} regions this connector knows are accepted, and newer ones " +
+          s"when they are named like the regions of their partition$origin")
+    }
+    region
   }
 }

@@ -34,11 +34,6 @@ object KinesisOptions {
     def key: String = name.toLowerCase(Locale.ROOT)
   }
 
-  private val efoNotYet = NotSupportedYet("enhanced fan-out (consumerMode 'efo') is not implemented yet")
-  private val roleNotYet = NotSupportedYet("assuming an IAM role is not implemented yet; use " +
-    "awsAccessKey/awsSecretKey or the default AWS credential chain")
-  private val prefetchNotYet = NotSupportedYet("background prefetching is not implemented yet; " +
-    "each trigger reads from Kinesis directly, for up to maxFetchDuration")
 
   private val both = Usage.ReadAndWrite
 
@@ -49,9 +44,12 @@ object KinesisOptions {
   val Endpoint = OptionSpec("endpoint", None,
     "Kinesis endpoint URL (http:// or https://). Default: the region's endpoint.", usage = both)
   val InitialPosition = OptionSpec("initialPosition", Some("latest"),
-    "Where a new query starts: latest, trim_horizon, earliest (alias of trim_horizon), or " +
+    "Where a new query starts: latest, trim_horizon, earliest (alias of trim_horizon), " +
       "at_timestamp as JSON {\"at_timestamp\": \"06/25/2020 10:23:45 PDT\"} with an optional " +
-      "\"format\" field.")
+      "\"format\" field, or per-shard positions as offset JSON (as in the checkpoint).")
+  val EndingPosition = OptionSpec("endingPosition", Some("latest"),
+    "Batch reads only: where to stop, latest (the tip when the read starts) or per-shard " +
+      "positions as offset JSON.")
   val MaxRecordsPerFetch = OptionSpec("maxRecordsPerFetch", Some("10000"),
     "Records asked for per GetRecords call (1 to 10000).")
   val MaxFetchRate = OptionSpec("maxFetchRate", Some("1.0"),
@@ -59,42 +57,46 @@ object KinesisOptions {
   val MinFetchPeriod = OptionSpec("minFetchPeriod", Some("400ms"),
     "Shortest wait between GetRecords calls on a shard (at least 200ms).")
   val MaxFetchDuration = OptionSpec("maxFetchDuration", Some("10s"),
-    "How long a trigger reads ahead to find new records before it plans a batch.")
+    "How long a prefetch task reads before it makes its records available to the query.")
   val FetchBufferSize = OptionSpec("fetchBufferSize", Some("20gb"),
-    "How much prefetched data to buffer for the next trigger.", prefetchNotYet)
+    "How much prefetched data to buffer for the next trigger.")
   val ShardsPerTask = OptionSpec("shardsPerTask", Some("5"),
-    "How many shards one prefetching task reads.", prefetchNotYet)
+    "How many shards one prefetching task reads.")
   val ShardFetchInterval = OptionSpec("shardFetchInterval", Some("1s"),
     "How often to list the shards of the streams, to follow resharding.")
   val AwsAccessKey = OptionSpec("awsAccessKey", None,
-    "AWS access key id; give it together with awsSecretKey.", secret = true, usage = both)
+    "AWS access key id; give it together with awsSecretKey. Takes precedence over the default " +
+      "credential chain; with roleArn, the keys the role is assumed with.", secret = true, usage = both)
   val AwsSecretKey = OptionSpec("awsSecretKey", None,
     "AWS secret access key matching awsAccessKey.", secret = true, usage = both)
   val AwsSessionToken = OptionSpec("awsSessionToken", None,
     "Session token for temporary keys given in awsAccessKey/awsSecretKey.", secret = true, usage = both)
-  val RoleArn = OptionSpec("roleArn", None, "ARN of an IAM role to assume.", roleNotYet, usage = both)
+  val RoleArn = OptionSpec("roleArn", None,
+    "ARN of an IAM role to assume through STS, with awsAccessKey/awsSecretKey if given, else " +
+      "with the default credential chain; its credentials are renewed before they expire.", usage = both)
   val RoleExternalId = OptionSpec("roleExternalId", None,
-    "External id used when assuming roleArn.", roleNotYet, usage = both)
-  val RoleSessionName = OptionSpec("roleSessionName", None,
-    "Session name used when assuming roleArn.", roleNotYet, usage = both)
+    "External id used when assuming roleArn (if the role's trust policy asks for one).", usage = both)
+  val RoleSessionName = OptionSpec("roleSessionName", Some(ConnectionOptions.DefaultRoleSessionName),
+    "Session name used when assuming roleArn; shows in CloudTrail.", usage = both)
   val StsEndpoint = OptionSpec("stsEndpoint", None,
-    "STS endpoint URL used when assuming roleArn.", roleNotYet, usage = both)
+    "STS endpoint URL used to assume roleArn (a VPC, FIPS or local STS). Default: the " +
+      "regional STS endpoint of region.", usage = both)
   val CoalesceThresholdBlockSize = OptionSpec("coalesceThresholdBlockSize", Some("10000000"),
-    "Average prefetched block size below which blocks are coalesced.", prefetchNotYet)
+    "Average prefetched block size below which blocks are coalesced.")
   val CoalesceBinSize = OptionSpec("coalesceBinSize", Some("128000000"),
-    "Approximate block size after coalescing.", prefetchNotYet)
+    "Approximate block size after coalescing.")
   val ConsumerMode = OptionSpec("consumerMode", Some("polling"),
-    "polling (GetRecords) or efo (enhanced fan-out; not implemented yet).")
+    "polling (GetRecords, shared 2 MB/s per shard) or efo (enhanced fan-out: a registered consumer with its own 2 MB/s per shard).")
   val RequireConsumerDeregistration = OptionSpec("requireConsumerDeregistration", Some("false"),
-    "Deregister the EFO consumer when the query stops.", efoNotYet)
+    "Deregister the EFO consumer when the query stops.")
   val MaxShardsPerDescribe = OptionSpec("maxShardsPerDescribe", Some("100"),
     "Shards listed per ListShards call (1 to 10000).")
   val ConsumerName = OptionSpec("consumerName", None,
-    "EFO consumer name, or a comma-separated list, one per stream.", efoNotYet)
+    "EFO consumer name, or a comma-separated list, one per stream.")
   val ConsumerNamePrefix = OptionSpec("consumerNamePrefix", Some("sparkkinesis_"),
-    "Prefix of EFO consumer names.", efoNotYet)
+    "Prefix of EFO consumer names.")
   val ConsumerRefreshInterval = OptionSpec("consumerRefreshInterval", Some("300s"),
-    "How often the EFO consumer registration is checked (at most 3600s).", efoNotYet)
+    "How often the EFO consumer registration is checked (at most 3600s).")
 
   // ---- the sink (writing); the connection options above apply as well ----
 
@@ -116,7 +118,7 @@ object KinesisOptions {
     "Longest wait between two retries (at least putRetryBackoff).", usage = write)
 
   val all: Seq[OptionSpec] = Seq(
-    StreamName, Region, Endpoint, InitialPosition, MaxRecordsPerFetch, MaxFetchRate,
+    StreamName, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
     AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId, RoleSessionName,
     StsEndpoint, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,
@@ -177,7 +179,14 @@ object KinesisOptions {
     }
   }
 
-  private def editDistance(a: String, b: String): Int = {
+  /** The option of `among` closest to a misspelt one, if any is close enough. */
+  def suggest(name: String, among: Seq[OptionSpec]): Option[String] = {
+    val key = name.toLowerCase(Locale.ROOT)
+    val (best, distance) = among.map(o => o -> editDistance(key, o.key)).minBy(_._2)
+    if (distance <= math.max(2, key.length / 4)) Some(best.name) else None
+  }
+
+  private[options] def editDistance(a: String, b: String): Int = {
     val d = Array.tabulate(a.length + 1, b.length + 1)((i, j) => if (i == 0) j else if (j == 0) i else 0)
     for (i <- 1 to a.length; j <- 1 to b.length) {
       val cost = if (a(i - 1) == b(j - 1)) 0 else 1

@@ -3,7 +3,8 @@ package io.github.sparkkinesis.options
 import java.util.Locale
 
 import io.github.sparkkinesis.client.ConnectionConfig
-import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
+import io.github.sparkkinesis.offsets.{KinesisOffsetJson, KinesisSourceOffset}
 
 /** Where a query with no checkpoint starts reading each shard. */
 sealed trait InitialPosition extends Serializable
@@ -11,7 +12,23 @@ object InitialPosition {
   case object Latest extends InitialPosition
   case object TrimHorizon extends InitialPosition
   final case class AtTimestamp(epochMillis: Long) extends InitialPosition
+  /** Per-shard positions; shards not named start at the trim horizon. */
+  final case class Positions(offset: KinesisSourceOffset) extends InitialPosition
 }
+
+/** Where a batch read stops. */
+sealed trait EndingPosition extends Serializable
+object EndingPosition {
+  case object Latest extends EndingPosition
+  final case class Positions(offset: KinesisSourceOffset) extends EndingPosition
+}
+
+/** Prefetching into executor memory, and how batches are cut into tasks. */
+final case class BufferSettings(
+    shardsPerTask: Int,
+    fetchBufferSize: Long,
+    coalesceThresholdBlockSize: Long,
+    coalesceBinSize: Long)
 
 /** GetRecords pacing and how long a trigger reads ahead. */
 final case class FetchSettings(
@@ -25,12 +42,18 @@ final case class KinesisSourceOptions(
     streamNames: Seq[String],
     connection: ConnectionConfig,
     initialPosition: InitialPosition,
+    /** Where a batch read starts: initialPosition when given, else the trim horizon. */
+    batchStart: InitialPosition,
+    endingPosition: EndingPosition,
     fetch: FetchSettings,
+    buffer: BufferSettings,
     shardFetchIntervalMs: Long,
-    maxShardsPerDescribe: Int)
+    maxShardsPerDescribe: Int,
+    /** Enhanced fan-out (consumerMode efo); None when polling. */
+    efo: Option[EfoSettings] = None)
 
 object KinesisSourceOptions {
-  import KinesisOptions.{InitialPosition => InitialPositionOption, _}
+  import KinesisOptions.{EndingPosition => EndingPositionOption, InitialPosition => InitialPositionOption, _}
 
   // Kinesis stream names: 1-128 characters of letters, digits, underscore, dot and hyphen.
   private[sparkkinesis] val StreamNamePattern = "[a-zA-Z0-9_.-]{1,128}".r
@@ -52,18 +75,20 @@ object KinesisSourceOptions {
       maxFetchDurationMs = values.durationMs(MaxFetchDuration, minMs = 1))
     val shardFetchInterval = values.durationMs(ShardFetchInterval, minMs = 1)
     val maxShardsPerDescribe = values.int(MaxShardsPerDescribe, 1, 10000)
-    values.bytes(FetchBufferSize)
-    values.int(ShardsPerTask, 1, Int.MaxValue)
-    values.long(CoalesceThresholdBlockSize, 1)
-    values.long(CoalesceBinSize, 1)
+    val buffer = BufferSettings(
+      shardsPerTask = values.int(ShardsPerTask, 1, 10000),
+      fetchBufferSize = values.bytes(FetchBufferSize),
+      coalesceThresholdBlockSize = values.long(CoalesceThresholdBlockSize, 1),
+      coalesceBinSize = values.long(CoalesceBinSize, 1))
+    val ending = endingPosition(values)
     val mode = values.choice(ConsumerMode, Seq("polling", "efo"))
-    values.boolean(RequireConsumerDeregistration)
-    values.durationMs(ConsumerRefreshInterval, minMs = 1, maxMs = 3600 * 1000L)
+    val efoSettings = EfoSettings.parse(values, streams)
     val connection = ConnectionOptions.parse(values)
 
-    if (mode == "efo") {
-      throw KinesisErrors.optionNotSupportedYet(ConsumerMode.name,
-        "enhanced fan-out ('efo') is not implemented yet; use 'polling'")
+    val efoOptions = Seq(ConsumerName, ConsumerNamePrefix, ConsumerRefreshInterval, RequireConsumerDeregistration)
+    if (mode == "polling") efoOptions.find(values.isSet).foreach { spec =>
+      throw KinesisErrors.conflictingOptions(Seq(spec.name, ConsumerMode.name),
+        s"${spec.name} applies to enhanced fan-out only: set consumerMode to efo, or remove ${spec.name}")
     }
     sourceOptions.foreach { spec =>
       spec.support match {
@@ -73,9 +98,24 @@ object KinesisSourceOptions {
       }
     }
 
-    KinesisSourceOptions(streams, connection, position, fetch, shardFetchInterval,
-      maxShardsPerDescribe)
+    val batchStart = if (values.isSet(InitialPositionOption)) position else InitialPosition.TrimHorizon
+    KinesisSourceOptions(streams, connection, position, batchStart, ending, fetch, buffer,
+      shardFetchInterval, maxShardsPerDescribe, if (mode == "efo") Some(efoSettings) else None)
   }
+
+  private def endingPosition(values: OptionValues): EndingPosition = {
+    val text = values.get(EndingPositionOption).get.trim
+    if (text.equalsIgnoreCase("latest")) EndingPosition.Latest
+    else if (text.startsWith("{")) EndingPosition.Positions(offsetJson(values, EndingPositionOption, text))
+    else throw values.invalid(EndingPositionOption, text, "latest, or per-shard positions as offset JSON such as " +
+      KinesisOffsetJson.Example)
+  }
+
+  /** Per-shard positions, in the offset JSON of the checkpoint. */
+  private def offsetJson(values: OptionValues, spec: OptionSpec, text: String): KinesisSourceOffset =
+    try KinesisOffsetJson.read(text) catch {
+      case e: KinesisError => throw values.invalid(spec, text, e.getMessage, e)
+    }
 
   private def streamNames(values: OptionValues): Seq[String] = {
     val text = values.required(StreamName, "give one stream name or a comma-separated list")
@@ -97,6 +137,8 @@ object KinesisSourceOptions {
     text.toLowerCase(Locale.ROOT) match {
       case "latest" => InitialPosition.Latest
       case "trim_horizon" | "earliest" => InitialPosition.TrimHorizon
+      case json if json.startsWith("{") && json.contains("\"version\"") =>
+        InitialPosition.Positions(offsetJson(values, InitialPositionOption, text))
       case json if json.startsWith("{") =>
         OptionValues.parseAtTimestamp(text) match {
           case Right(ms) => InitialPosition.AtTimestamp(ms)

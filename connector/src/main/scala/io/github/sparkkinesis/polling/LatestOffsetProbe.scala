@@ -46,11 +46,8 @@ final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: C
     cursors.put(key, cursor)
     var caughtUp = false
     while (!cursor.isEnded && !caughtUp && clock.nanoTime() < deadline) {
-      val batch = cursor.fetch()
-      // A short page at MillisBehindLatest 0 is the tip. An empty page behind the tip is not
-      // (Kinesis returns those on sparse shards), and neither is a full page at 0: local
-      // Kinesis implementations report 0 for records that arrived in the same millisecond.
-      caughtUp = batch.millisBehindLatest == 0 && batch.records.size < settings.maxRecordsPerFetch
+      cursor.fetch()
+      caughtUp = cursor.atTip
     }
     cursor.position
   }

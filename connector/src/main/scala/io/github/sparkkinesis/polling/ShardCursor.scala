@@ -5,6 +5,7 @@ import org.apache.spark.internal.Logging
 import io.github.sparkkinesis.client.{IteratorExpiredException, KinesisApi, RecordBatch, ThrottledException}
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.prefetch.ShardReader
 
 /**
  * Reads one shard forward from a concrete position with GetRecords, keeping its position
@@ -16,31 +17,52 @@ final class ShardCursor(
     val shard: ShardKey,
     start: ShardPosition,
     settings: FetchSettings,
-    clock: Clock = SystemClock) extends Logging {
+    clock: Clock = SystemClock) extends ShardReader with Logging {
 
   import ShardCursor._
 
   private val pacer = new FetchPacer(settings.minFetchPeriodMs, settings.maxFetchRateMBps, clock)
   private var iterator: Option[String] = None
   private var current: ShardPosition = start
+  private var limit = settings.maxRecordsPerFetch
+  private var throttled = 0
+
+  /** How many records the next GetRecords asks for; halved after throttling, then regrown. */
+  def recordsPerCall: Int = limit
+
+  private var lastCallAtTip = false
+
+  /**
+   * Whether the last call reached the tip: a short page at MillisBehindLatest 0. An empty page
+   * behind the tip is not (Kinesis returns those on sparse shards), and neither is a full page
+   * at 0 (local Kinesis implementations report 0 for records of the same millisecond).
+   */
+  override def atTip: Boolean = lastCallAtTip
+
+  /** How often Kinesis throttled this cursor's calls. */
+  override def throttleEvents: Int = throttled
+
+  override def close(): Unit = ()
 
   /** Where the next record would come from; a `ShardEnd` once the shard is done. */
-  def position: ShardPosition = current
+  override def position: ShardPosition = current
 
-  def isEnded: Boolean = current.isInstanceOf[ShardPosition.ShardEnd]
+  override def isEnded: Boolean = current.isInstanceOf[ShardPosition.ShardEnd]
 
   /** One GetRecords call (after waiting for its turn); the records follow [[position]]. */
-  def fetch(): RecordBatch = {
+  override def fetch(): RecordBatch = {
     require(!isEnded, s"shard $shard was already read to its end")
-    var throttled = 0
+    var attempts = 0
     var expired = 0
     while (true) {
       try {
         val it = iterator.getOrElse(api.shardIterator(shard.stream, shard.shardId, current))
         iterator = Some(it)
         pacer.awaitTurn()
-        val batch = api.getRecords(it, settings.maxRecordsPerFetch)
+        val batch = api.getRecords(it, limit)
         pacer.recordFetch(batch.bytes)
+        lastCallAtTip = batch.millisBehindLatest == 0 && batch.records.size < limit
+        limit = math.min(settings.maxRecordsPerFetch, limit * 2)
         batch.records.lastOption.foreach(r => current = ShardPosition.AfterSequence(r.sequenceNumber))
         iterator = batch.nextIterator
         if (batch.nextIterator.isEmpty) current = ShardPosition.ShardEnd(current.lastSequence)
@@ -50,10 +72,14 @@ final class ShardCursor(
           expired += 1
           iterator = None // Ask again from the last concrete position.
           if (expired > 1) logWarning(s"Shard iterator of $shard expired again: ${e.getMessage}")
-        case e: ThrottledException if throttled < MaxThrottledRetries =>
+        case e: ThrottledException if attempts < MaxThrottledRetries =>
+          // As the Databricks connector does: read half as much per call, wait, and try again.
+          attempts += 1
           throttled += 1
-          val wait = ThrottleBackOffMs * throttled
-          logWarning(s"Hit rate limit on shard $shard. Sleeping for $wait ms. (${e.getMessage})")
+          limit = math.max(1, limit / 2)
+          val wait = ThrottleBackOffMs * attempts
+          logWarning(s"Hit rate limit on shard $shard. Sleeping for ${wait / 1000.0} seconds; " +
+            s"reading at most $limit records per call. (${e.getMessage})")
           pacer.backOff(wait)
           pacer.awaitTurn()
       }

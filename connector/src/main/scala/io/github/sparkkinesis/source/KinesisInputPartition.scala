@@ -8,29 +8,38 @@ import org.apache.spark.unsafe.types.UTF8String
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients, KinesisRecord}
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.polling.ShardRangeReader
 
-/** The records of one shard after `start`, up to and including `endSequence`. */
-final case class KinesisInputPartition(shard: ShardKey, start: ShardPosition, endSequence: String)
-  extends InputPartition
+/** A prefetched block a batch reads: the records after `from` up to `lastSequence`. */
+final case class BlockRef(name: String, from: ShardPosition, lastSequence: String, bytes: Long, location: String)
+
+/** The records of one shard after `start`, up to and including `endSequence`, and the blocks holding them. */
+final case class ShardRange(shard: ShardKey, start: ShardPosition, endSequence: String, blocks: Seq[BlockRef]) {
+  def bytes: Long = blocks.map(_.bytes).sum
+}
+
+/** One task of a batch: one shard range, or several small ones coalesced. */
+final case class KinesisInputPartition(ranges: Seq[ShardRange]) extends InputPartition {
+  // Run where most of the data already is.
+  override def preferredLocations(): Array[String] =
+    ranges.flatMap(_.blocks).groupBy(_.location).view.mapValues(_.map(_.bytes).sum)
+      .toSeq.sortBy(-_._2).headOption.map(_._1).toArray
+}
 
 final class KinesisPartitionReaderFactory(connection: ConnectionConfig, fetch: FetchSettings)
   extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
-    val p = partition.asInstanceOf[KinesisInputPartition]
-    val records = new ShardRangeReader(KinesisClients.api(connection), p.shard, p.start, p.endSequence, fetch)
-    new KinesisPartitionReader(p.shard, records)
+    val ranges = partition.asInstanceOf[KinesisInputPartition].ranges
+    lazy val api = KinesisClients.api(connection)
+    new KinesisPartitionReader(ranges.iterator.flatMap(r => ShardRangeRecords(r, api, fetch).map(r.shard -> _)))
   }
 }
 
 /** Turns records into rows of [[io.github.sparkkinesis.KinesisSchema]]. */
-final class KinesisPartitionReader(shard: ShardKey, records: Iterator[KinesisRecord])
+final class KinesisPartitionReader(records: Iterator[(ShardKey, KinesisRecord)])
   extends PartitionReader[InternalRow] {
 
-  private val stream = UTF8String.fromString(shard.stream)
-  private val shardId = UTF8String.fromString(shard.shardId)
-  private var current: KinesisRecord = _
+  private var current: (ShardKey, KinesisRecord) = _
 
   override def next(): Boolean = {
     val more = records.hasNext
@@ -38,13 +47,16 @@ final class KinesisPartitionReader(shard: ShardKey, records: Iterator[KinesisRec
     more
   }
 
-  override def get(): InternalRow = new GenericInternalRow(Array[Any](
-    UTF8String.fromString(current.partitionKey),
-    current.data,
-    stream,
-    shardId,
-    UTF8String.fromString(current.sequenceNumber),
-    current.approximateArrivalMillis * 1000L))
+  override def get(): InternalRow = {
+    val (shard, record) = current
+    new GenericInternalRow(Array[Any](
+      UTF8String.fromString(record.partitionKey),
+      record.data,
+      UTF8String.fromString(shard.stream),
+      UTF8String.fromString(shard.shardId),
+      UTF8String.fromString(record.sequenceNumber),
+      record.approximateArrivalMillis * 1000L))
+  }
 
   override def close(): Unit = ()
 }

@@ -1,47 +1,68 @@
 package io.github.sparkkinesis.source
 
+import java.util.Optional
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.SparkContext
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
-import org.apache.spark.sql.connector.read.streaming.{MicroBatchStream, Offset, ReadLimit, SupportsAdmissionControl}
+import org.apache.spark.sql.connector.read.streaming._
 
 import io.github.sparkkinesis.client.{KinesisApi, KinesisClients, ShardDescription}
-import io.github.sparkkinesis.options.{InitialPosition, KinesisSourceOptions}
+import io.github.sparkkinesis.efo.EfoClients
+import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.options.{EfoSettings, InitialPosition, KinesisSourceOptions}
 import io.github.sparkkinesis.offsets.{KinesisOffsetJson, KinesisSourceOffset, ShardKey, ShardPosition}
-import io.github.sparkkinesis.polling.LatestOffsetProbe
+import io.github.sparkkinesis.prefetch.{PrefetchSettings, Prefetcher}
 
 /**
- * The polling (GetRecords) micro-batch stream. Each trigger lists shards (at most every
- * `shardFetchInterval`), finds how far each readable shard goes now, and plans one partition
- * per shard with new records. Offsets name exact sequence numbers, so a batch re-run after a
- * failure reads the same records.
+ * The polling (GetRecords) micro-batch stream. A [[Prefetcher]] keeps reading ahead into
+ * executor memory; each trigger lists shards (at most every `shardFetchInterval`), ends the
+ * batch where the buffered data ends, and plans tasks that read the buffered blocks where
+ * they live. Offsets name exact sequence numbers, so a batch re-run after a failure reads the
+ * same records, from the blocks or, where they are gone, from Kinesis again.
  */
 final class KinesisMicroBatchStream(
     options: KinesisSourceOptions,
     metadataPath: String,
-    api: => KinesisApi)
-  extends MicroBatchStream with SupportsAdmissionControl with Logging {
+    api: => KinesisApi,
+    sparkContext: => SparkContext)
+  extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics with Logging {
 
   def this(options: KinesisSourceOptions, metadataPath: String) =
-    this(options, metadataPath, KinesisClients.api(options.connection))
+    this(options, metadataPath, KinesisClients.api(options.connection), SparkSession.active.sparkContext)
 
+  private val name = s"KinesisV2[${options.streamNames.mkString(",")}]"
   private lazy val kinesis = api
-  private lazy val probe = new LatestOffsetProbe(kinesis, options.fetch)
+  private lazy val prefetcher = new Prefetcher(sparkContext, options.connection,
+    PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize), name)
 
   private var shardDescriptions = Map.empty[ShardKey, ShardDescription]
   private var lastListingNanos = Long.MinValue
+  private var streamsCreatedAt = Map.empty[String, Long]
+  private var availableNowSince: Option[Long] = None
+  private var started = false
+  private var consumers = Map.empty[String, String] // stream -> consumer name (EFO)
+  private var consumersCheckedNanos = Long.MinValue
 
   override def initialOffset(): Offset = {
-    val store = new InitialOffsetStore(metadataPath, SparkSession.active.sparkContext.hadoopConfiguration)
+    val store = new InitialOffsetStore(metadataPath, sparkContext.hadoopConfiguration)
     store.getOrCreate {
-      val start = options.initialPosition match {
-        case InitialPosition.TrimHorizon => ShardPosition.TrimHorizon
-        case InitialPosition.AtTimestamp(ms) => ShardPosition.AtTimestamp(ms)
+      val listed = listShards().keySet
+      val offset = KinesisSourceOffset(options.initialPosition match {
+        case InitialPosition.TrimHorizon => listed.map(_ -> ShardPosition.TrimHorizon).toMap
+        case InitialPosition.AtTimestamp(ms) => listed.map(_ -> ShardPosition.AtTimestamp(ms)).toMap
         // "latest" becomes the moment the query first starts, which stays concrete on replay.
-        case InitialPosition.Latest => ShardPosition.AtTimestamp(System.currentTimeMillis())
-      }
-      val offset = KinesisSourceOffset(listShards().keys.map(_ -> start).toMap)
-      logInfo(s"Initial offset of ${options.streamNames.mkString(",")}: ${offset.json()}")
+        case InitialPosition.Latest =>
+          val now = System.currentTimeMillis()
+          listed.map(_ -> ShardPosition.AtTimestamp(now)).toMap
+        case InitialPosition.Positions(given) =>
+          listed.map(_ -> ShardPosition.TrimHorizon).toMap ++
+            given.shards.filter { case (key, _) => options.streamNames.contains(key.stream) }
+      }, streamCreationTimes())
+      logInfo(s"Initial offset of $name: ${offset.json()}")
       offset
     }
   }
@@ -51,20 +72,45 @@ final class KinesisMicroBatchStream(
   override def latestOffset(): Offset =
     throw new UnsupportedOperationException("latestOffset(Offset, ReadLimit) must be used instead")
 
+  override def prepareForTriggerAvailableNow(): Unit = {
+    val now = System.currentTimeMillis()
+    availableNowSince = Some(now)
+    prefetcher.readUntilArrival(now)
+    logInfo(s"$name: Trigger.AvailableNow reads the records that arrived before $now")
+  }
+
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val startOffset = start.asInstanceOf[KinesisSourceOffset]
+    checkSameStreams(startOffset)
     val tracked = trackNewShards(startOffset.shards)
-    val advanced = probe.advance(ShardLineage.readable(tracked, shardDescriptions))
-    KinesisSourceOffset(tracked ++ advanced)
+    prefetcher.track(tracked, parentsOf(tracked.keySet))
+    options.efo.foreach(registerConsumers)
+    prefetcher.start()
+    if (!started) {
+      // The first trigger waits for one round, so Trigger.Once and restarts find data at once.
+      prefetcher.awaitRoundAfter(0, options.fetch.maxFetchDurationMs + KinesisMicroBatchStream.RoundGraceMs)
+      started = true
+    }
+    availableNowSince.foreach(since => awaitAvailableNow(startOffset, tracked, since))
+    prefetcher.checkHealthy()
+    val readable = ShardLineage.readable(tracked, shardDescriptions)
+    val ends = readable.map { case (shard, from) => shard -> prefetcher.reachable(shard, from, availableNowSince) }
+    KinesisSourceOffset(tracked ++ ends, startOffset.streamsCreatedAt ++ streamsCreatedAt)
   }
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val from = start.asInstanceOf[KinesisSourceOffset].shards
-    end.asInstanceOf[KinesisSourceOffset].shards.toSeq.sortBy(_._1).flatMap { case (shard, until) =>
+    val ranges = end.asInstanceOf[KinesisSourceOffset].shards.toSeq.sortBy(_._1).flatMap { case (shard, until) =>
       val since = from.getOrElse(shard, ShardPosition.TrimHorizon)
-      until.lastSequence.filterNot(seq => since.lastSequence.contains(seq))
-        .map(endSeq => KinesisInputPartition(shard, since, endSeq))
-    }.toArray
+      until.lastSequence.filterNot(seq => since.lastSequence.contains(seq)).map { endSeq =>
+        val blocks = prefetcher.blocks(shard, since, until).collect {
+          case b if b.blockName.isDefined && b.records > 0 =>
+            BlockRef(b.blockName.get, b.from, b.lastSequence.get, b.bytes, b.location.get)
+        }
+        ShardRange(shard, since, endSeq, blocks)
+      }
+    }
+    PartitionPlanner.plan(ranges, options.buffer.coalesceThresholdBlockSize, options.buffer.coalesceBinSize).toArray
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
@@ -72,11 +118,67 @@ final class KinesisMicroBatchStream(
 
   override def deserializeOffset(json: String): Offset = KinesisOffsetJson.read(json)
 
-  override def commit(end: Offset): Unit = ()
+  override def commit(end: Offset): Unit = prefetcher.release(end.asInstanceOf[KinesisSourceOffset].shards)
 
-  override def stop(): Unit = probe.close()
+  override def metrics(latestConsumedOffset: Optional[Offset]): java.util.Map[String, String] =
+    prefetcher.metrics.asJava
 
-  override def toString: String = s"KinesisV2[${options.streamNames.mkString(",")}]"
+  override def stop(): Unit = {
+    prefetcher.stop()
+    for (efo <- options.efo if efo.requireDeregistration; (stream, consumer) <- consumers) {
+      EfoClients.registry(options.connection).deregisterQuietly(stream, consumer)
+    }
+  }
+
+  override def toString: String = name
+
+  /**
+   * Trigger.AvailableNow ends when a trigger finds no new data, so each trigger waits until
+   * either new records are buffered or every shard has been read up to the start instant.
+   */
+  private def awaitAvailableNow(start: KinesisSourceOffset, tracked: Map[ShardKey, ShardPosition], since: Long): Unit = {
+    def readable = ShardLineage.readable(tracked, shardDescriptions)
+    def newData = readable.exists { case (shard, from) => prefetcher.reachable(shard, from, Some(since)) != from }
+    def allRead = tracked.forall { case (shard, position) =>
+      position.isInstanceOf[ShardPosition.ShardEnd] || prefetcher.fetchedUntil(shard, since)
+    }
+    while (!newData && !allRead && prefetcher.isRunning) {
+      prefetcher.awaitRoundAfter(prefetcher.completedRounds, options.fetch.maxFetchDurationMs + KinesisMicroBatchStream.RoundGraceMs)
+    }
+  }
+
+  /**
+   * Enhanced fan-out: the consumer of each stream is reused when registered under its name,
+   * else registered and awaited until ACTIVE; checked again every `consumerRefreshInterval`,
+   * so a consumer deregistered behind the query's back is registered again.
+   */
+  private def registerConsumers(efo: EfoSettings): Unit = {
+    val due = consumersCheckedNanos == Long.MinValue ||
+      System.nanoTime() - consumersCheckedNanos >= efo.refreshIntervalMs * 1000000L
+    if (due) {
+      lazy val queryId = Option(sparkContext.getLocalProperty("sql.streaming.queryId"))
+        .getOrElse(java.util.UUID.randomUUID().toString)
+      val registry = EfoClients.registry(options.connection)
+      if (consumers.isEmpty) consumers = options.streamNames.map(s => s -> efo.consumerName(s, queryId)).toMap
+      val arns = consumers.map { case (stream, consumer) => stream -> registry.resolve(stream, consumer) }
+      if (consumersCheckedNanos == Long.MinValue) logInfo(s"$name reads through enhanced fan-out consumers $arns")
+      prefetcher.useConsumers(arns)
+      consumersCheckedNanos = System.nanoTime()
+    }
+  }
+
+  /** A checkpoint must not continue on a stream that was deleted and created again. */
+  private def checkSameStreams(start: KinesisSourceOffset): Unit = if (streamsCreatedAt.isEmpty) {
+    streamsCreatedAt = streamCreationTimes()
+    start.streamsCreatedAt.foreach { case (stream, before) =>
+      streamsCreatedAt.get(stream).filter(_ != before).foreach { now =>
+        throw KinesisErrors.streamRecreated(stream, before, now)
+      }
+    }
+  }
+
+  private def streamCreationTimes(): Map[String, Long] =
+    options.streamNames.map(s => s -> kinesis.streamCreatedAt(s)).toMap
 
   /**
    * Adds shards that appeared since `tracked` (children of a reshard, or an increased shard
@@ -88,12 +190,15 @@ final class KinesisMicroBatchStream(
     if (!due) return tracked
     val listed = listShards()
     val added = listed.keySet.diff(tracked.keySet)
-    if (added.nonEmpty) logInfo(s"New shards to read: ${added.toSeq.sorted.mkString(", ")}")
+    if (added.nonEmpty) logInfo(s"$name: new shards to read: ${added.toSeq.sorted.mkString(", ")}")
     val kept = tracked.filter { case (key, position) =>
       listed.contains(key) || !position.isInstanceOf[ShardPosition.ShardEnd]
     }
     kept ++ added.map(_ -> ShardPosition.TrimHorizon)
   }
+
+  private def parentsOf(shards: Set[ShardKey]): Map[ShardKey, Seq[ShardKey]] =
+    shards.map(key => key -> shardDescriptions.get(key).toSeq.flatMap(_.parents).map(ShardKey(key.stream, _))).toMap
 
   private def listShards(): Map[ShardKey, ShardDescription] = {
     val listed = options.streamNames.flatMap { stream =>
@@ -103,4 +208,9 @@ final class KinesisMicroBatchStream(
     lastListingNanos = System.nanoTime()
     listed
   }
+}
+
+object KinesisMicroBatchStream {
+  /** Beyond `maxFetchDuration`, how long a trigger waits for a prefetch round (scheduling, store). */
+  val RoundGraceMs = 60000L
 }

@@ -66,8 +66,7 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
     parse("awsAccessKey" -> "AKIAFAKE", "awsSecretKey" -> secretKey).connection.credentials shouldBe
       CredentialsConfig.StaticKeys("AKIAFAKE", secretKey, None)
     failure("awsSecretKey" -> secretKey).getCondition shouldBe "KINESIS_CONFLICTING_OPTIONS"
-    failure("roleArn" -> "arn:aws:iam::123456789012:role/w").getCondition shouldBe
-      "KINESIS_OPTION_NOT_SUPPORTED_YET"
+    parse("roleArn" -> "arn:aws:iam::123456789012:role/w").connection.credentials shouldBe a[CredentialsConfig.AssumeRole]
   }
 
   test("without streamName, rows name their streams (checked with the columns)") {

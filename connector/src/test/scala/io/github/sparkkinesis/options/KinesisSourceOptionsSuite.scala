@@ -9,6 +9,7 @@ import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig}
 import io.github.sparkkinesis.errors.KinesisOptionException
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 
 /** A valid value for an option, and what it must change in the parsed options. */
 private final case class OptionRow(
@@ -18,7 +19,7 @@ private final case class OptionRow(
     alsoGiven: Map[String, String] = Map.empty)
 
 class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
-  import KinesisOptions.{InitialPosition => InitialPositionOption, _}
+  import KinesisOptions.{EndingPosition => EndingPositionOption, InitialPosition => InitialPositionOption, _}
 
   /** Every test names a region, so none depends on the machine's AWS configuration. */
   private val base = Map("streamName" -> "s", "region" -> "us-east-1")
@@ -26,6 +27,16 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
   private val accessKey = "AKIAFAKEACCESSKEY0001"
   private val secretKey = "fakeSecretKey/abcdefghijklmnopqrstuvwxyz01"
   private val sessionToken = "FakeSessionToken+zzzzzzzzzzzzzzzzzzzzzz"
+
+  private val roleArn = "arn:aws:iam::123456789012:role/reader"
+
+  /** The role the options of a test assume, with the defaults of the options. */
+  private def role(
+      externalId: Option[String] = None,
+      sessionName: String = "spark-kinesis",
+      stsEndpoint: Option[String] = None,
+      base: CredentialsConfig = CredentialsConfig.DefaultChain): CredentialsConfig.AssumeRole =
+    CredentialsConfig.AssumeRole(roleArn, externalId, sessionName, stsEndpoint, "us-east-1", base)
 
   /** The 2020-06-25 10:23:45 PDT of the seed docs' example. */
   private val seedDocsMillis = java.time.Instant.parse("2020-06-25T17:23:45Z").toEpochMilli
@@ -60,8 +71,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     OptionRow(MaxFetchRate, "1.5", _.fetch.maxFetchRateMBps shouldBe 1.5),
     OptionRow(MinFetchPeriod, "1s", _.fetch.minFetchPeriodMs shouldBe 1000L),
     OptionRow(MaxFetchDuration, "2m", _.fetch.maxFetchDurationMs shouldBe 120000L),
-    OptionRow(FetchBufferSize, "1gb", _ => ()),
-    OptionRow(ShardsPerTask, "3", _ => ()),
+    OptionRow(FetchBufferSize, "1gb", _.buffer.fetchBufferSize shouldBe (1L << 30)),
+    OptionRow(ShardsPerTask, "3", _.buffer.shardsPerTask shouldBe 3),
     OptionRow(ShardFetchInterval, "5s", _.shardFetchIntervalMs shouldBe 5000L),
     OptionRow(AwsAccessKey, accessKey,
       _.connection.credentials shouldBe CredentialsConfig.StaticKeys(accessKey, secretKey, None),
@@ -72,18 +83,27 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     OptionRow(AwsSessionToken, sessionToken,
       _.connection.credentials shouldBe CredentialsConfig.StaticKeys(accessKey, secretKey, Some(sessionToken)),
       Map("awsAccessKey" -> accessKey, "awsSecretKey" -> secretKey)),
-    OptionRow(RoleArn, "arn:aws:iam::123456789012:role/reader", _ => ()),
-    OptionRow(RoleExternalId, "external-1", _ => ()),
-    OptionRow(RoleSessionName, "session-1", _ => ()),
-    OptionRow(StsEndpoint, "https://sts.us-east-1.amazonaws.com", _ => ()),
-    OptionRow(CoalesceThresholdBlockSize, "1000", _ => ()),
-    OptionRow(CoalesceBinSize, "64000000", _ => ()),
-    OptionRow(ConsumerMode, "polling", _ => ()),
-    OptionRow(RequireConsumerDeregistration, "true", _ => ()),
+    OptionRow(RoleArn, roleArn,
+      _.connection.credentials shouldBe role()),
+    OptionRow(RoleExternalId, "external-1",
+      _.connection.credentials shouldBe role(externalId = Some("external-1")), Map("roleArn" -> roleArn)),
+    OptionRow(RoleSessionName, "session-1",
+      _.connection.credentials shouldBe role(sessionName = "session-1"), Map("roleArn" -> roleArn)),
+    OptionRow(StsEndpoint, "https://sts.us-east-1.amazonaws.com",
+      _.connection.credentials shouldBe role(stsEndpoint = Some("https://sts.us-east-1.amazonaws.com")),
+      Map("roleArn" -> roleArn)),
+    OptionRow(CoalesceThresholdBlockSize, "1000", _.buffer.coalesceThresholdBlockSize shouldBe 1000L),
+    OptionRow(CoalesceBinSize, "64000000", _.buffer.coalesceBinSize shouldBe 64000000L),
+    OptionRow(EndingPositionOption, """{"version":1,"shards":{"s":{"shardId-000000000000":{"type":"after","seq":"12"}}}}""",
+      _.endingPosition shouldBe EndingPosition.Positions(KinesisSourceOffset(Map(
+        ShardKey("s", "shardId-000000000000") -> ShardPosition.AfterSequence("12"))))),
+    OptionRow(ConsumerMode, "efo", _.efo should not be empty),
+    OptionRow(RequireConsumerDeregistration, "true", _.efo.get.requireDeregistration shouldBe true, Map("consumerMode" -> "efo")),
     OptionRow(MaxShardsPerDescribe, "50", _.maxShardsPerDescribe shouldBe 50),
-    OptionRow(ConsumerName, "my-consumer", _ => ()),
-    OptionRow(ConsumerNamePrefix, "app_", _ => ()),
-    OptionRow(ConsumerRefreshInterval, "60s", _ => ()))
+    OptionRow(ConsumerName, "my-consumer", _.efo.get.consumerName("s", "q") shouldBe "sparkkinesis_my-consumer",
+      Map("consumerMode" -> "efo")),
+    OptionRow(ConsumerNamePrefix, "app_", _.efo.get.prefix shouldBe "app_", Map("consumerMode" -> "efo")),
+    OptionRow(ConsumerRefreshInterval, "60s", _.efo.get.refreshIntervalMs shouldBe 60000L, Map("consumerMode" -> "efo")))
 
   test("the table below covers every source option of the registry") {
     rows.map(_.spec.name) should contain theSameElementsAs KinesisOptions.sourceOptions.map(_.name)
@@ -227,21 +247,13 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     e.getMessage should not include "Did you mean"
   }
 
-  test("enhanced fan-out is recognised but not supported yet") {
-    val e = failure("consumerMode" -> "efo")
-    e.getCondition shouldBe "KINESIS_OPTION_NOT_SUPPORTED_YET"
-    e.getSqlState shouldBe "0A000"
-    e.getMessage should include("'consumerMode'")
-    e.getMessage should include("polling")
-  }
-
-  test("roleArn and fetchBufferSize are recognised but not supported yet") {
-    Seq("roleArn" -> "arn:aws:iam::123456789012:role/r", "fetchBufferSize" -> "2gb").foreach {
-      case (option, value) =>
-        val e = failure(option -> value)
-        e.getCondition shouldBe "KINESIS_OPTION_NOT_SUPPORTED_YET"
-        e.getMessage should include(s"'$option'")
-    }
+  test("enhanced fan-out options without consumerMode efo are refused, naming both") {
+    val e = failure("consumerName" -> "app")
+    e.getCondition shouldBe "KINESIS_CONFLICTING_OPTIONS"
+    e.getMessage should include("'consumerName'")
+    e.getMessage should include("consumerMode")
+    parse("consumerMode" -> "efo").efo should not be empty
+    parse().efo shouldBe empty
   }
 
   test("an access key needs its secret key, and the other way round") {
@@ -269,8 +281,11 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
       base + ("awsSecretKey" -> secretKey) + ("awsSessionToken" -> sessionToken),
       base ++ keys + ("maxFetchRate" -> "9"),
       base ++ keys + ("region" -> "Mars 1"),
-      base ++ keys + ("roleArn" -> "arn:aws:iam::123456789012:role/r"),
-      base ++ keys + ("consumerMode" -> "efo"),
+      base ++ keys + ("roleArn" -> "arn:aws:iam::123456789012:role/r") + ("roleSessionName" -> "a b"),
+      base ++ keys + ("roleArn" -> "not-an-arn"),
+      base ++ keys + ("roleExternalId" -> "ext-1"),
+      base ++ keys + ("stsEndpoint" -> "sts.amazonaws.com"),
+      base ++ keys + ("consumerMode" -> "efo") + ("consumerName" -> "bad name"),
       keys + ("region" -> "us-east-1"),
       // A misspelt secret option is unknown; its value must not be shown either.
       base + ("awsSecretKye" -> secretKey),
@@ -296,12 +311,61 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     options.connection.where should not include secretKey
   }
 
+  test("a warning, without values, when Spark's redaction patterns no longer mask the secret options") {
+    import org.apache.spark.sql.internal.SQLConf
+    val names = Seq("streamName", "awsAccessKey", "awsSecretKey", "awsSessionToken")
+    io.github.sparkkinesis.KinesisSourceProvider.warnIfSecretsShowInPlans(names) shouldBe None
+    val conf = SQLConf.get
+    conf.setConfString("spark.redaction.regex", "(?i)password")
+    try {
+      val warning = io.github.sparkkinesis.KinesisSourceProvider.warnIfSecretsShowInPlans(names).get
+      warning should include("awsAccessKey, awsSecretKey, awsSessionToken")
+      warning should include("spark.redaction.regex")
+    } finally conf.unsetConf("spark.redaction.regex")
+  }
+
   // ---- region ----
 
-  test("the region option must look like an AWS region") {
-    parse("region" -> "us-gov-west-1").connection.region shouldBe "us-gov-west-1"
-    parse("region" -> "ap-southeast-2").connection.region shouldBe "ap-southeast-2"
-    failure("region" -> "Mars 1").getMessage should include("such as us-east-1")
+  test("the region option must name a region that exists") {
+    Seq("us-gov-west-1", "ap-southeast-2", "cn-north-1", "eu-central-2", "il-central-1")
+      .foreach(r => parse("region" -> r).connection.region shouldBe r)
+    Seq("Mars 1", "us-nowhere-1", "eu-west", "useast1", "us-east-1a", "aws-global").foreach { r =>
+      val e = failure("region" -> r)
+      e.getCondition shouldBe "KINESIS_INVALID_OPTION_VALUE"
+      e.getMessage should (include(s"'$r'") and include("such as us-east-1, eu-west-1"))
+    }
+  }
+
+  test("a misspelt region gets the closest known one as a suggestion") {
+    failure("region" -> "us-esat-1").getMessage should include("did you mean us-east-1?")
+    failure("region" -> "eu-westt-1").getMessage should include("did you mean eu-west-1?")
+  }
+
+  test("a region resolved from the environment must exist as well, and the error says where it came from") {
+    val previous = Option(System.getProperty("aws.region"))
+    System.setProperty("aws.region", "us-nowhere-1")
+    try {
+      val e = intercept[KinesisOptionException](KinesisSourceOptions.parse(Map("streamName" -> "s")))
+      e.getMessage should (include("'us-nowhere-1'") and include("resolved from the environment"))
+    } finally {
+      previous match {
+        case Some(p) => System.setProperty("aws.region", p)
+        case None => System.clearProperty("aws.region")
+      }
+    }
+  }
+
+  test("a region newer than the SDK is accepted when named like the others of its partition") {
+    parse("region" -> "ap-southeast-9").connection.region shouldBe "ap-southeast-9"
+    parse("region" -> "us-west-7").connection.region shouldBe "us-west-7"
+  }
+
+  test("the STS endpoint must be a URL, as the endpoint must") {
+    Seq("sts.amazonaws.com", "ftp://sts.amazonaws.com", "http://").foreach { url =>
+      val e = failure("roleArn" -> roleArn, "stsEndpoint" -> url)
+      e.getCondition shouldBe "KINESIS_INVALID_OPTION_VALUE"
+      e.getMessage should (include("'stsEndpoint'") and include(s"'$url'"))
+    }
   }
 
   test("without the region option, the region comes from the AWS SDK's resolution") {
@@ -317,6 +381,78 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
         case Some(p) => System.setProperty("aws.region", p)
         case None => System.clearProperty("aws.region")
       }
+    }
+  }
+
+  // ---- roles ----
+
+  test("with keys and a role, the role is assumed with the keys") {
+    val options = parse("awsAccessKey" -> accessKey, "awsSecretKey" -> secretKey,
+      "awsSessionToken" -> sessionToken, "roleArn" -> roleArn, "roleExternalId" -> "ext-1",
+      "roleSessionName" -> "nightly", "stsEndpoint" -> "https://sts.eu-west-1.amazonaws.com",
+      "region" -> "eu-west-1")
+    options.connection.credentials shouldBe CredentialsConfig.AssumeRole(roleArn, Some("ext-1"), "nightly",
+      Some("https://sts.eu-west-1.amazonaws.com"), "eu-west-1",
+      CredentialsConfig.StaticKeys(accessKey, secretKey, Some(sessionToken)))
+  }
+
+  test("with a role and no keys, the role is assumed with the default chain, in the query's region") {
+    val options = parse("roleArn" -> roleArn, "region" -> "ap-southeast-2")
+    options.connection.credentials shouldBe CredentialsConfig.AssumeRole(roleArn, None, "spark-kinesis", None,
+      "ap-southeast-2", CredentialsConfig.DefaultChain)
+  }
+
+  test("role ARNs of every partition, with paths, are accepted; anything else is not") {
+    Seq("arn:aws:iam::123456789012:role/reader", "arn:aws-cn:iam::123456789012:role/a/b/reader",
+      "arn:aws-us-gov:iam::123456789012:role/service-role/r+=,.@_-").foreach { arn =>
+      parse("roleArn" -> arn).connection.credentials.asInstanceOf[CredentialsConfig.AssumeRole].roleArn shouldBe arn
+    }
+    Seq("reader", "arn:aws:iam::12345:role/r", "arn:aws:iam::123456789012:user/bob",
+      "arn:aws:sts::123456789012:assumed-role/r/s").foreach { arn =>
+      val e = failure("roleArn" -> arn)
+      e.getCondition shouldBe "KINESIS_INVALID_OPTION_VALUE"
+      e.getMessage should (include("'roleArn'") and include("arn:aws:iam::123456789012:role/"))
+    }
+  }
+
+  test("session names and external ids follow STS's rules") {
+    Seq("a", "has space", "x" * 65, "semi;colon").foreach { name =>
+      failure("roleArn" -> roleArn, "roleSessionName" -> name).getMessage should include("'roleSessionName'")
+    }
+    Seq("a", "has space", "x" * 1225).foreach { id =>
+      failure("roleArn" -> roleArn, "roleExternalId" -> id).getMessage should include("'roleExternalId'")
+    }
+  }
+
+  test("role options without roleArn are rejected, naming both options") {
+    Seq("roleExternalId" -> "ext-1", "roleSessionName" -> "s1", "stsEndpoint" -> "https://sts.amazonaws.com")
+      .foreach { case (option, value) =>
+        val e = failure(option -> value)
+        e.getCondition shouldBe "KINESIS_CONFLICTING_OPTIONS"
+        e.getMessage should (include(s"'$option'") and include("'roleArn'"))
+      }
+  }
+
+  test("the session length is one hour unless a test shortens it") {
+    role().sessionSeconds shouldBe 3600
+    parse("roleArn" -> roleArn).connection.credentials.asInstanceOf[CredentialsConfig.AssumeRole]
+      .sessionSeconds shouldBe 3600
+    System.setProperty(ConnectionOptions.TestSessionSecondsProperty, "8")
+    try {
+      parse("roleArn" -> roleArn).connection.credentials.asInstanceOf[CredentialsConfig.AssumeRole]
+        .sessionSeconds shouldBe 8
+    } finally System.clearProperty(ConnectionOptions.TestSessionSecondsProperty)
+  }
+
+  test("the parsed role never shows the keys it is assumed with") {
+    val options = parse("awsAccessKey" -> accessKey, "awsSecretKey" -> secretKey,
+      "awsSessionToken" -> sessionToken, "roleArn" -> roleArn)
+    Seq(options.toString, options.connection.toString, options.connection.credentials.toString,
+      options.connection.credentials.describe).foreach { text =>
+      text should not include secretKey
+      text should not include accessKey
+      text should not include sessionToken
+      text should include(roleArn)
     }
   }
 }

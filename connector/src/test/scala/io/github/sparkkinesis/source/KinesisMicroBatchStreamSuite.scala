@@ -8,10 +8,13 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.{FakeClock, FakeKinesisApi}
+import org.apache.spark.sql.kinesis.KinesisBlockStore
+
+import io.github.sparkkinesis.FakeKinesisApi
+import io.github.sparkkinesis.client.KinesisClients
+import io.github.sparkkinesis.errors.KinesisConnectorException
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.KinesisSourceOptions
-import io.github.sparkkinesis.polling.ShardRangeReader
 
 /** One row of the source's output, as a user would select it. */
 private final case class Out(stream: String, shardId: String, sequenceNumber: String, data: String,
@@ -19,8 +22,9 @@ private final case class Out(stream: String, shardId: String, sequenceNumber: St
 
 /**
  * The polling stream over a fake Kinesis, driven as Spark drives it: initial offset, then per
- * trigger latestOffset, planInputPartitions and the partitions' reads, with every offset passed
- * through its JSON as the offset log does.
+ * trigger latestOffset, planInputPartitions, the partitions' reads and commit, with every
+ * offset passed through its JSON as the offset log does. Prefetching runs for real: Spark jobs
+ * on a local session store blocks in its block manager; the fake sits behind the connection.
  */
 class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with BeforeAndAfterAll {
   import ShardPosition._
@@ -28,11 +32,11 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
   private var spark: SparkSession = _
   private val checkpoints = Files.createTempDirectory("kinesis-source-suite-")
 
-  // Only for initialOffset, which reads the Hadoop configuration of the active session.
+  // Prefetch rounds are Spark jobs; batches read the blocks they store.
   override def beforeAll(): Unit = {
     super.beforeAll()
     spark = SparkSession.builder()
-      .master("local[1]")
+      .master("local[2]")
       .appName(getClass.getSimpleName)
       .config("spark.ui.enabled", "false")
       .getOrCreate()
@@ -53,7 +57,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
       "region" -> "us-east-1",
       "initialPosition" -> "trim_horizon",
       "minFetchPeriod" -> "200ms",
-      "maxFetchDuration" -> "1s",
+      "maxFetchDuration" -> "300ms",
       "shardFetchInterval" -> "1ms") ++ extra)
 
   private def newMetadataPath(): String =
@@ -62,7 +66,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
   /** A query's view of the source: the offsets it committed and the rows it read. */
   private final class Query(val api: FakeKinesisApi, opts: KinesisSourceOptions,
       metadataPath: String = newMetadataPath()) {
-    val source = new KinesisMicroBatchStream(opts, metadataPath, api)
+    val source = newSource(api, opts, metadataPath)
     /** Every offset goes through JSON, as Spark's offset log does. */
     private def logged(offset: Offset): KinesisSourceOffset =
       source.deserializeOffset(offset.json()).asInstanceOf[KinesisSourceOffset]
@@ -72,11 +76,23 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     val offsets = scala.collection.mutable.ArrayBuffer(committed)
     val batches = scala.collection.mutable.ArrayBuffer.empty[Seq[Out]]
 
+    /** The end offset once prefetching has settled: two looks, a few prefetch rounds apart, agree. */
+    def settledEnd(): KinesisSourceOffset = {
+      var previous: KinesisSourceOffset = null
+      var end = logged(source.latestOffset(committed, ReadLimit.allAvailable()))
+      while (end != previous) {
+        Thread.sleep(opts.fetch.maxFetchDurationMs * 3)
+        previous = end
+        end = logged(source.latestOffset(committed, ReadLimit.allAvailable()))
+      }
+      end
+    }
+
     /** One trigger: reads the next batch, returns its rows (none when nothing is new) and commits it. */
     def runBatch(): Seq[Out] = {
-      Thread.sleep(5) // Triggers are apart in time; the listing interval here is 1 ms.
-      val end = logged(source.latestOffset(committed, ReadLimit.allAvailable()))
+      val end = settledEnd()
       val rows = read(committed, end)
+      source.commit(end)
       committed = end
       offsets += end
       batches += rows
@@ -85,8 +101,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
 
     def read(start: KinesisSourceOffset, end: KinesisSourceOffset): Seq[Out] =
       partitions(start, end).flatMap { p =>
-        val records = new ShardRangeReader(api, p.shard, p.start, p.endSequence, opts.fetch, new FakeClock)
-        val reader = new KinesisPartitionReader(p.shard, records)
+        val reader = source.createReaderFactory().createReader(p)
         try Iterator.continually(reader).takeWhile(_.next()).map { r =>
           val row = r.get()
           Out(row.getUTF8String(2).toString, row.getUTF8String(3).toString, row.getUTF8String(4).toString,
@@ -100,12 +115,20 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     def stop(): Unit = source.stop()
   }
 
+  private def newSource(api: FakeKinesisApi, opts: KinesisSourceOptions, metadataPath: String) = {
+    KinesisClients.install(opts.connection, api)
+    new KinesisMicroBatchStream(opts, metadataPath, api, spark.sparkContext)
+  }
+
   private def withQuery(api: FakeKinesisApi, opts: KinesisSourceOptions = options())(body: Query => Unit): Unit = {
     val query = new Query(api, opts)
     try body(query) finally query.stop()
   }
 
   private def data(rows: Seq[Out]): Seq[String] = rows.map(_.data)
+
+  private def logged(q: Query)(offset: Offset): KinesisSourceOffset =
+    q.source.deserializeOffset(offset.json()).asInstanceOf[KinesisSourceOffset]
 
   test("initialOffset with trim_horizon covers every shard of every stream") {
     val api = new FakeKinesisApi().createStream("clicks", 3).createStream("orders", 2)
@@ -121,7 +144,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     val api = new FakeKinesisApi().createStream("clicks", 2)
     val metadataPath = newMetadataPath()
     val before = System.currentTimeMillis()
-    val first = new KinesisMicroBatchStream(options("initialPosition" -> "latest"), metadataPath, api)
+    val first = newSource(api, options("initialPosition" -> "latest"), metadataPath)
     val initial = try first.initialOffset() finally first.stop()
     val after = System.currentTimeMillis()
     val times = initial.asInstanceOf[KinesisSourceOffset].shards.values.toSet
@@ -134,7 +157,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     Thread.sleep(20)
     // A restart before the first batch committed, with different options even: same start.
     Seq("latest", "trim_horizon").foreach { position =>
-      val again = new KinesisMicroBatchStream(options("initialPosition" -> position), metadataPath, api)
+      val again = newSource(api, options("initialPosition" -> position), metadataPath)
       try again.initialOffset() shouldBe initial finally again.stop()
     }
   }
@@ -142,10 +165,10 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
   test("a restart with initialPosition latest keeps the stored trim_horizon start") {
     val api = new FakeKinesisApi().createStream("clicks", 2)
     val metadataPath = newMetadataPath()
-    val first = new KinesisMicroBatchStream(options(), metadataPath, api)
+    val first = newSource(api, options(), metadataPath)
     val initial = try first.initialOffset() finally first.stop()
     api.split("clicks", shardId(0)) // Even the shards listed then are kept.
-    val again = new KinesisMicroBatchStream(options("initialPosition" -> "latest"), metadataPath, api)
+    val again = newSource(api, options("initialPosition" -> "latest"), metadataPath)
     try again.initialOffset() shouldBe initial finally again.stop()
     initial.asInstanceOf[KinesisSourceOffset].shards.values.toSet shouldBe Set(TrimHorizon)
   }
@@ -155,12 +178,14 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     val a = api.putMany("clicks", shardId(0), "a", 4)
     val c = api.putMany("clicks", shardId(2), "c", 2)
     withQuery(api) { q =>
-      val end = q.source.latestOffset(q.committed, ReadLimit.allAvailable()).asInstanceOf[KinesisSourceOffset]
+      val end = q.settledEnd()
       end.shards shouldBe Map(ShardKey("clicks", shardId(0)) -> AfterSequence(a.last),
         ShardKey("clicks", shardId(1)) -> TrimHorizon, ShardKey("clicks", shardId(2)) -> AfterSequence(c.last))
-      q.partitions(q.committed, end) shouldBe Seq(
-        KinesisInputPartition(ShardKey("clicks", shardId(0)), TrimHorizon, a.last),
-        KinesisInputPartition(ShardKey("clicks", shardId(2)), TrimHorizon, c.last))
+      val planned = q.partitions(q.committed, end).flatMap(_.ranges)
+      planned.map(r => (r.shard, r.start, r.endSequence)) shouldBe Seq(
+        (ShardKey("clicks", shardId(0)), TrimHorizon, a.last),
+        (ShardKey("clicks", shardId(2)), TrimHorizon, c.last))
+      all(planned.map(_.blocks)) should not be empty // read from prefetched blocks
       // Nothing new: no partitions at all.
       q.partitions(end, end) shouldBe empty
     }
@@ -225,7 +250,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
 
       // Now the children are read from their beginning.
       data(q.runBatch()) should contain theSameElementsAs Seq("l-0", "l-1", "l-2", "r-0", "r-1")
-      q.partitions(q.offsets(2), q.offsets(3)).map(p => p.shard -> p.start).toSet shouldBe
+      q.partitions(q.offsets(2), q.offsets(3)).flatMap(_.ranges).map(r => r.shard -> r.start).toSet shouldBe
         children.map(_ -> TrimHorizon)
       data(q.runBatch()) shouldBe empty
 
@@ -257,4 +282,97 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
       an[UnsupportedOperationException] should be thrownBy q.source.latestOffset()
     }
   }
+
+  test("records whose blocks are gone are read from Kinesis again, the same ones") {
+    val api = new FakeKinesisApi().createStream("clicks", 2)
+    api.putMany("clicks", shardId(0), "a", 6)
+    api.putMany("clicks", shardId(1), "b", 4)
+    withQuery(api) { q =>
+      val end = q.settledEnd()
+      val fromBlocks = q.read(q.committed, end)
+      val blocks = q.partitions(q.committed, end).flatMap(_.ranges).flatMap(_.blocks)
+      blocks should not be empty
+      val callsBefore = api.callCount("GetRecords")
+      KinesisBlockStore.remove(blocks.map(_.name)) // as if the executor holding them died
+      val deadline = System.currentTimeMillis() + 10000 // removal reaches the executors asynchronously
+      while (blocks.exists(b => KinesisBlockStore.get[Array[Any]](b.name).isDefined)) {
+        assert(System.currentTimeMillis() < deadline, "the blocks were never removed")
+        Thread.sleep(20)
+      }
+      val refetched = q.read(q.committed, end)
+      refetched shouldBe fromBlocks
+      data(refetched) should contain theSameElementsAs (0 until 6).map(i => s"a-$i") ++ (0 until 4).map(i => s"b-$i")
+      api.callCount("GetRecords") should be > callsBefore
+    }
+  }
+
+  test("Trigger.AvailableNow reads what arrived before it started, then reports no new data") {
+    val api = new FakeKinesisApi().arriveAtWallClock().createStream("clicks", 2)
+    api.putMany("clicks", shardId(0), "old", 3)
+    withQuery(api) { q =>
+      Thread.sleep(5)
+      q.source.prepareForTriggerAvailableNow()
+      Thread.sleep(5)
+      api.putMany("clicks", shardId(1), "new", 2) // arrives after the start: not in this run
+      val end = logged(q)(q.source.latestOffset(q.committed, ReadLimit.allAvailable()))
+      data(q.read(q.committed, end)) shouldBe Seq("old-0", "old-1", "old-2")
+      q.source.commit(end)
+      val next = logged(q)(q.source.latestOffset(end, ReadLimit.allAvailable()))
+      next shouldBe end // no new data: the AvailableNow run ends
+    }
+  }
+
+  test("prefetching stops while fetchBufferSize is full, and resumes after a commit") {
+    val api = new FakeKinesisApi().createStream("clicks", 1)
+    api.putMany("clicks", shardId(0), "x", 50)
+    withQuery(api, options("fetchBufferSize" -> "100b", "maxRecordsPerFetch" -> "5")) { q =>
+      val first = q.settledEnd()
+      val firstRows = q.read(q.committed, first)
+      firstRows.size should (be > 0 and be < 50)
+      q.source.metrics(java.util.Optional.empty()).get("prefetchedBytes").toLong should be >= 100L
+      q.source.commit(first)
+      q.committed = first
+      val rest = Iterator.continually(q.runBatch()).takeWhile(_.nonEmpty).flatten.toSeq
+      data(firstRows ++ rest) shouldBe (0 until 50).map(i => s"x-$i")
+    }
+  }
+
+  test("metrics report how far behind the tip the shards are and what is buffered") {
+    val api = new FakeKinesisApi().createStream("clicks", 2)
+    api.putMany("clicks", shardId(0), "m", 3)
+    withQuery(api) { q =>
+      q.settledEnd()
+      val metrics = q.source.metrics(java.util.Optional.empty())
+      metrics.keySet should contain allOf ("avgMsBehindLatest", "maxMsBehindLatest", "minMsBehindLatest",
+        "prefetchedBytes", "prefetchedRecords", "fetchedRecords", "throttleEvents")
+      metrics.get("fetchedRecords") shouldBe "3"
+      metrics.get("maxMsBehindLatest") shouldBe "0"
+    }
+  }
+
+  test("a checkpoint of a stream that was deleted and created again is refused") {
+    val api = new FakeKinesisApi().createStream("clicks", 1)
+    api.putMany("clicks", shardId(0), "a", 2)
+    val metadataPath = newMetadataPath()
+    val q = new Query(api, options(), metadataPath)
+    val end = try { q.runBatch(); q.committed } finally q.stop()
+    api.recreate("clicks", createdAtMillis = 1700000000000L)
+    val again = newSource(api, options(), metadataPath)
+    try {
+      val error = intercept[KinesisConnectorException](again.latestOffset(end, ReadLimit.allAvailable()))
+      error.getCondition shouldBe "KINESIS_STREAM_RECREATED"
+      error.getMessage should include("new checkpoint")
+    } finally again.stop()
+  }
+
+  test("initialPosition as per-shard positions starts at the record named") {
+    val api = new FakeKinesisApi().createStream("clicks", 2)
+    val a = api.putMany("clicks", shardId(0), "a", 5)
+    api.putMany("clicks", shardId(1), "b", 2)
+    val start = s"""{"version":1,"shards":{"clicks":{"${shardId(0)}":{"type":"at","seq":"${a(3)}"}}}}"""
+    withQuery(api, options("initialPosition" -> start)) { q =>
+      data(q.runBatch()) should contain theSameElementsAs Seq("a-3", "a-4", "b-0", "b-1")
+    }
+  }
 }
+

@@ -1,0 +1,237 @@
+package io.github.sparkkinesis.client
+
+import java.security.cert.CertificateException
+import javax.net.ssl.{SSLHandshakeException, SSLPeerUnverifiedException}
+
+import software.amazon.awssdk.awscore.exception.AwsServiceException
+import software.amazon.awssdk.core.exception.SdkClientException
+import software.amazon.awssdk.services.sts.model.StsException
+
+import io.github.sparkkinesis.errors.{KinesisConnectorException, KinesisErrors}
+
+/**
+ * Turns failed AWS calls into errors a user can act on, the same way for every caller (the
+ * source, the sink, the consumer manager):
+ *  - an access denial names the API call and the IAM permission it needs;
+ *  - rejected or missing credentials say which credentials were used (masked key id, where
+ *    they came from), never a secret;
+ *  - a role that cannot be assumed is reported as the STS AssumeRole call that failed;
+ *  - an untrusted TLS certificate says how to trust it.
+ * Anything else is left to the caller (None).
+ */
+object AwsFailures {
+
+  /** Error codes AWS uses for "these credentials may not do that". */
+  private val AccessDeniedCodes = Set("AccessDeniedException", "AccessDenied", "UnauthorizedOperation",
+    "KMSAccessDeniedException", "AuthorizationError")
+
+  /** Error codes AWS uses for "these credentials are not valid" (unknown, wrong, expired). */
+  private val AuthenticationCodes = Set("UnrecognizedClientException", "InvalidSignatureException",
+    "IncompleteSignatureException", "IncompleteSignature", "MissingAuthenticationTokenException",
+    "MissingAuthenticationToken", "InvalidClientTokenId", "SignatureDoesNotMatch", "ExpiredToken",
+    "ExpiredTokenException", "InvalidToken", "AuthFailure", "InvalidAccessKeyId")
+
+  /** The IAM permissions a Kinesis API call needs besides `kinesis:<call>`. */
+  private val AlsoNeeded = Map(
+    "GetRecords" -> " (and kms:Decrypt on the stream's KMS key, if it is encrypted with a customer managed key)",
+    "SubscribeToShard" -> " (and kms:Decrypt on the stream's KMS key, if it is encrypted with a customer managed key)",
+    "PutRecords" -> " (and kms:GenerateDataKey on the stream's KMS key, if it is encrypted with a customer managed key)",
+    "PutRecord" -> " (and kms:GenerateDataKey on the stream's KMS key, if it is encrypted with a customer managed key)")
+
+  /** The IAM action of a Kinesis API call: the call's own name, as Kinesis defines its actions. */
+  def kinesisAction(operation: String): String = s"kinesis:$operation"
+
+  /**
+   * The connector error for any failed Kinesis call: [[translate]]'s, else KINESIS_API_FAILED.
+   * The sink and the consumer manager call this for every SDK failure they do not handle.
+   */
+  def toConnectorError(operation: String, target: String, connection: ConnectionConfig,
+      e: Throwable): KinesisConnectorException =
+    translate(operation, target, connection, e).getOrElse {
+      val clean = sanitize(e, connection.credentials)
+      KinesisErrors.apiFailed(operation, target, connection.where, clean)
+    }
+
+  /**
+   * The connector error for a failed Kinesis call (`operation` as the API names it, e.g.
+   * ListShards; `target` what it was called on, e.g. "stream 'orders'"), if the failure is
+   * about credentials, permissions or TLS. The error's cause is the SDK's exception, with any
+   * credential it happens to repeat masked (see [[sanitize]]).
+   */
+  def translate(operation: String, target: String, connection: ConnectionConfig,
+      failure: Throwable): Option[KinesisConnectorException] = {
+    // Classified by the SDK's own exception types; reported with the scrubbed copy as cause.
+    val chain = causes(failure)
+    lazy val clean = sanitize(failure, connection.credentials)
+    chain.collectFirst { case sts: StsException => sts } match {
+      case Some(sts) => Some(assumeRoleFailed(operation, connection, sts, clean))
+      case None if roleOf(connection.credentials).isDefined && chain.exists(thrownBySts) =>
+        // STS could not be reached (refused, unknown host, TLS): about STS, not about Kinesis.
+        val role = roleOf(connection.credentials).get
+        tlsFailure(chain, "AssumeRole", role.stsEndpoint.getOrElse(s"the STS endpoint of ${role.stsRegion}"), clean)
+          .orElse(Some(KinesisErrors.assumeRoleFailed(role.roleArn, operation, role.stsWhere, clean)))
+      case None =>
+        chain.collectFirst { case s: AwsServiceException => s }
+          .flatMap(kinesisRefused(operation, target, connection, _, clean))
+          .orElse(tlsFailure(chain, operation,
+            connection.endpoint.getOrElse(s"the Kinesis endpoint of ${connection.region}"), clean))
+          .orElse(credentialsMissing(chain, operation, connection, clean))
+    }
+  }
+
+  private def kinesisRefused(operation: String, target: String, connection: ConnectionConfig,
+      e: AwsServiceException, clean: Throwable): Option[KinesisConnectorException] = {
+    val code = errorCode(e)
+    def used = scrub(AwsCredentials.describeInUse(connection.credentials), connection.credentials)
+    val reason = scrub(awsMessage(e, code), connection.credentials)
+    if (code.exists(AccessDeniedCodes)) {
+      Some(KinesisErrors.accessDenied("Kinesis", operation, target, connection.where,
+        kinesisAction(operation) + AlsoNeeded.getOrElse(operation, ""), used, reason, clean))
+    } else if (code.exists(AuthenticationCodes) || (code.isEmpty && Set(401, 403)(e.statusCode()))) {
+      Some(KinesisErrors.authenticationFailed("Kinesis", operation, connection.where, used, reason, clean))
+    } else None
+  }
+
+  /** The role could not be assumed: STS refused the base credentials or the role's trust policy. */
+  private def assumeRoleFailed(operation: String, connection: ConnectionConfig, e: StsException,
+      clean: Throwable): KinesisConnectorException = {
+    val code = errorCode(e)
+    val reason = scrub(awsMessage(e, code), connection.credentials)
+    roleOf(connection.credentials) match {
+      case Some(r) =>
+        val base = scrub(AwsCredentials.describeInUse(r.base), r.base)
+        val target = s"role ${r.roleArn}" + r.externalId.map(id => s" with external id '$id'").getOrElse("")
+        if (code.exists(AuthenticationCodes)) {
+          KinesisErrors.authenticationFailed("STS", "AssumeRole", r.stsWhere, base, reason, clean)
+        } else if (code.exists(AccessDeniedCodes) || e.statusCode() == 403) {
+          KinesisErrors.accessDenied("STS", "AssumeRole", target, r.stsWhere,
+            "sts:AssumeRole (and the role's trust policy must allow this identity" +
+              r.externalId.map(_ => ", with this external id").getOrElse("") + ")", base, reason, clean)
+        } else {
+          KinesisErrors.assumeRoleFailed(r.roleArn, operation, r.stsWhere, clean)
+        }
+      case None => KinesisErrors.apiFailed(operation, "STS credentials", connection.where, clean)
+    }
+  }
+
+  private def tlsFailure(chain: Seq[Throwable], operation: String, endpoint: String,
+      clean: Throwable): Option[KinesisConnectorException] =
+    chain.find {
+      case _: SSLHandshakeException | _: SSLPeerUnverifiedException | _: CertificateException => true
+      case _ => false
+    }.map { tls =>
+      // The innermost message is the precise one ("PKIX path building failed", "No subject
+      // alternative names matching IP address ... found").
+      val reason = chain.dropWhile(_ ne tls).reverse.map(_.getMessage).find(m => m != null && m.nonEmpty)
+      KinesisErrors.tlsUntrusted(endpoint, operation, reason.getOrElse(tls.toString), clean)
+    }
+
+  private def credentialsMissing(chain: Seq[Throwable], operation: String,
+      connection: ConnectionConfig, clean: Throwable): Option[KinesisConnectorException] =
+    chain.collectFirst {
+      case c: SdkClientException if Option(c.getMessage).exists(_.contains("Unable to load credentials")) => c
+    }.map(c => KinesisErrors.credentialsUnavailable(operation, connection.where, c.getMessage, clean))
+
+  private val StsPackage = classOf[StsException].getPackageName.stripSuffix(".model")
+
+  /** Whether `e` was raised inside the STS client (its stack names STS classes). */
+  private def thrownBySts(e: Throwable): Boolean = e.getStackTrace.exists(_.getClassName.startsWith(StsPackage + "."))
+
+  private def roleOf(credentials: CredentialsConfig): Option[CredentialsConfig.AssumeRole] = credentials match {
+    case r: CredentialsConfig.AssumeRole => Some(r)
+    case _ => None
+  }
+
+  private def causes(e: Throwable): Seq[Throwable] =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(20).toSeq
+
+  private val XmlCode = "<Code>([A-Za-z.]+)</Code>".r
+  private val JsonType = "\"__type\"\\s*:\\s*\"(?:[^\"#]*#)?([A-Za-z.]+)\"".r
+
+  /**
+   * The AWS error code. Kinesis names it in the response; a 403 page from a proxy or a local
+   * stand-in (moto) may only carry it in an XML or JSON body the JSON protocol did not parse.
+   */
+  private[client] def errorCode(e: AwsServiceException): Option[String] = {
+    val details = Option(e.awsErrorDetails())
+    details.flatMap(d => Option(d.errorCode())).filter(_.nonEmpty).orElse {
+      details.flatMap(d => Option(d.rawResponse())).flatMap { raw =>
+        val body = raw.asUtf8String()
+        XmlCode.findFirstMatchIn(body).orElse(JsonType.findFirstMatchIn(body)).map(_.group(1))
+      }
+    }
+  }
+
+  private val XmlMessage = "<Message>([^<]*)</Message>".r
+
+  private def awsMessage(e: AwsServiceException, code: Option[String]): String = {
+    val details = Option(e.awsErrorDetails())
+    val message = details.flatMap(d => Option(d.errorMessage())).filter(_.nonEmpty).orElse {
+      details.flatMap(d => Option(d.rawResponse()))
+        .flatMap(raw => XmlMessage.findFirstMatchIn(raw.asUtf8String()).map(_.group(1)))
+    }
+    val status = s"HTTP ${e.statusCode()}"
+    (code, message) match {
+      case (Some(c), Some(m)) => s"$c: $m ($status)"
+      case (Some(c), None) => s"$c ($status)"
+      case (None, Some(m)) => s"$m ($status)"
+      case (None, None) => Option(e.getMessage).getOrElse(status)
+    }
+  }
+
+  /**
+   * What must not be shown of the credentials in use, and what to show instead: the secret
+   * key and session token redacted, the access key id masked. For the default chain and roles
+   * these are the credentials the JVM's provider holds now, if it was built already.
+   */
+  private def replacements(credentials: CredentialsConfig): Seq[(String, String)] = {
+    def of(id: String, secret: String, token: Option[String]) =
+      (Seq(secret) ++ token).filter(_.length >= 4).map(_ -> "<redacted>") ++
+        Seq(id).filter(_.length >= 4).map(i => i -> AccessKeys.mask(i))
+    val held = AwsCredentials.held(credentials).toSeq.flatMap { c =>
+      val token = c match {
+        case session: software.amazon.awssdk.auth.credentials.AwsSessionCredentials => Some(session.sessionToken())
+        case _ => None
+      }
+      of(c.accessKeyId(), c.secretAccessKey(), token)
+    }
+    val static = credentials match {
+      case CredentialsConfig.StaticKeys(id, secret, token) => of(id, secret, token)
+      case r: CredentialsConfig.AssumeRole => replacements(r.base)
+      case CredentialsConfig.DefaultChain => Nil
+    }
+    // Longest first, so a token that contains a key id is redacted whole.
+    (static ++ held).distinct.sortBy(-_._1.length)
+  }
+
+  /** `text` with every credential of `credentials` masked or redacted. */
+  private[client] def scrub(text: String, credentials: CredentialsConfig): String =
+    replacements(credentials).foldLeft(text) { case (t, (secret, shown)) => t.replace(secret, shown) }
+
+  /**
+   * `e` itself when no message in its chain repeats a credential (AWS's messages do not; but an
+   * InvalidSignatureException may quote the canonical request, session token included, and a
+   * proxy's page may quote anything); else a copy of the chain with those messages scrubbed
+   * and the original classes named, so stack traces in logs stay useful and clean.
+   */
+  def sanitize(e: Throwable, credentials: CredentialsConfig): Throwable = {
+    val secrets = replacements(credentials).map(_._1)
+    def leaks(t: Throwable): Boolean =
+      causes(t).exists { c =>
+        (Option(c.getMessage).toSeq ++ c.getSuppressed.flatMap(s => Option(s.getMessage)))
+          .exists(m => secrets.exists(m.contains))
+      }
+    def copy(t: Throwable): Throwable = {
+      val cause = Option(t.getCause).filter(_ ne t).map(copy).orNull
+      val clean = new RedactedAwsException(t.getClass.getName, scrub(String.valueOf(t.getMessage), credentials), cause)
+      clean.setStackTrace(t.getStackTrace)
+      t.getSuppressed.foreach(s => clean.addSuppressed(copy(s)))
+      clean
+    }
+    if (secrets.nonEmpty && leaks(e)) copy(e) else e
+  }
+}
+
+/** An SDK exception whose message repeated a credential, copied with the credential masked. */
+final class RedactedAwsException(originalClass: String, message: String, cause: Throwable)
+  extends RuntimeException(s"$originalClass: $message", cause)

@@ -1,0 +1,119 @@
+package io.github.sparkkinesis.efo
+
+import java.time.Instant
+import java.util.concurrent.atomic.AtomicBoolean
+
+import scala.jdk.CollectionConverters._
+
+import org.reactivestreams.{Subscriber, Subscription}
+import software.amazon.awssdk.core.async.SdkPublisher
+import software.amazon.awssdk.services.kinesis.KinesisAsyncClient
+import software.amazon.awssdk.services.kinesis.model.{ShardIteratorType, StartingPosition, SubscribeToShardEvent,
+  SubscribeToShardEventStream, SubscribeToShardRequest, SubscribeToShardResponse, SubscribeToShardResponseHandler}
+
+import io.github.sparkkinesis.client.KinesisRecord
+import io.github.sparkkinesis.offsets.ShardPosition
+
+/** [[SubscriptionTransport]] on the AWS SDK v2 async client (Netty, HTTP/2). */
+final class SdkSubscriptionTransport(client: KinesisAsyncClient) extends SubscriptionTransport {
+
+  override def subscribe(consumerArn: String, shardId: String, start: ShardPosition,
+      subscriber: Subscriber[ShardEvent]): SubscriptionHandle = {
+    val request = SubscribeToShardRequest.builder()
+      .consumerARN(consumerArn)
+      .shardId(shardId)
+      .startingPosition(SdkSubscriptionTransport.startingPosition(start))
+      .build()
+    val once = new TerminatingOnce(subscriber)
+    val handler = new SubscribeToShardResponseHandler {
+      override def responseReceived(response: SubscribeToShardResponse): Unit = ()
+      override def onEventStream(publisher: SdkPublisher[SubscribeToShardEventStream]): Unit =
+        publisher.filter(classOf[SubscribeToShardEvent]).map[ShardEvent](SdkSubscriptionTransport.toShardEvent(_))
+          .subscribe(once)
+      override def exceptionOccurred(t: Throwable): Unit = once.fail(t)
+      // The end is signalled by the event publisher's onComplete, after its last event.
+      override def complete(): Unit = ()
+    }
+    val future = client.subscribeToShard(request, handler)
+    future.whenComplete { (_, t) =>
+      if (t != null) once.fail(t) else once.completeIfNoStream()
+    }
+    () => {
+      once.cancel()
+      future.cancel(true)
+    }
+  }
+}
+
+object SdkSubscriptionTransport {
+  def startingPosition(start: ShardPosition): StartingPosition = start match {
+    case ShardPosition.TrimHorizon => StartingPosition.builder().`type`(ShardIteratorType.TRIM_HORIZON).build()
+    case ShardPosition.AtTimestamp(ms) =>
+      StartingPosition.builder().`type`(ShardIteratorType.AT_TIMESTAMP).timestamp(Instant.ofEpochMilli(ms)).build()
+    case ShardPosition.AfterSequence(seq) =>
+      StartingPosition.builder().`type`(ShardIteratorType.AFTER_SEQUENCE_NUMBER).sequenceNumber(seq).build()
+    case end: ShardPosition.ShardEnd =>
+      throw new IllegalArgumentException(s"nothing to subscribe to past the end of a closed shard ($end)")
+  }
+
+  def toShardEvent(e: SubscribeToShardEvent): ShardEvent = ShardEvent(
+    records = e.records().asScala.map { r =>
+      KinesisRecord(r.partitionKey(), r.data().asByteArray(), r.sequenceNumber(),
+        Option(r.approximateArrivalTimestamp()).map(_.toEpochMilli).getOrElse(0L))
+    }.toSeq,
+    continuationSequenceNumber = Option(e.continuationSequenceNumber()).filter(_.nonEmpty),
+    millisBehindLatest = Option(e.millisBehindLatest()).map(_.longValue).getOrElse(0L),
+    childShards = Option(e.childShards()).map(_.asScala.map(_.shardId()).toSeq).getOrElse(Nil))
+}
+
+/**
+ * Passes a publisher's signals on, and makes sure the subscriber hears exactly one end, as the
+ * SDK may report one failure both to the event stream and to the response handler, and may
+ * fail before any event stream exists.
+ */
+private final class TerminatingOnce(downstream: Subscriber[ShardEvent]) extends Subscriber[ShardEvent] {
+  private val subscribed = new AtomicBoolean(false)
+  private val ended = new AtomicBoolean(false)
+  @volatile private var upstream: Subscription = _
+  @volatile private var cancelled = false
+
+  override def onSubscribe(s: Subscription): Unit = {
+    if (subscribed.compareAndSet(false, true)) {
+      upstream = s
+      downstream.onSubscribe(s)
+      if (cancelled) s.cancel()
+    } else {
+      s.cancel() // Reactive Streams rule 2.5: a second subscription is refused.
+    }
+  }
+
+  override def onNext(event: ShardEvent): Unit = if (!ended.get) downstream.onNext(event)
+
+  override def onError(t: Throwable): Unit = fail(t)
+
+  override def onComplete(): Unit = if (ended.compareAndSet(false, true)) downstream.onComplete()
+
+  def fail(t: Throwable): Unit = if (ended.compareAndSet(false, true)) {
+    ensureSubscribed()
+    downstream.onError(t)
+  }
+
+  /** The call succeeded without an event stream (it should not): treat it as the end. */
+  def completeIfNoStream(): Unit = if (!subscribed.get && ended.compareAndSet(false, true)) {
+    ensureSubscribed()
+    downstream.onComplete()
+  }
+
+  def cancel(): Unit = {
+    cancelled = true
+    val s = upstream
+    if (s != null) s.cancel()
+  }
+
+  private def ensureSubscribed(): Unit = if (subscribed.compareAndSet(false, true)) {
+    downstream.onSubscribe(new Subscription {
+      override def request(n: Long): Unit = ()
+      override def cancel(): Unit = ()
+    })
+  }
+}

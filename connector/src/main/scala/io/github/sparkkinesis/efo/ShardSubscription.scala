@@ -1,0 +1,181 @@
+package io.github.sparkkinesis.efo
+
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.locks.ReentrantLock
+
+import scala.collection.mutable
+
+import org.reactivestreams.{Subscriber, Subscription}
+
+import io.github.sparkkinesis.polling.{Clock, SystemClock}
+
+/**
+ * The receiving end of one SubscribeToShard call: events go into a bounded buffer, and more
+ * are requested (`request(n)`) only while the buffer has room (DESIGN invariant 5). Kinesis
+ * pushes over HTTP/2; when nothing is requested, HTTP/2 flow control holds it back, so memory
+ * stays bounded however slowly the reader drains.
+ *
+ * The buffer holds at most `maxEvents` events: at any time, events buffered plus events
+ * requested and not yet received never exceed it. It also holds about `maxBytes`: requests are
+ * sized assuming each event is as large as the largest seen so far (one at a time until the
+ * first is seen), so it exceeds `maxBytes` by at most one event larger than any before.
+ *
+ * Signals arrive on the SDK's threads; [[drain]] and [[cancel]] are called by the reader.
+ */
+private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock: Clock)
+  extends Subscriber[ShardEvent] {
+  import ShardSubscription._
+
+  require(maxEvents >= 1, s"maxEvents must be at least 1, got $maxEvents")
+
+  private val lock = new ReentrantLock()
+  private val changed = lock.newCondition()
+  // Reactive Streams rule 2.7: request and cancel are called serially; never under `lock`,
+  // as a publisher may deliver synchronously from inside request().
+  private val requestLock = new Object
+
+  private var subscription: Subscription = _
+  private val buffer = mutable.Queue.empty[ShardEvent]
+  private var bufferedBytes = 0L
+  private var largestEventBytes = 0L
+  private var outstanding = 0L
+  private var state: State = Open
+  private var cancelled = false
+  private var lastSignalNanos = clock.nanoTime()
+  private var requestedTotal = 0L
+  private var receivedTotal = 0L
+
+  // ---- Subscriber (SDK threads) ----
+
+  override def onSubscribe(s: Subscription): Unit = {
+    val cancelNow = withLock {
+      subscription = s
+      lastSignalNanos = clock.nanoTime()
+      cancelled
+    }
+    if (cancelNow) requestLock.synchronized(s.cancel()) else topUp()
+  }
+
+  override def onNext(event: ShardEvent): Unit = {
+    val overflow = withLock {
+      if (state != Open) {
+        false
+      } else if (outstanding <= 0) {
+        true
+      } else {
+        outstanding -= 1
+        receivedTotal += 1
+        buffer.enqueue(event)
+        bufferedBytes += event.bytes
+        largestEventBytes = math.max(largestEventBytes, math.max(1L, event.bytes))
+        lastSignalNanos = clock.nanoTime()
+        changed.signalAll()
+        false
+      }
+    }
+    if (overflow) {
+      // A publisher that ignores request(n) would make the buffer unbounded: stop it.
+      onError(new IllegalStateException("the event stream sent more events than were requested"))
+      cancel()
+    }
+  }
+
+  override def onError(t: Throwable): Unit = end(Failed(t))
+
+  override def onComplete(): Unit = end(Completed)
+
+  private def end(how: State): Unit = withLock {
+    if (state == Open) {
+      state = how
+      changed.signalAll()
+    }
+  }
+
+  // ---- the reader ----
+
+  /** Takes every buffered event, oldest first, then asks for as many as there is room for. */
+  def drain(): Seq[ShardEvent] = {
+    val events = withLock {
+      val all = buffer.toList
+      buffer.clear()
+      bufferedBytes = 0L
+      all
+    }
+    if (events.nonEmpty) topUp()
+    events
+  }
+
+  /** Open, or how it ended. Events buffered before the end are still there to [[drain]]. */
+  def status: State = withLock(state)
+
+  def hasBufferedEvents: Boolean = withLock(buffer.nonEmpty)
+
+  /** Nanoseconds since the last event or the start, while events were requested and none came. */
+  def starvedNanos: Long = withLock {
+    if (state == Open && outstanding > 0 && subscription != null) clock.nanoTime() - lastSignalNanos else 0L
+  }
+
+  /** Events requested and not received; events received. For tests and logs. */
+  def outstandingRequests: Long = withLock(outstanding)
+  def totalRequested: Long = withLock(requestedTotal)
+  def totalReceived: Long = withLock(receivedTotal)
+  def bufferedEventCount: Int = withLock(buffer.size)
+
+  /**
+   * Waits until an event or the end arrives, for at most `nanos`. Test clocks move time on
+   * instead of blocking, as their publishers deliver synchronously.
+   */
+  def awaitSignal(nanos: Long): Unit = if (nanos > 0) {
+    if (clock eq SystemClock) {
+      withLock {
+        if (buffer.isEmpty && state == Open) changed.await(nanos, TimeUnit.NANOSECONDS)
+      }
+    } else {
+      clock.sleepNanos(nanos)
+    }
+  }
+
+  /** Stops the subscription; buffered events stay. Ends it as Cancelled unless it had ended. */
+  def cancel(): Unit = {
+    val s = withLock {
+      cancelled = true
+      if (state == Open) {
+        state = Cancelled
+        changed.signalAll()
+      }
+      subscription
+    }
+    if (s != null) requestLock.synchronized(s.cancel())
+  }
+
+  private def topUp(): Unit = requestLock.synchronized {
+    val (s, n) = withLock {
+      val eventRoom = maxEvents - buffer.size - outstanding
+      // Events are as large as the largest seen so far; until one is seen, ask for one.
+      val byteRoom =
+        if (largestEventBytes == 0L) 1L - outstanding
+        else math.max(1L, (maxBytes - bufferedBytes) / largestEventBytes) - outstanding
+      val room = if (state != Open || subscription == null || bufferedBytes >= maxBytes) 0L
+        else math.min(eventRoom, byteRoom)
+      if (room > 0) {
+        outstanding += room
+        requestedTotal += room
+      }
+      (subscription, room)
+    }
+    if (n > 0) s.request(n)
+  }
+
+  private def withLock[T](body: => T): T = {
+    lock.lock()
+    try body finally lock.unlock()
+  }
+}
+
+private[efo] object ShardSubscription {
+  sealed trait State
+  case object Open extends State
+  case object Completed extends State
+  final case class Failed(error: Throwable) extends State
+  case object Cancelled extends State
+}

@@ -1,0 +1,284 @@
+package io.github.sparkkinesis.efo
+
+import java.io.{Closeable, IOException}
+import java.security.cert.CertificateException
+import javax.net.ssl.SSLException
+
+import scala.util.Random
+import scala.util.control.NonFatal
+
+import org.apache.spark.internal.Logging
+import software.amazon.awssdk.core.exception.SdkClientException
+import software.amazon.awssdk.services.kinesis.model.{InternalFailureException, KinesisException,
+  LimitExceededException, ResourceInUseException}
+
+import io.github.sparkkinesis.client.{RecordBatch, KinesisRecord}
+import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.polling.{Clock, SystemClock}
+
+/** How a [[SubscriptionCursor]] buffers and retries. */
+final case class SubscriptionSettings(
+    maxBufferedEvents: Int = 8,
+    maxBufferedBytes: Long = 32L * 1024 * 1024,
+    maxConsecutiveFailures: Int = 10,
+    backOffBaseMs: Long = 1000L,
+    backOffMaxMs: Long = 30000L,
+    stallTimeoutMs: Long = 60000L) {
+  require(maxBufferedEvents >= 1 && maxBufferedBytes >= 1 && maxConsecutiveFailures >= 1 &&
+    backOffBaseMs >= 0 && backOffMaxMs >= backOffBaseMs && stallTimeoutMs >= 1, s"invalid $this")
+}
+
+/**
+ * Reads one shard for one enhanced fan-out consumer from a concrete position, the EFO
+ * counterpart of polling's [[io.github.sparkkinesis.polling.ShardCursor]]: same shape
+ * (`fetch`, `position`, `isEnded`), and meant to live on an executor across micro-batches
+ * (DESIGN invariant 4), so one SubscribeToShard stays open per shard and consumer.
+ *
+ * Events are received by a [[ShardSubscription]] into a bounded buffer with `request(n)`
+ * backpressure (invariant 5); [[fetch]] hands them out. When a subscription ends (Kinesis
+ * ends each after 5 minutes) or fails with a retryable error (ResourceInUse, LimitExceeded,
+ * internal failures, read time-outs, resets and other I/O errors, or no event for
+ * `stallTimeoutMs`), the next [[fetch]] subscribes again from the continuation sequence number
+ * of the last event handed out (or the start, before any), after a jittered back-off on
+ * failures; `limiter` keeps every SubscribeToShard for the shard and consumer 5 s apart.
+ * Other errors, and `maxConsecutiveFailures` failures without an event in between, fail
+ * [[fetch]] with a clear error.
+ *
+ * Not thread-safe: one reader thread calls [[fetch]] and [[close]]; the SDK's threads only fill
+ * the buffer.
+ */
+final class SubscriptionCursor(
+    transport: SubscriptionTransport,
+    val shard: ShardKey,
+    val consumerArn: String,
+    start: ShardPosition,
+    settings: SubscriptionSettings = SubscriptionSettings(),
+    where: String = "",
+    limiter: SubscribeLimiter = SubscribeLimiter.global,
+    metrics: EfoMetrics = EfoMetrics.global,
+    clock: Clock = SystemClock,
+    random: Random = new Random()) extends Closeable with Logging {
+
+  import ShardSubscription._
+  import SubscriptionCursor._
+
+  private final class Live(val receiver: ShardSubscription, val handle: SubscriptionHandle)
+
+  private var handedOut: ShardPosition = start
+  private var resumeFrom: ShardPosition = start
+  private var current: Option[Live] = None
+  private var subscriptionCount = 0
+  private var consecutiveFailures = 0
+  private var nextAttemptNanos = clock.nanoTime()
+  private var lastMillisBehind: Option[Long] = None
+  private var closed = false
+
+  /**
+   * Where the next record handed out would come from: the start, `AfterSequence` of the last
+   * record handed out, or a `ShardEnd` once the shard is closed and every record was handed out.
+   */
+  def position: ShardPosition = handedOut
+
+  def isEnded: Boolean = handedOut.isInstanceOf[ShardPosition.ShardEnd]
+
+  /** MillisBehindLatest of the last event handed out; None before the first. */
+  def millisBehindLatest: Option[Long] = lastMillisBehind
+
+  /** How many SubscribeToShard calls this cursor made. */
+  def subscriptions: Int = subscriptionCount
+
+  /**
+   * The records buffered, waiting up to `maxWaitMs` for the next event when none is. Returns as
+   * soon as at least one event was received (a caught-up shard sends events without records,
+   * with MillisBehindLatest 0), or empty after `maxWaitMs`.
+   *
+   * The batch's `millisBehindLatest` is that of the last event, or [[UnknownMillisBehind]]
+   * before any event; its `nextIterator` is the continuation sequence number (empty before the
+   * first event), and None when this batch ended the shard.
+   */
+  def fetch(maxWaitMs: Long): RecordBatch = {
+    require(!closed, s"the subscription cursor of $shard is closed")
+    require(!isEnded, s"shard $shard was already read to its end")
+    val deadline = clock.nanoTime() + math.max(0L, maxWaitMs) * 1000000L
+    while (true) {
+      current match {
+        case Some(live) =>
+          val events = live.receiver.drain()
+          if (events.nonEmpty) return handOut(live, events)
+          live.receiver.status match {
+            case Open =>
+              if (live.receiver.starvedNanos >= settings.stallTimeoutMs * 1000000L) {
+                live.receiver.cancel()
+                live.handle.cancel()
+                finish(failed = true)
+                failed(new SubscriptionStalledException(
+                  s"no event for ${settings.stallTimeoutMs} ms although events were requested"))
+              }
+            case Completed =>
+              finish(failed = false)
+              nextAttemptNanos = clock.nanoTime() // Renew at once; the limiter spaces the calls.
+            case Failed(error) =>
+              finish(failed = true)
+              failed(error)
+            case Cancelled =>
+              finish(failed = false)
+          }
+        case None =>
+          if (clock.nanoTime() >= nextAttemptNanos) subscribe()
+      }
+      val now = clock.nanoTime()
+      if (now >= deadline) return batch(Nil)
+      current match {
+        case Some(live) if live.receiver.status == Open && !live.receiver.hasBufferedEvents =>
+          val untilStall = settings.stallTimeoutMs * 1000000L - live.receiver.starvedNanos
+          live.receiver.awaitSignal(math.max(1L, math.min(deadline - now, untilStall)))
+        case Some(_) =>
+        case None => clock.sleepNanos(math.min(deadline, nextAttemptNanos) - now)
+      }
+    }
+    throw new IllegalStateException("unreachable")
+  }
+
+  /** Ends the open subscription, if any. Buffered records not handed out are dropped. */
+  override def close(): Unit = if (!closed) {
+    closed = true
+    current.foreach { live =>
+      live.receiver.cancel()
+      live.handle.cancel()
+      finish(failed = false)
+    }
+  }
+
+  /**
+   * Ends the open subscription as if Kinesis had ended it; the next [[fetch]] subscribes again
+   * from the last event handed out. For tests and diagnostics.
+   */
+  private[sparkkinesis] def endSubscription(): Unit = current.foreach { live =>
+    live.receiver.cancel()
+    live.handle.cancel()
+    finish(failed = false)
+    nextAttemptNanos = clock.nanoTime()
+  }
+
+  private def subscribe(): Unit = {
+    val wait = limiter.tryAcquire(consumerArn, shard.shardId)
+    if (wait > 0) {
+      nextAttemptNanos = clock.nanoTime() + wait
+      return
+    }
+    val renewal = subscriptionCount > 0
+    subscriptionCount += 1
+    metrics.subscribed(renewal)
+    if (renewal) logInfo(s"Subscribing again to $shard for $consumerArn from $resumeFrom")
+    val receiver = new ShardSubscription(settings.maxBufferedEvents, settings.maxBufferedBytes, clock)
+    try {
+      val handle = transport.subscribe(consumerArn, shard.shardId, resumeFrom, receiver)
+      current = Some(new Live(receiver, handle))
+    } catch {
+      case NonFatal(e) =>
+        metrics.ended(failed = true)
+        failed(e)
+    }
+  }
+
+  private def handOut(live: Live, events: Seq[ShardEvent]): RecordBatch = {
+    consecutiveFailures = 0
+    // A record at or before the last one handed out is a repeat (a resumed subscription must
+    // not deliver one, but offsets must stay exact even if it does).
+    var last = handedOut.lastSequence
+    val records = Vector.newBuilder[KinesisRecord]
+    events.foreach { e =>
+      e.records.foreach { r =>
+        if (last.forall(l => ShardPosition.compareSequences(r.sequenceNumber, l) > 0)) {
+          records += r
+          last = Some(r.sequenceNumber)
+        }
+      }
+      e.continuationSequenceNumber.foreach(c => resumeFrom = ShardPosition.AfterSequence(c))
+    }
+    last.filter(l => !handedOut.lastSequence.contains(l)).foreach(l => handedOut = ShardPosition.AfterSequence(l))
+    lastMillisBehind = Some(events.last.millisBehindLatest)
+    if (events.exists(_.isShardEnd)) {
+      handedOut = ShardPosition.ShardEnd(handedOut.lastSequence)
+      live.receiver.cancel()
+      live.handle.cancel()
+      finish(failed = false)
+      logInfo(s"Shard $shard was read to its end; its children: ${events.last.childShards.mkString(", ")}")
+    }
+    batch(records.result())
+  }
+
+  private def batch(records: Seq[KinesisRecord]): RecordBatch = RecordBatch(
+    records,
+    nextIterator = if (isEnded) None else Some(resumeFrom.lastSequence.getOrElse("")),
+    millisBehindLatest = lastMillisBehind.getOrElse(UnknownMillisBehind))
+
+  private def finish(failed: Boolean): Unit = {
+    current = None
+    metrics.ended(failed)
+  }
+
+  /** A subscription failed: retry after a back-off, or fail the read with a clear error. */
+  private def failed(error: Throwable): Unit = {
+    consecutiveFailures += 1
+    if (!isRetryable(error)) {
+      throw KinesisErrors.efoSubscriptionFailed(shard.toString, consumerArn, where, rootOf(error))
+    }
+    if (consecutiveFailures >= settings.maxConsecutiveFailures) {
+      if (causes(error).exists(_.isInstanceOf[ResourceInUseException])) {
+        throw KinesisErrors.efoSubscriptionInUse(shard.toString, consumerArn, consecutiveFailures, rootOf(error))
+      }
+      throw KinesisErrors.efoSubscriptionFailed(shard.toString, consumerArn, where, rootOf(error))
+    }
+    val backOff = math.min(settings.backOffMaxMs,
+      settings.backOffBaseMs * (1L << math.min(consecutiveFailures - 1, 20)))
+    val jittered = backOff / 2 + (random.nextDouble() * (backOff / 2)).toLong
+    nextAttemptNanos = clock.nanoTime() + jittered * 1000000L
+    logWarning(s"Subscription to $shard for $consumerArn failed (${describe(error)}); subscribing again " +
+      s"in $jittered ms or more, attempt ${consecutiveFailures + 1} of ${settings.maxConsecutiveFailures}")
+  }
+}
+
+object SubscriptionCursor {
+  /** The batch's millisBehindLatest before any event arrived. */
+  val UnknownMillisBehind: Long = -1L
+
+  /**
+   * Whether a subscription failure is worth another SubscribeToShard: throttling, a
+   * subscription still held (the 5-second rule), Kinesis' own failures, and network trouble
+   * are; a missing stream, shard or consumer, bad arguments, denied access and certificate
+   * problems are not.
+   */
+  def isRetryable(error: Throwable): Boolean = {
+    val chain = causes(error)
+    if (chain.exists(c => c.isInstanceOf[SSLException] || c.isInstanceOf[CertificateException])) return false
+    chain.collectFirst { case k: KinesisException => k } match {
+      case Some(_: ResourceInUseException | _: LimitExceededException | _: InternalFailureException) => true
+      case Some(k) => k.isThrottlingException || k.statusCode >= 500
+      case None => chain.exists {
+        case _: IOException | _: SdkClientException | _: java.util.concurrent.TimeoutException => true
+        case _ => false
+      }
+    }
+  }
+
+  private[efo] def causes(error: Throwable): Seq[Throwable] =
+    Iterator.iterate(error)(_.getCause).takeWhile(_ != null).take(20).toSeq
+
+  /** The most telling exception: the service's own, else the innermost. */
+  private[efo] def rootOf(error: Throwable): Throwable = {
+    val chain = causes(error)
+    chain.collectFirst { case k: KinesisException => k }.getOrElse(
+      chain.filterNot(c => c.isInstanceOf[java.util.concurrent.CompletionException] ||
+        c.isInstanceOf[java.util.concurrent.ExecutionException]).headOption.getOrElse(error))
+  }
+
+  private def describe(error: Throwable): String = {
+    val root = rootOf(error)
+    s"${root.getClass.getSimpleName}: ${root.getMessage}"
+  }
+}
+
+/** A subscription delivered no event for too long although events were requested. */
+final class SubscriptionStalledException(message: String) extends IOException(message)

@@ -1,0 +1,40 @@
+package io.github.sparkkinesis.efo
+
+import org.reactivestreams.Subscriber
+
+import io.github.sparkkinesis.client.KinesisRecord
+import io.github.sparkkinesis.offsets.ShardPosition
+
+/**
+ * One SubscribeToShardEvent. `continuationSequenceNumber` is where the next subscription
+ * resumes (AFTER_SEQUENCE_NUMBER); it is empty only in the shard's final event, sent when a
+ * closed shard has been read to its end (then `childShards` names the shards that follow).
+ */
+final case class ShardEvent(
+    records: Seq[KinesisRecord],
+    continuationSequenceNumber: Option[String],
+    millisBehindLatest: Long,
+    childShards: Seq[String] = Nil) {
+  def isShardEnd: Boolean = continuationSequenceNumber.isEmpty
+  def bytes: Long = records.iterator.map(r => r.data.length.toLong + r.partitionKey.length).sum
+}
+
+/** Stops a subscription that may not have started yet. */
+trait SubscriptionHandle {
+  def cancel(): Unit
+}
+
+/**
+ * Makes SubscribeToShard calls. [[SubscriptionCursor]] reaches Kinesis only through this trait,
+ * so unit tests put a fake publisher behind it.
+ */
+trait SubscriptionTransport {
+  /**
+   * Subscribes to `shardId` for `consumerArn` from `start` (not a ShardEnd) and delivers the
+   * events to `subscriber` as reactive streams do: onSubscribe first, then at most as many
+   * onNext as were requested, then exactly one of onComplete (the subscription's life ended)
+   * or onError, also when the call fails before any event (then after an onSubscribe).
+   */
+  def subscribe(consumerArn: String, shardId: String, start: ShardPosition,
+      subscriber: Subscriber[ShardEvent]): SubscriptionHandle
+}

@@ -1,0 +1,48 @@
+package io.github.sparkkinesis.options
+
+import java.util.Locale
+
+import scala.jdk.CollectionConverters._
+import scala.util.Try
+
+import software.amazon.awssdk.regions.{PartitionMetadata, Region}
+
+/**
+ * Which region names exist. The AWS SDK's region list is the authority, but AWS opens new
+ * regions after an SDK release; so a name the list does not know is still accepted when it
+ * is built like the regions of its partition: it matches the partition's own region pattern
+ * (from the SDK's partition metadata, e.g. `^(us|eu|ap|sa|ca|me|af|il|mx)\-\w+\-\d+$`) and
+ * its direction part (`southeast`, `gov-west`, ...) is one a known region already uses. That
+ * admits `ap-southeast-9` and rejects typos such as `us-esat-1`, `eu-west` or `useast1`.
+ */
+private[sparkkinesis] object AwsRegions {
+  private val Partitions = Seq("aws", "aws-cn", "aws-us-gov", "aws-iso", "aws-iso-b", "aws-iso-e",
+    "aws-iso-f", "aws-eusc")
+
+  /** Regions Kinesis can live in: every known region but the global pseudo-regions. */
+  lazy val known: Seq[String] =
+    Region.regions().asScala.filterNot(_.isGlobalRegion).map(_.id()).filterNot(_.contains("global")).sorted.toSeq
+
+  private val Shape = "([a-z]{2,})-([a-z]+(?:-[a-z]+)*)-([0-9]+)".r
+
+  private lazy val knownDirections: Set[String] = known.collect { case Shape(_, direction, _) => direction }.toSet
+
+  private lazy val partitionPatterns: Seq[scala.util.matching.Regex] =
+    Partitions.flatMap(p => Try(PartitionMetadata.of(p).regionRegex()).toOption).filter(_ != null).map(_.r)
+
+  def exists(region: String): Boolean = known.contains(region) || (region match {
+    case Shape(_, direction, _) =>
+      knownDirections.contains(direction) && partitionPatterns.exists(_.matches(region))
+    case _ => false
+  })
+
+  /** The known region closest to a misspelt one, if it is a likely typo. */
+  def suggest(region: String): Option[String] = {
+    val r = region.trim.toLowerCase(Locale.ROOT)
+    if (known.isEmpty) None
+    else {
+      val (best, distance) = known.map(k => k -> KinesisOptions.editDistance(r, k)).minBy(_._2)
+      if (distance <= 3) Some(best) else None
+    }
+  }
+}

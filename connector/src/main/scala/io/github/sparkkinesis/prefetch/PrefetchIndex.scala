@@ -1,0 +1,86 @@
+package io.github.sparkkinesis.prefetch
+
+import scala.collection.mutable
+
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+
+/**
+ * The driver's record of what is prefetched: per shard, a chain of blocks from a base
+ * position, each block starting where the previous one ended. The chain's tail is where the
+ * next prefetch of the shard starts. Not thread-safe; the [[Prefetcher]] guards it.
+ */
+final class PrefetchIndex {
+  private final class Chain(var base: ShardPosition) {
+    val blocks = mutable.ArrayBuffer.empty[PrefetchedBlock]
+    def tail: ShardPosition = blocks.lastOption.map(_.to).getOrElse(base)
+  }
+
+  private val chains = mutable.Map.empty[ShardKey, Chain]
+
+  def shards: Set[ShardKey] = chains.keySet.toSet
+
+  def tail(shard: ShardKey): Option[ShardPosition] = chains.get(shard).map(_.tail)
+
+  /** Starts a shard afresh at `position`; returns the blocks dropped (to be removed). */
+  def reset(shard: ShardKey, position: ShardPosition): Seq[PrefetchedBlock] = {
+    val dropped = chains.get(shard).map(_.blocks.toSeq).getOrElse(Nil)
+    chains(shard) = new Chain(position)
+    dropped
+  }
+
+  def remove(shard: ShardKey): Seq[PrefetchedBlock] = chains.remove(shard).map(_.blocks.toSeq).getOrElse(Nil)
+
+  /** Adds a block if it continues its shard's chain; a stale answer (the shard was reset) is refused. */
+  def append(block: PrefetchedBlock): Boolean = chains.get(block.shard) match {
+    case Some(chain) if chain.tail == block.from && block.to != block.from =>
+      chain.blocks += block
+      true
+    case _ => false
+  }
+
+  /**
+   * How far the shard can be read from `from` with the blocks at hand, taking blocks while
+   * `accept` allows. None when `from` is not on the chain (the chain must be reset there).
+   */
+  def reachable(shard: ShardKey, from: ShardPosition,
+      accept: PrefetchedBlock => Boolean = _ => true): Option[ShardPosition] =
+    chains.get(shard).flatMap { chain =>
+      val start = chain.blocks.indexWhere(_.from == from)
+      if (start < 0) {
+        if (chain.tail == from) Some(from) else None
+      } else {
+        Some(chain.blocks.iterator.drop(start).takeWhile(accept).foldLeft(from)((_, b) => b.to))
+      }
+    }
+
+  /** The blocks holding the records after `from` up to `to`. */
+  def blocksBetween(shard: ShardKey, from: ShardPosition, to: ShardPosition): Seq[PrefetchedBlock] =
+    chains.get(shard).toSeq.flatMap { chain =>
+      val start = chain.blocks.indexWhere(_.from == from)
+      if (start < 0) Nil
+      else {
+        val rest = chain.blocks.drop(start)
+        val end = rest.indexWhere(_.to == to)
+        if (end < 0) Nil else rest.take(end + 1).toSeq
+      }
+    }
+
+  /** Forgets the blocks up to `upTo` (a committed end); returns them, to be removed. */
+  def release(shard: ShardKey, upTo: ShardPosition): Seq[PrefetchedBlock] =
+    chains.get(shard).toSeq.flatMap { chain =>
+      val end = chain.blocks.indexWhere(_.to == upTo)
+      if (end < 0) Nil
+      else {
+        val released = chain.blocks.take(end + 1).toSeq
+        chain.blocks.remove(0, end + 1)
+        chain.base = upTo
+        released
+      }
+    }
+
+  def bufferedBytes: Long = chains.valuesIterator.flatMap(_.blocks).map(_.bytes).sum
+
+  def bufferedRecords: Long = chains.valuesIterator.flatMap(_.blocks).map(_.records.toLong).sum
+
+  def allBlocks: Seq[PrefetchedBlock] = chains.valuesIterator.flatMap(_.blocks).toSeq
+}

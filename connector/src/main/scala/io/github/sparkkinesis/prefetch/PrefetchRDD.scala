@@ -1,0 +1,38 @@
+package io.github.sparkkinesis.prefetch
+
+import org.apache.spark.{Partition, SparkContext, TaskContext}
+import org.apache.spark.rdd.RDD
+
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
+import io.github.sparkkinesis.efo.{EfoClients, SubscriptionCursor, SubscriptionShardReader}
+
+/** One prefetch task: a few shards, and the executor that read them last time, if any. */
+final case class PrefetchPartition(index: Int, requests: Seq[ShardFetchRequest], preferredLocation: Option[String])
+  extends Partition
+
+/** The Spark job that runs one round of prefetch tasks on the executors. */
+final class PrefetchRDD(
+    sc: SparkContext,
+    tasks: Seq[PrefetchPartition],
+    connection: ConnectionConfig,
+    work: PrefetchWork)
+  extends RDD[PrefetchResult](sc, Nil) {
+
+  override protected def getPartitions: Array[Partition] = tasks.toArray
+
+  override protected def getPreferredLocations(split: Partition): Seq[String] =
+    split.asInstanceOf[PrefetchPartition].preferredLocation.toSeq
+
+  override def compute(split: Partition, context: TaskContext): Iterator[PrefetchResult] = {
+    val task = split.asInstanceOf[PrefetchPartition]
+    val polling = PrefetchTask.pollingReader(KinesisClients.api(connection), work)
+    val newReader = (r: ShardFetchRequest) => work.consumers.get(r.shard.stream) match {
+      case Some(consumerArn) =>
+        val cursor = new SubscriptionCursor(EfoClients.transport(connection), r.shard, consumerArn, r.from,
+          where = connection.where)
+        new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs)
+      case None => polling(r)
+    }
+    Iterator.single(PrefetchTask.run(newReader, task.requests, work))
+  }
+}

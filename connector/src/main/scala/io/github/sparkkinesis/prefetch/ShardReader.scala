@@ -1,0 +1,30 @@
+package io.github.sparkkinesis.prefetch
+
+import io.github.sparkkinesis.client.RecordBatch
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+
+/**
+ * What a prefetch task reads a shard with: polling's GetRecords cursor, or an enhanced
+ * fan-out subscription. Either keeps its position concrete and lives on an executor across
+ * tasks (see [[ExecutorCursors]]).
+ */
+trait ShardReader {
+  def shard: ShardKey
+
+  /** Where the next record would come from; a `ShardEnd` once the shard is done. */
+  def position: ShardPosition
+
+  def isEnded: Boolean
+
+  /** Whether the last fetch reached the tip of the shard. */
+  def atTip: Boolean
+
+  /** How often Kinesis throttled this reader. */
+  def throttleEvents: Int
+
+  /** The next records; waits (paced, or for events) at most a short while. */
+  def fetch(): RecordBatch
+
+  /** Releases what the reader holds open (an EFO subscription). */
+  def close(): Unit
+}

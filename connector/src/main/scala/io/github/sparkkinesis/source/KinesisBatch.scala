@@ -1,0 +1,52 @@
+package io.github.sparkkinesis.source
+
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory}
+
+import io.github.sparkkinesis.client.KinesisApi
+import io.github.sparkkinesis.options.{EndingPosition, InitialPosition, KinesisSourceOptions}
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.polling.LatestOffsetProbe
+
+/**
+ * `spark.read.format("kinesis")`: a bounded range of every shard, from the start position
+ * (`initialPosition`, by default the trim horizon) to `endingPosition` (by default the tip
+ * when the read is planned, found by reading ahead on the driver).
+ */
+final class KinesisBatch(options: KinesisSourceOptions, api: => KinesisApi) extends Batch {
+
+  private lazy val partitions: Array[InputPartition] = {
+    val kinesis = api
+    val shards = options.streamNames.flatMap(s => kinesis.listShards(s, options.maxShardsPerDescribe)
+      .map(d => ShardKey(s, d.shardId))).toSet
+    val starts: Map[ShardKey, ShardPosition] = options.batchStart match {
+      case InitialPosition.TrimHorizon => shards.map(_ -> ShardPosition.TrimHorizon).toMap
+      case InitialPosition.AtTimestamp(ms) => shards.map(_ -> ShardPosition.AtTimestamp(ms)).toMap
+      case InitialPosition.Latest =>
+        val now = System.currentTimeMillis()
+        shards.map(_ -> ShardPosition.AtTimestamp(now)).toMap
+      case InitialPosition.Positions(given) =>
+        shards.map(_ -> ShardPosition.TrimHorizon).toMap ++ given.shards.filter { case (k, _) => shards.contains(k) }
+    }
+    val ends: Map[ShardKey, ShardPosition] = options.endingPosition match {
+      case EndingPosition.Positions(given) => given.shards
+      case EndingPosition.Latest =>
+        // Read to the tip however long that takes: a batch read is bounded by the tip, not by time.
+        val probe = new LatestOffsetProbe(kinesis, options.fetch.copy(maxFetchDurationMs = KinesisBatch.MaxPlanningMs))
+        try probe.advance(starts) finally probe.close()
+    }
+    val ranges = starts.toSeq.sortBy(_._1).flatMap { case (shard, start) =>
+      ends.get(shard).flatMap(_.lastSequence).filterNot(seq => start.lastSequence.contains(seq))
+        .map(endSeq => ShardRange(shard, start, endSeq, Nil))
+    }
+    PartitionPlanner.plan(ranges, options.buffer.coalesceThresholdBlockSize, options.buffer.coalesceBinSize).toArray
+  }
+
+  override def planInputPartitions(): Array[InputPartition] = partitions
+
+  override def createReaderFactory(): PartitionReaderFactory =
+    new KinesisPartitionReaderFactory(options.connection, options.fetch)
+}
+
+object KinesisBatch {
+  val MaxPlanningMs: Long = 24L * 3600 * 1000
+}

@@ -1,0 +1,33 @@
+package io.github.sparkkinesis.source
+
+/**
+ * Groups shard ranges into tasks. Normally one task per shard; when prefetched blocks are
+ * small on average (below `coalesceThresholdBlockSize`), ranges are packed together toward
+ * `coalesceBinSize` bytes a task, so a batch of many small shards does not become many tiny
+ * tasks. Ranges with no prefetched data are never packed: each re-reads Kinesis on its own.
+ */
+object PartitionPlanner {
+
+  def plan(ranges: Seq[ShardRange], coalesceThresholdBlockSize: Long, coalesceBinSize: Long): Seq[KinesisInputPartition] = {
+    val (buffered, unbuffered) = ranges.partition(_.blocks.nonEmpty)
+    val blocks = buffered.flatMap(_.blocks)
+    val averageBlock = if (blocks.isEmpty) Long.MaxValue else blocks.map(_.bytes).sum / blocks.size
+    val packed =
+      if (averageBlock >= coalesceThresholdBlockSize) buffered.map(r => Seq(r))
+      else pack(buffered, coalesceBinSize)
+    (packed ++ unbuffered.map(r => Seq(r))).map(KinesisInputPartition(_))
+  }
+
+  /** First fit, largest first; ranges of one executor are kept together where possible. */
+  private def pack(ranges: Seq[ShardRange], binSize: Long): Seq[Seq[ShardRange]] =
+    ranges.groupBy(_.blocks.head.location).values.toSeq.flatMap { sameExecutor =>
+      val bins = scala.collection.mutable.ArrayBuffer.empty[(Long, Vector[ShardRange])]
+      sameExecutor.sortBy(r => (-r.bytes, r.shard.toString)).foreach { range =>
+        bins.indexWhere(_._1 + range.bytes <= binSize) match {
+          case -1 => bins += ((range.bytes, Vector(range)))
+          case i => bins(i) = (bins(i)._1 + range.bytes, bins(i)._2 :+ range)
+        }
+      }
+      bins.map(_._2)
+    }
+}

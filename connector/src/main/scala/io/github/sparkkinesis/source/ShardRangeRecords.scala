@@ -1,0 +1,41 @@
+package io.github.sparkkinesis.source
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.kinesis.KinesisBlockStore
+
+import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
+import io.github.sparkkinesis.options.FetchSettings
+import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.polling.ShardRangeReader
+
+/**
+ * The records of a shard range: from the prefetched blocks while they are there, then from
+ * Kinesis by sequence range for whatever is not (an executor holding a block died, or the
+ * driver restarted and knows no blocks). Either way the same records come out.
+ */
+object ShardRangeRecords extends Logging {
+
+  def apply(range: ShardRange, api: => KinesisApi, fetch: FetchSettings,
+      readBlock: String => Option[Array[KinesisRecord]] = name => KinesisBlockStore.get[Array[KinesisRecord]](name))
+      : Iterator[KinesisRecord] = {
+    var position = range.start
+    val fromBlocks = range.blocks.iterator
+      .takeWhile(block => block.from == position)
+      .map(block => block -> readBlock(block.name))
+      .takeWhile { case (block, records) =>
+        if (records.isEmpty) logWarning(s"Prefetched block ${block.name} of ${range.shard} is gone; " +
+          s"reading its records from Kinesis again")
+        records.isDefined
+      }
+      .flatMap { case (block, records) =>
+        position = ShardPosition.AfterSequence(block.lastSequence)
+        records.get.iterator
+      }
+    // `++` takes its argument by name: this runs once the blocks are used up, and reads from
+    // Kinesis whatever they did not cover.
+    fromBlocks ++ {
+      if (position.lastSequence.contains(range.endSequence)) Iterator.empty
+      else new ShardRangeReader(api, range.shard, position, range.endSequence, fetch)
+    }
+  }
+}

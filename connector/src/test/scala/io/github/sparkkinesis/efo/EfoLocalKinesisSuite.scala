@@ -1,0 +1,184 @@
+package io.github.sparkkinesis.efo
+
+import java.nio.charset.StandardCharsets
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.SparkSession
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+import io.github.sparkkinesis.LocalKinesis
+import io.github.sparkkinesis.client.KinesisRecord
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+
+/**
+ * Enhanced fan-out against kinesis-mock: the consumer manager as the seed docs use it, and
+ * SubscribeToShard over HTTP/2 on the plain http port (h2c with prior knowledge). The https
+ * port is tested end to end from Python (tests/test_efo_subscription.py), where the JVM can be
+ * started with a trust store.
+ */
+class EfoLocalKinesisSuite extends AnyFunSuite with Matchers with BeforeAndAfterAll {
+
+  private var kinesis: LocalKinesis = _
+  private var spark: SparkSession = _
+
+  override def beforeAll(): Unit = {
+    super.beforeAll()
+    assume(LocalKinesis.nodeAvailable, "Node.js is needed to run kinesis-mock")
+    kinesis = LocalKinesis.start()
+    spark = SparkSession.builder().master("local[1]").appName("efo-local")
+      .config("spark.ui.enabled", "false").getOrCreate()
+  }
+
+  override def afterAll(): Unit = {
+    try {
+      if (spark != null) spark.stop()
+      if (kinesis != null) kinesis.stop()
+    } finally super.afterAll()
+  }
+
+  test("the seed docs' consumer manager snippet runs as written, with only the import changed") {
+    kinesis.createStream("seed-stream", 1)
+    val awsAccessKeyId = kinesis.accessKey
+    val awsSecretKey = kinesis.secretKey
+    val kinesisRegion = kinesis.region
+    // The snippet names no endpoint: the AWS SDK's own setting points it at kinesis-mock.
+    System.setProperty("aws.endpointUrlKinesis", kinesis.endpoint)
+    try {
+      // ---- the seed docs' snippet, verbatim but for the package ----
+      import io.github.sparkkinesis.AWSKinesisConsumerManager
+
+      val manager = AWSKinesisConsumerManager.newManager()
+      .option("awsAccessKey", awsAccessKeyId)
+      .option("awsSecretKey", awsSecretKey)
+      .option("region", kinesisRegion)
+      .create()
+
+      val consumers = manager.listConsumers("seed-stream")
+      consumers.show() // display(consumers) in a Databricks notebook
+
+      val consumerARN = manager.registerConsumer("seed-stream", "seed-consumer")
+
+      manager.deregisterConsumer("seed-stream", "seed-consumer")
+      // ---- end of the snippet ----
+
+      consumers.columns shouldBe Array("consumerName", "consumerARN", "consumerStatus", "consumerCreationTimestamp")
+      consumers.count() shouldBe 0
+      consumerARN should include("seed-consumer")
+      manager.toString should not include awsSecretKey
+    } finally System.clearProperty("aws.endpointUrlKinesis")
+  }
+
+  test("register, list ACTIVE, register again for the same ARN, deregister") {
+    kinesis.createStream("manager-stream", 1)
+    val manager = io.github.sparkkinesis.AWSKinesisConsumerManager.newManager()
+      .option("endpoint", kinesis.endpoint).option("region", kinesis.region)
+      .option("awsAccessKey", kinesis.accessKey).option("awsSecretKey", kinesis.secretKey)
+      .create()
+    val arn = manager.registerConsumer("manager-stream", "sparkkinesis_q1")
+    val listed = manager.listConsumers("manager-stream").collect()
+    listed.map(r => (r.getString(0), r.getString(1), r.getString(2))) shouldBe
+      Array(("sparkkinesis_q1", arn, "ACTIVE"))
+    listed.head.getTimestamp(3) should not be null
+    manager.registerConsumer("manager-stream", "sparkkinesis_q1") shouldBe arn
+    manager.deregisterConsumer("manager-stream", "sparkkinesis_q1")
+    eventually(manager.listConsumersAsSeq("manager-stream") shouldBe empty)
+    val e = intercept[io.github.sparkkinesis.errors.KinesisConnectorException](
+      manager.deregisterConsumer("manager-stream", "sparkkinesis_q1"))
+    e.getCondition shouldBe "KINESIS_EFO_CONSUMER_NOT_FOUND"
+  }
+
+  test("SubscribeToShard over h2c reads exactly the records put, across a forced re-subscription") {
+    kinesis.createStream("efo-stream", 1)
+    val connection = kinesis.connection()
+    val arn = EfoClients.registry(connection).resolve("efo-stream", "sparkkinesis_reader")
+    val payloads = (0 until 30).map(i => s"event-$i")
+    val placed = kinesis.put("efo-stream", payloads.take(15))
+    val shardId = placed.head._1
+    val metrics = new EfoMetrics
+    val cursor = new SubscriptionCursor(EfoClients.transport(connection), ShardKey("efo-stream", shardId), arn,
+      ShardPosition.TrimHorizon, where = connection.where, metrics = metrics)
+    try {
+      val got = mutable.ArrayBuffer.empty[KinesisRecord]
+      val deadline = System.nanoTime() + 60L * 1000000000L
+      var later = Seq.empty[(String, String)]
+      while (got.size < payloads.size && System.nanoTime() < deadline) {
+        got ++= cursor.fetch(2000).records
+        if (later.isEmpty && got.size == 15) {
+          // The records put from now on arrive only through a new subscription.
+          cursor.endSubscription()
+          later = kinesis.put("efo-stream", payloads.drop(15))
+        }
+      }
+      val all = placed ++ later
+      got.map(r => new String(r.data, StandardCharsets.UTF_8)) shouldBe payloads
+      got.map(_.sequenceNumber) shouldBe all.map(_._2)
+      cursor.position shouldBe ShardPosition.AfterSequence(all.last._2)
+      cursor.subscriptions shouldBe 2
+      metrics.resubscriptions shouldBe 1
+      metrics.liveSubscriptions shouldBe 1
+      cursor.millisBehindLatest shouldBe Some(0L)
+    } finally cursor.close()
+    metrics.liveSubscriptions shouldBe 0
+  }
+
+  test("kinesis-mock refuses a second open subscription (ResourceInUse), but not a repeat within 5 s") {
+    kinesis.createStream("rule-stream", 1)
+    val connection = kinesis.connection()
+    val arn = EfoClients.registry(connection).resolve("rule-stream", "sparkkinesis_rules")
+    val shardId = kinesis.put("rule-stream", Seq("x")).head._1
+    val transport = EfoClients.transport(connection)
+    def open(): (ShardSubscription, SubscriptionHandle) = {
+      val s = new ShardSubscription(4, 1L << 20, io.github.sparkkinesis.polling.SystemClock)
+      (s, transport.subscribe(arn, shardId, ShardPosition.TrimHorizon, s))
+    }
+    def firstEvent(s: ShardSubscription): Boolean = {
+      val deadline = System.nanoTime() + 5000000000L
+      var got = false
+      while (!got && s.status == ShardSubscription.Open && System.nanoTime() < deadline) {
+        got = s.drain().nonEmpty
+        if (!got) s.awaitSignal(100000000L)
+      }
+      got
+    }
+    val (first, firstHandle) = open()
+    firstEvent(first) shouldBe true
+    val (second, _) = open()
+    eventually(second.status shouldBe a[ShardSubscription.Failed])
+    val ShardSubscription.Failed(error) = second.status
+    SubscriptionCursor.rootOf(error) shouldBe a[software.amazon.awssdk.services.kinesis.model.ResourceInUseException]
+
+    val started = System.nanoTime()
+    first.cancel()
+    firstHandle.cancel()
+    // The mock frees the shard once it sees the cancellation; real Kinesis would refuse any
+    // call within 5 s of the previous one, which is what SubscribeLimiter prevents.
+    var repeated = false
+    while (!repeated && System.nanoTime() - started < 4000000000L) {
+      Thread.sleep(300)
+      val (again, handle) = open()
+      repeated = firstEvent(again)
+      again.cancel()
+      handle.cancel()
+    }
+    repeated shouldBe true
+    (System.nanoTime() - started) should be < 5000000000L
+  }
+
+  private def eventually(check: => Unit): Unit = {
+    val deadline = System.nanoTime() + 20L * 1000000000L
+    var done = false
+    while (!done) {
+      try {
+        check
+        done = true
+      } catch {
+        case e: org.scalatest.exceptions.TestFailedException =>
+          if (System.nanoTime() > deadline) throw e
+          Thread.sleep(200)
+      }
+    }
+  }
+}

@@ -1,0 +1,117 @@
+"""A PySpark app for tests/test_secrets_do_not_leak.py: uses keys given as options in every
+way a user might, and writes down everything Spark and the connector show about it, so the
+test can look for the keys in all of it.
+
+    leak_probe.py OUTPUT_DIR ENDPOINT REGION STREAM CHECKING_ENDPOINT
+
+CHECKING_ENDPOINT is a Kinesis that checks keys (moto's, with IAM authentication on), which
+rejects these fake ones: that error names the credentials it was given.
+
+The keys come from the environment (LEAK_ACCESS_KEY, LEAK_SECRET_KEY, LEAK_SESSION_TOKEN),
+not the command line, which Spark shows on its environment page (sun.java.command).
+Writes into OUTPUT_DIR: explain-*.txt, query-*.txt, failure-*.txt, ui/*.html|json, and the
+query's checkpoint; the driver log and event log go where spark-submit's options say.
+"""
+
+import json
+import os
+import sys
+import traceback
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+output, endpoint, region, stream, checking_endpoint = sys.argv[1:6]
+out = Path(output)
+out.mkdir(parents=True, exist_ok=True)
+secrets = {"awsAccessKey": os.environ["LEAK_ACCESS_KEY"], "awsSecretKey": os.environ["LEAK_SECRET_KEY"],
+           "awsSessionToken": os.environ["LEAK_SESSION_TOKEN"]}
+
+spark = SparkSession.builder.getOrCreate()
+jvm = spark.sparkContext._jvm
+
+
+def write(name, text):
+    (out / name).write_text(str(text))
+
+
+def reader(**options):
+    r = spark.readStream.format("kinesis")
+    base = {"streamName": stream, "endpoint": endpoint, "region": region, "initialPosition": "trim_horizon",
+            "maxFetchDuration": "1s", "minFetchPeriod": "200ms", **secrets}
+    for key, value in {**base, **options}.items():
+        if value is not None:
+            r = r.option(key, value)
+    return r
+
+
+def failure(name, action):
+    """Runs action, which must fail, and writes what a user sees of the failure."""
+    try:
+        action()
+    except Exception as e:  # noqa: BLE001 - every failure is written down, whatever its type
+        write(f"failure-{name}.txt", f"{e}\n{e!r}\n{traceback.format_exc()}")
+        return
+    write(f"failure-{name}.txt", "DID NOT FAIL")
+
+
+# 1. A query that works, and everything it shows.
+df = reader().load()
+write("explain-analyzed.txt", df._jdf.queryExecution().toString())
+for mode in ("simple", "extended", "codegen", "cost", "formatted"):
+    try:  # what df.explain(mode=...) prints
+        write(f"explain-{mode}.txt", jvm.PythonSQLUtils.explainString(df._jdf.queryExecution(), mode))
+    except Exception as e:  # noqa: BLE001 - some modes refuse streaming plans; that is shown too
+        write(f"explain-{mode}.txt", str(e))
+df.explain(True)  # to stdout, which the test reads too
+
+query = (df.writeStream.format("parquet").queryName("leak_probe")
+         .option("path", str(out / "sink")).option("checkpointLocation", str(out / "checkpoint"))
+         .trigger(availableNow=True).start())
+query.awaitTermination()
+write("query-tostring.txt", query._jsq.toString())
+write("query-status.txt", json.dumps(query.status, default=str))
+write("query-last-progress.txt", json.dumps(query.lastProgress, default=str))
+write("query-recent-progress.txt", json.dumps(query.recentProgress, default=str))
+write("query-explain.txt", query._jsq.explainInternal(True))
+write("query-name-id.txt", f"{query.name} {query.id} {query.runId}")
+write("rows.txt", spark.read.parquet(str(out / "sink")).count())
+
+# 2. Queries that fail: at run time, and when the options are read.
+failure("stream-not-found", lambda: reader(streamName="leak-probe-no-such-stream").load()
+        .writeStream.format("memory").queryName("missing").trigger(availableNow=True).start()
+        .awaitTermination())
+failure("sts-unreachable", lambda: reader(roleArn="arn:aws:iam::123456789012:role/leak-probe",
+                                          stsEndpoint="http://127.0.0.1:9").load()
+        .writeStream.format("memory").queryName("role").trigger(availableNow=True).start().awaitTermination())
+failure("rejected-keys", lambda: reader(endpoint=checking_endpoint, streamName="leak-probe").load()
+        .writeStream.format("memory").queryName("rejected").trigger(availableNow=True).start().awaitTermination())
+failure("secret-without-access-key", lambda: reader(awsAccessKey=None).load())
+failure("misspelt-secret-option", lambda: reader(awsSecretKye=secrets["awsSecretKey"]).load())
+failure("bad-region", lambda: reader(region="us-nowhere-1").load())
+
+# 3. The Spark UI: SQL, environment, jobs, stages and streaming pages, and the REST API.
+ui = spark.sparkContext.uiWebUrl
+app_id = spark.sparkContext.applicationId
+(out / "ui").mkdir(exist_ok=True)
+pages = {"sql": "/SQL/", "environment": "/environment/", "jobs": "/jobs/", "stages": "/stages/",
+         "streaming": "/StreamingQuery/",
+         "api-sql": f"/api/v1/applications/{app_id}/sql?details=true&planDescription=true",
+         "api-environment": f"/api/v1/applications/{app_id}/environment",
+         "api-jobs": f"/api/v1/applications/{app_id}/jobs"}
+pages.update({f"sql-execution-{i}": f"/SQL/execution/?id={i}" for i in range(30)})
+pages["streaming-statistics"] = f"/StreamingQuery/statistics/?id={query.runId}"
+fetched = 0
+for name, path in pages.items():
+    try:
+        with urllib.request.urlopen(ui + path, timeout=30) as response:
+            (out / "ui" / f"{name}.html").write_bytes(response.read())
+            fetched += 1
+    except urllib.error.HTTPError as e:
+        (out / "ui" / f"{name}.error").write_text(f"{e.code}")
+write("ui-fetched.txt", fetched)
+
+spark.stop()
+print("LEAK_PROBE_DONE")

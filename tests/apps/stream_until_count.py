@@ -1,0 +1,35 @@
+"""A standalone streaming app for the executor-loss test: reads a stream with a processing-time
+trigger into JSON files until it has seen EXPECTED rows, printing its progress.
+
+    stream_until_count.py STREAM ENDPOINT REGION OUTPUT_DIR EXPECTED
+"""
+
+import sys
+import time
+
+from pyspark.sql import SparkSession
+
+stream, endpoint, region, output, expected = sys.argv[1:6]
+spark = SparkSession.builder.getOrCreate()
+spark.sparkContext.setLogLevel("ERROR")
+df = (spark.readStream.format("kinesis")
+      .option("streamName", stream).option("endpoint", endpoint).option("region", region)
+      .option("initialPosition", "trim_horizon").option("maxFetchDuration", "1s")
+      .option("minFetchPeriod", "200ms").option("shardsPerTask", "1")
+      .load()
+      .selectExpr("partitionKey", "CAST(data AS STRING) AS data", "shardId", "sequenceNumber"))
+query = (df.writeStream.format("json").option("path", output)
+         .option("checkpointLocation", output + "-checkpoint")
+         .trigger(processingTime="1 second").start())
+deadline = time.monotonic() + 300
+rows = 0
+while rows < int(expected) and time.monotonic() < deadline:
+    time.sleep(1)
+    if query.exception():
+        raise query.exception()
+    rows = sum(p["numInputRows"] for p in query.recentProgress)
+    print(f"ROWS {rows}", flush=True)
+time.sleep(3)  # a duplicate would arrive now
+query.stop()
+print("DONE", flush=True)
+spark.stop()

@@ -1,0 +1,112 @@
+"""End to end: the enhanced fan-out consumer manager from Python, and its command line, against
+the local Kinesis."""
+
+import io
+import os
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+from pyspark_kinesis import AWSKinesisConsumerManager, KinesisConsumerError, _cli
+
+
+def consumers_of(kinesis, stream):
+    """{name: status} of the stream's consumers, from boto3 (independent of the code under test)."""
+    arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
+    return {c["ConsumerName"]: c["ConsumerStatus"] for c in kinesis.client.list_stream_consumers(StreamARN=arn)["Consumers"]}
+
+
+def wait_gone(kinesis, stream, name, timeout=30):
+    deadline = time.monotonic() + timeout
+    while name in consumers_of(kinesis, stream):
+        assert time.monotonic() < deadline, f"consumer {name} still there after {timeout}s"
+        time.sleep(0.2)
+
+
+@pytest.fixture
+def manager(spark, kinesis):
+    return (AWSKinesisConsumerManager.newManager(spark)
+            .option("endpoint", kinesis.endpoint)
+            .option("region", kinesis.region)
+            .create())
+
+
+def test_register_list_reregister_deregister(manager, kinesis, stream):
+    name = f"sparkkinesis_{uuid.uuid4().hex[:8]}"
+    arn = manager.registerConsumer(stream, name)
+    assert name in arn
+
+    df = manager.listConsumers(stream)
+    assert df.columns == ["consumerName", "consumerARN", "consumerStatus", "consumerCreationTimestamp"]
+    rows = [r.asDict() for r in df.collect()]
+    assert [(r["consumerName"], r["consumerARN"], r["consumerStatus"]) for r in rows] == [(name, arn, "ACTIVE")]
+    assert rows[0]["consumerCreationTimestamp"] is not None
+
+    assert manager.register_consumer(stream, name) == arn  # an existing consumer is reused
+
+    manager.deregisterConsumer(stream, name)
+    wait_gone(kinesis, stream, name)
+    assert manager.listConsumersAsRows(stream) == []
+
+
+def test_deregistering_a_missing_consumer_says_so(manager, stream):
+    with pytest.raises(KinesisConsumerError) as error:
+        manager.deregisterConsumer(stream, "no-such-consumer")
+    assert error.value.condition == "KINESIS_EFO_CONSUMER_NOT_FOUND"
+    assert "no-such-consumer" in str(error.value)
+
+
+def test_bad_names_and_unknown_options_are_refused(spark, manager, stream):
+    from pyspark.errors import IllegalArgumentException
+
+    with pytest.raises(IllegalArgumentException, match="KINESIS_EFO_CONSUMER_NAME_INVALID"):
+        manager.registerConsumer(stream, "has space")
+    with pytest.raises(IllegalArgumentException, match="Did you mean 'region'"):
+        AWSKinesisConsumerManager.newManager(spark).option("regoin", "us-east-1").create()
+    with pytest.raises(IllegalArgumentException, match="Unknown option 'streamName'"):
+        AWSKinesisConsumerManager.newManager(spark).option("streamName", "s").create()
+
+
+def test_command_line_registers_lists_and_deregisters(spark, kinesis, stream):
+    common = ["--stream", stream, "--endpoint", kinesis.endpoint, "--region", kinesis.region]
+
+    def cli(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        code = _cli.main(["consumers", *argv, *common], spark=spark, out=out, err=err)
+        return code, out.getvalue(), err.getvalue()
+
+    code, out, _ = cli("register", "--prefix", "sparkkinesis_", "--name", "cli")
+    assert code == 0 and "consumer/sparkkinesis_cli" in out
+    assert consumers_of(kinesis, stream) == {"sparkkinesis_cli": "ACTIVE"}
+
+    code, out, _ = cli("list", "--prefix", "sparkkinesis_")
+    assert code == 0 and "sparkkinesis_cli" in out and "ACTIVE" in out
+    assert out.splitlines()[-1] == f"1 consumers named sparkkinesis_* of stream {stream}."
+
+    code, out, _ = cli("list", "--orphans-older-than", "1h")
+    assert code == 0 and "sparkkinesis_cli" not in out  # registered just now
+
+    code, _, err = cli("deregister", "--name", "not-there")
+    assert code == 1 and "KINESIS_EFO_CONSUMER_NOT_FOUND" in err
+
+    code, out, _ = cli("deregister", "--name", "sparkkinesis_cli")
+    assert code == 0
+    wait_gone(kinesis, stream, "sparkkinesis_cli")
+
+
+def test_python_dash_m_runs_its_own_spark_session(kinesis, stream):
+    """The entry point as a user runs it: a fresh process with the bundled jar, credentials from
+    the environment (the kinesis fixture sets fake ones), nothing secret on the command line."""
+    arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
+    kinesis.client.register_stream_consumer(StreamARN=arn, ConsumerName="orphan")
+    done = subprocess.run(
+        [sys.executable, "-m", "pyspark_kinesis", "consumers", "list", "--stream", stream,
+         "--endpoint", kinesis.endpoint, "--region", kinesis.region],
+        capture_output=True, text=True, timeout=180, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "orphan" in done.stdout
+    assert done.stdout.splitlines()[-1] == f"1 consumers of stream {stream}."
+    assert os.environ["AWS_SECRET_ACCESS_KEY"] not in done.stdout + done.stderr

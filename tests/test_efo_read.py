@@ -1,0 +1,64 @@
+"""End to end, reading with enhanced fan-out (consumerMode efo) against the local Kinesis over
+HTTP/2: every record once, restarts, consumer registration and deregistration, and a polling
+query beside an EFO one."""
+
+import uuid
+
+from pyspark_kinesis import AWSKinesisConsumerManager
+from streaming import kinesis_reader, make_records, run_available_now
+
+
+def consumers_of(spark, kinesis, stream):
+    manager = (AWSKinesisConsumerManager.newManager(spark).option("endpoint", kinesis.endpoint)
+               .option("region", kinesis.region).create())
+    return {r.consumerName: r for r in manager.listConsumers(stream).collect()}
+
+
+def test_efo_reads_every_record_once_then_deregisters_its_consumer(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=3)
+    records = make_records(150)
+    placed = kinesis.put_records(stream, records)
+    name = f"e2e-{uuid.uuid4().hex[:8]}"
+
+    run_available_now(kinesis_reader(spark, kinesis, stream, consumerMode="efo", consumerName=name,
+                                     requireConsumerDeregistration="true"),
+                      tmp_path / "sink", tmp_path / "checkpoint")
+
+    rows = spark.read.parquet(str(tmp_path / "sink")).collect()
+    assert sorted((r.shardId, r.sequenceNumber) for r in rows) == sorted(placed)
+    assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(records)
+    assert f"sparkkinesis_{name}" not in consumers_of(spark, kinesis, stream), "consumer not deregistered"
+
+
+def test_efo_restart_continues_and_reuses_the_consumer(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=2)
+    first, second = make_records(80, "first"), make_records(80, "second")
+    sink, checkpoint = tmp_path / "sink", tmp_path / "checkpoint"
+    name = f"e2e-{uuid.uuid4().hex[:8]}"
+
+    def run():
+        run_available_now(kinesis_reader(spark, kinesis, stream, consumerMode="efo", consumerName=name,
+                                         consumerNamePrefix="app_"), sink, checkpoint)
+        return consumers_of(spark, kinesis, stream)[f"app_{name}"].consumerARN
+
+    kinesis.put_records(stream, first)
+    arn = run()
+    kinesis.put_records(stream, second)
+    assert run() == arn, "the registered consumer is reused"
+    keys = sorted(r.partitionKey for r in spark.read.parquet(str(sink)).collect())
+    assert keys == sorted(k for k, _ in first + second)
+
+
+def test_polling_and_efo_side_by_side_both_get_every_record(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=2)
+    records = make_records(100)
+    kinesis.put_records(stream, records)
+
+    run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "polling", tmp_path / "c1")
+    run_available_now(kinesis_reader(spark, kinesis, stream, consumerMode="efo",
+                                     consumerName=f"e2e-{uuid.uuid4().hex[:8]}",
+                                     requireConsumerDeregistration="true"),
+                      tmp_path / "efo", tmp_path / "c2")
+    for out in ("polling", "efo"):
+        keys = sorted(r.partitionKey for r in spark.read.parquet(str(tmp_path / out)).collect())
+        assert keys == sorted(k for k, _ in records), out

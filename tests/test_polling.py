@@ -1,0 +1,271 @@
+"""End to end, the polling source's guarantees: exact replays, resharding while a query runs,
+start positions, triggers, metrics, batch reads, and a re-created stream."""
+
+import json
+import threading
+import time
+from datetime import datetime, timezone
+
+import pytest
+from pyspark.errors import PySparkException
+
+from pyspark_kinesis import KinesisSourceOptions
+from streaming import kinesis_reader, make_records, run_available_now
+
+
+def wait_for(condition, timeout=180, message="condition", query=None):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if query is not None and query.exception():
+            raise query.exception()
+        assert time.monotonic() < deadline, f"timed out waiting for {message}"
+        time.sleep(0.5)
+
+
+def keyed_records(tag, n, keys=12):
+    """Records whose payload names their partition key and their number within it."""
+    counters = {}
+    out = []
+    for i in range(n):
+        key = f"{tag}-k{i % keys}"
+        counters[key] = counters.get(key, 0) + 1
+        out.append((key, json.dumps({"key": key, "n": counters[key]}).encode()))
+    return out
+
+
+def test_a_failed_batch_is_re_run_with_exactly_the_same_records(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=2)
+    kinesis.put_records(stream, make_records(60, "first"))
+    marker, attempts = tmp_path / "failed-once", tmp_path / "attempts"
+    attempts.mkdir()
+    out, checkpoint = tmp_path / "out", tmp_path / "checkpoint"
+
+    def sink(batch, batch_id):
+        seqs = sorted(r.sequenceNumber for r in batch.select("sequenceNumber").collect())
+        (attempts / f"{batch_id}-{time.time_ns()}.json").write_text(json.dumps(seqs))
+        batch.write.mode("overwrite").parquet(str(out / f"batch={batch_id}"))
+        if batch_id == 1 and not marker.exists():
+            marker.write_text("x")
+            raise RuntimeError("the sink fails once, after writing")
+
+    def run():
+        query = (kinesis_reader(spark, kinesis, stream).writeStream.foreachBatch(sink)
+                 .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+        query.awaitTermination(240)
+        return query
+
+    run()
+    kinesis.put_records(stream, make_records(40, "second"))
+    with pytest.raises(Exception, match="the sink fails once"):
+        run()
+    run()  # restarted from the checkpoint: batch 1 runs again
+
+    tries = sorted(attempts.glob("1-*.json"))
+    assert len(tries) == 2
+    assert json.loads(tries[0].read_text()) == json.loads(tries[1].read_text()), "the re-run read other records"
+    keys = [r.partitionKey for r in spark.read.parquet(str(out)).collect()]
+    assert sorted(keys) == sorted(k for k, _ in make_records(60, "first") + make_records(40, "second"))
+
+
+def test_resharding_while_the_query_runs_loses_and_repeats_nothing(spark, kinesis, tmp_path):
+    client = kinesis.client
+    stream = kinesis.create_stream(shards=2)
+    out = tmp_path / "out"
+
+    def sink(batch, batch_id):
+        batch.selectExpr("CAST(data AS STRING) AS body", "shardId", "sequenceNumber") \
+            .withColumnRenamed("body", "data").write.mode("append").parquet(str(out / f"batch={batch_id}"))
+
+    query = (kinesis_reader(spark, kinesis, stream, maxFetchDuration="500ms", shardFetchInterval="200ms")
+             .writeStream.foreachBatch(sink).option("checkpointLocation", str(tmp_path / "checkpoint"))
+             .trigger(processingTime="500 milliseconds").start())
+    produced = []
+
+    def produce(tag, n=60):
+        records = keyed_records(tag, n)
+        kinesis.put_records(stream, records)
+        produced.extend(records)
+        time.sleep(1)
+
+    def open_shards():
+        shards = client.list_shards(StreamName=stream)["Shards"]
+        return [s for s in shards if "EndingSequenceNumber" not in s["SequenceNumberRange"]]
+
+    try:
+        produce("before")
+        first = open_shards()[0]
+        low, high = int(first["HashKeyRange"]["StartingHashKey"]), int(first["HashKeyRange"]["EndingHashKey"])
+        client.split_shard(StreamName=stream, ShardToSplit=first["ShardId"], NewStartingHashKey=str((low + high) // 2))
+        kinesis.wait_active(stream)
+        produce("split")
+        shards = sorted(open_shards(), key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]))
+        client.merge_shards(StreamName=stream, ShardToMerge=shards[0]["ShardId"],
+                            AdjacentShardToMerge=shards[1]["ShardId"])
+        kinesis.wait_active(stream)
+        produce("merge")
+        client.update_shard_count(StreamName=stream, TargetShardCount=4, ScalingType="UNIFORM_SCALING")
+        kinesis.wait_active(stream)
+        produce("scaled")
+
+        def sink_rows():
+            return spark.read.parquet(str(out)).count() if out.exists() else 0
+        wait_for(lambda: sink_rows() >= len(produced), message="every record in the sink", query=query)
+        time.sleep(3)  # anything repeated would arrive now
+    finally:
+        query.stop()
+
+    rows = spark.read.parquet(str(out)).collect()
+    assert len(rows) == len(produced), "records lost or repeated"
+    assert sorted(r.data for r in rows) == sorted(d.decode() for _, d in produced)
+    assert len({r.shardId for r in rows}) > 2, "children of the reshard were read"
+    # Within a partition key, Kinesis order: record n never in an earlier batch than record n-1,
+    # and within one batch all of a key's records come from one shard, in sequence order.
+    by_key = {}
+    for r in rows:
+        body = json.loads(r.data)
+        by_key.setdefault(body["key"], []).append((body["n"], r.batch, r.shardId, int(r.sequenceNumber)))
+    for key, items in by_key.items():
+        items.sort()
+        assert [b for _, b, _, _ in items] == sorted(b for _, b, _, _ in items), f"{key} out of order across batches"
+        for batch in {b for _, b, _, _ in items}:
+            same = [(s, q) for _, b, s, q in items if b == batch]
+            assert len({s for s, _ in same}) == 1, f"{key}: parent and child shard in one batch"
+            assert [q for _, q in same] == sorted(q for _, q in same), f"{key} out of order in batch {batch}"
+
+
+def test_available_now_reads_what_existed_when_it_started_and_stops(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=2)
+    before = make_records(80, "before")
+    kinesis.put_records(stream, before)
+    out, checkpoint = tmp_path / "out", tmp_path / "checkpoint"
+    late = make_records(30, "late")
+
+    def sink(batch, batch_id):
+        if batch_id == 0:
+            kinesis.put_records(stream, late)  # arrive after the run started
+        batch.write.mode("append").parquet(str(out))
+
+    def run():
+        query = (kinesis_reader(spark, kinesis, stream).writeStream.foreachBatch(sink)
+                 .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+        assert query.awaitTermination(240), "Trigger.AvailableNow did not stop"
+        assert query.exception() is None
+
+    run()
+    assert sorted(r.partitionKey for r in spark.read.parquet(str(out)).collect()) == sorted(k for k, _ in before)
+    run()
+    assert sorted(r.partitionKey for r in spark.read.parquet(str(out)).collect()) == sorted(k for k, _ in before + late)
+
+
+def test_trigger_once_and_processing_time_read_the_stream(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=2)
+    kinesis.put_records(stream, make_records(25, "once"))
+    once = (kinesis_reader(spark, kinesis, stream).writeStream.format("memory").queryName("once_rows")
+            .option("checkpointLocation", str(tmp_path / "c1")).trigger(once=True).start())
+    assert once.awaitTermination(240)
+    assert spark.table("once_rows").count() == 25
+
+    default = (kinesis_reader(spark, kinesis, stream).writeStream.format("memory").queryName("default_rows")
+               .option("checkpointLocation", str(tmp_path / "c2")).start())
+    try:
+        wait_for(lambda: spark.table("default_rows").count() == 25, query=default, message="25 rows")
+    finally:
+        default.stop()
+
+
+def test_an_idle_stream_runs_no_batches_and_polls_gently(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=2)
+    spark.conf.set("spark.sql.streaming.noDataProgressEventInterval", "1000")
+    query = (kinesis_reader(spark, kinesis, stream, maxFetchDuration="2s").writeStream.format("noop")
+             .option("checkpointLocation", str(tmp_path / "checkpoint")).start())
+    try:
+        time.sleep(12)
+        progress = query.recentProgress
+        rounds = [int(p["sources"][0]["metrics"]["prefetchRounds"]) for p in progress if p["sources"][0].get("metrics")]
+    finally:
+        query.stop()
+        spark.conf.unset("spark.sql.streaming.noDataProgressEventInterval")
+    assert all(p["numInputRows"] == 0 for p in progress)
+    # Spark runs the first batch (from no offset to the initial one); idle triggers after it
+    # report the next batch id without running it.
+    assert {p["batchId"] for p in progress} <= {0, 1}, "batches ran without data"
+    # An idle prefetch task keeps polling (paced) for maxFetchDuration before it returns.
+    assert rounds and max(rounds) <= 12 / 2 + 2
+
+
+def test_progress_reports_lag_and_prefetch_metrics(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=2)
+    kinesis.put_records(stream, make_records(50))
+    query = run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "sink", tmp_path / "checkpoint")
+    metrics = [p["sources"][0]["metrics"] for p in query.recentProgress if p["numInputRows"] > 0][-1]
+    assert query.recentProgress[0]["sources"][0]["description"] == f"KinesisV2[{stream}]"
+    for name in ("avgMsBehindLatest", "maxMsBehindLatest", "minMsBehindLatest"):
+        assert float(metrics[name]) >= 0
+    assert int(metrics["fetchedRecords"]) == 50
+    assert int(metrics["throttleEvents"]) == 0
+
+
+def test_at_timestamp_reads_records_at_or_after_it(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=2)
+    kinesis.put_records(stream, make_records(20, "old"))
+    time.sleep(1.5)
+    since = datetime.now(timezone.utc)
+    time.sleep(1.5)
+    new = make_records(20, "new")
+    kinesis.put_records(stream, new)
+
+    reader = KinesisSourceOptions().initial_position_at_timestamp(since).apply(
+        spark.readStream.format("kinesis").option("streamName", stream).option("endpoint", kinesis.endpoint)
+        .option("region", kinesis.region).option("maxFetchDuration", "2s"))
+    run_available_now(reader.load(), tmp_path / "sink", tmp_path / "checkpoint")
+    assert sorted(r.partitionKey for r in spark.read.parquet(str(tmp_path / "sink")).collect()) == sorted(k for k, _ in new)
+
+
+def test_initial_position_at_sequence_numbers_replays_from_there(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=1)
+    records = make_records(30)
+    placed = kinesis.put_records(stream, records)
+    shard, seq = placed[10]
+    reader = KinesisSourceOptions().initial_position_at_sequences({stream: {shard: seq}}).apply(
+        spark.readStream.format("kinesis").option("streamName", stream).option("endpoint", kinesis.endpoint)
+        .option("region", kinesis.region).option("maxFetchDuration", "2s"))
+    run_available_now(reader.load(), tmp_path / "sink", tmp_path / "checkpoint")
+    assert sorted(r.partitionKey for r in spark.read.parquet(str(tmp_path / "sink")).collect()) == \
+        sorted(k for k, _ in records[10:])
+
+
+def test_batch_read_from_the_start_to_the_tip_or_to_given_positions(spark, kinesis):
+    stream = kinesis.create_stream(shards=3)
+    records = make_records(90)
+    placed = kinesis.put_records(stream, records)
+
+    def batch_reader():
+        return (spark.read.format("kinesis").option("streamName", stream)
+                .option("endpoint", kinesis.endpoint).option("region", kinesis.region))
+
+    rows = batch_reader().load().collect()
+    assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(records)
+
+    # Up to the 10th record of each shard.
+    ends = {}
+    for shard, seq in placed:
+        ends.setdefault(shard, []).append(seq)
+    cut = {shard: seqs[9] for shard, seqs in ends.items()}
+    bounded = KinesisSourceOptions().ending_position_at_sequences({stream: cut}).apply(batch_reader()).load()
+    assert bounded.count() == 10 * len(cut)
+
+
+def test_a_checkpoint_of_a_deleted_and_recreated_stream_is_refused(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=1)
+    kinesis.put_records(stream, make_records(10))
+    checkpoint = tmp_path / "checkpoint"
+    run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "sink", checkpoint)
+
+    kinesis.client.delete_stream(StreamName=stream)
+    wait_for(lambda: stream not in kinesis.client.list_streams()["StreamNames"], message="deletion")
+    time.sleep(1)
+    kinesis.create_stream(name=stream, shards=1)
+    kinesis.put_records(stream, make_records(10))
+
+    with pytest.raises(PySparkException, match="KINESIS_STREAM_RECREATED"):
+        run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "sink", checkpoint, timeout=120)
