@@ -107,5 +107,5 @@ def test_https_without_the_certificate_in_the_trust_store_fails_clearly(kinesis,
         pytest.skip("no local Kinesis")
     code, _, errors = run_probe(probe_command(kinesis, one_shard_stream, kinesis.tls_endpoint, 1, 0))
     assert code == 1
-    assert "ERROR: [KINESIS_API_FAILED]" in errors
+    assert "ERROR: [KINESIS_TLS_UNTRUSTED]" in errors
     assert "unable to find valid certification path" in errors

@@ -12,7 +12,7 @@ import org.apache.spark.sql.connector.read.streaming._
 
 import io.github.sparkkinesis.client.{KinesisApi, KinesisClients, ShardDescription}
 import io.github.sparkkinesis.efo.EfoClients
-import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
 import io.github.sparkkinesis.options.{EfoSettings, InitialPosition, KinesisSourceOptions}
 import io.github.sparkkinesis.offsets.{KinesisOffsetJson, KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.prefetch.{PrefetchSettings, Prefetcher}
@@ -177,8 +177,20 @@ final class KinesisMicroBatchStream(
     }
   }
 
+  /**
+   * When each stream was created. The source needs only ListShards, GetShardIterator and
+   * GetRecords (as the Databricks connector documents); without kinesis:DescribeStreamSummary
+   * the re-created-stream check is skipped, with a warning, rather than failing the query.
+   */
   private def streamCreationTimes(): Map[String, Long] =
-    options.streamNames.map(s => s -> kinesis.streamCreatedAt(s)).toMap
+    options.streamNames.flatMap { stream =>
+      try Some(stream -> kinesis.streamCreatedAt(stream)) catch {
+        case e: KinesisError if e.getCondition == "KINESIS_ACCESS_DENIED" =>
+          logWarning(s"$name cannot check whether stream '$stream' was deleted and created again " +
+            "since the checkpoint was written: it lacks the permission kinesis:DescribeStreamSummary")
+          None
+      }
+    }.toMap
 
   /**
    * Adds shards that appeared since `tracked` (children of a reshard, or an increased shard
