@@ -117,7 +117,86 @@ class _SupportsOptions(Protocol):
 _Reader = TypeVar("_Reader", bound=_SupportsOptions)
 
 
-class KinesisSourceOptions:
+_Options = TypeVar("_Options", bound="_KinesisOptions")
+
+
+class _KinesisOptions:
+    """What the source and sink builders share: where Kinesis is, how to authenticate, and
+    the option map itself. Every setter returns the builder it was called on."""
+
+    def __init__(self) -> None:
+        self._options: Dict[str, str] = {}
+
+    # -- where Kinesis is -----------------------------------------------------------------
+
+    def region(self: _Options, region: str) -> _Options:
+        """``region``: the AWS region of the streams, e.g. ``"us-east-1"``."""
+        return self._set("region", _non_empty_str("region", region))
+
+    def endpoint(self: _Options, endpoint: str) -> _Options:
+        """``endpoint``: the Kinesis endpoint URL, e.g. ``"https://kinesis.us-east-1.amazonaws.com"``."""
+        return self._set("endpoint", _non_empty_str("endpoint", endpoint))
+
+    # -- credentials ----------------------------------------------------------------------
+
+    def aws_access_key(self: _Options, access_key: str) -> _Options:
+        """``awsAccessKey``: the access key id (redacted in ``repr()``)."""
+        return self._set("awsAccessKey", _non_empty_str("awsAccessKey", access_key))
+
+    def aws_secret_key(self: _Options, secret_key: str) -> _Options:
+        """``awsSecretKey``: the secret access key (redacted in ``repr()``)."""
+        return self._set("awsSecretKey", _non_empty_str("awsSecretKey", secret_key))
+
+    def aws_session_token(self: _Options, session_token: str) -> _Options:
+        """``awsSessionToken``: the session token of temporary credentials (redacted in ``repr()``)."""
+        return self._set("awsSessionToken", _non_empty_str("awsSessionToken", session_token))
+
+    def role_arn(self: _Options, arn: str) -> _Options:
+        """``roleArn``: the ARN of a role to assume through STS.
+
+        It is assumed with :meth:`aws_access_key` / :meth:`aws_secret_key` if set, else with
+        the AWS default credential chain, and renewed before its credentials expire.
+        """
+        return self._set("roleArn", _non_empty_str("roleArn", arn))
+
+    def role_external_id(self: _Options, external_id: str) -> _Options:
+        """``roleExternalId``: the external id the role's trust policy asks for."""
+        return self._set("roleExternalId", _non_empty_str("roleExternalId", external_id))
+
+    def role_session_name(self: _Options, session_name: str) -> _Options:
+        """``roleSessionName``: the name of the assumed-role session (default ``spark-kinesis``)."""
+        return self._set("roleSessionName", _non_empty_str("roleSessionName", session_name))
+
+    def sts_endpoint(self: _Options, endpoint: str) -> _Options:
+        """``stsEndpoint``: the STS endpoint URL used to assume ``roleArn``."""
+        return self._set("stsEndpoint", _non_empty_str("stsEndpoint", endpoint))
+
+    # -- output ---------------------------------------------------------------------------
+
+    def to_dict(self) -> Dict[str, str]:
+        """The options set so far, option name -> string value (secrets included)."""
+        return dict(self._options)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{name}={_REDACTED if name in SECRET_OPTION_NAMES else value!r}"
+            for name, value in self._options.items()
+        )
+        return f"{type(self).__name__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._options == other._options
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def _set(self: _Options, option: str, value: str) -> _Options:
+        self._options[option] = value
+        return self
+
+
+class KinesisSourceOptions(_KinesisOptions):
     """Options for ``spark.readStream.format("kinesis")`` (and ``spark.read``).
 
     >>> opts = (KinesisSourceOptions()
@@ -134,22 +213,11 @@ class KinesisSourceOptions:
     are, because Spark needs them.
     """
 
-    def __init__(self) -> None:
-        self._options: Dict[str, str] = {}
-
     # -- where to read ------------------------------------------------------------------
 
     def stream_name(self, names: NameList) -> KinesisSourceOptions:
         """``streamName``: one stream, or several as a sequence or comma-separated string."""
         return self._set("streamName", _name_list("streamName", names))
-
-    def region(self, region: str) -> KinesisSourceOptions:
-        """``region``: the AWS region of the streams, e.g. ``"us-east-1"``."""
-        return self._set("region", _non_empty_str("region", region))
-
-    def endpoint(self, endpoint: str) -> KinesisSourceOptions:
-        """``endpoint``: the Kinesis endpoint URL, e.g. ``"https://kinesis.us-east-1.amazonaws.com"``."""
-        return self._set("endpoint", _non_empty_str("endpoint", endpoint))
 
     def initial_position(self, position: str) -> KinesisSourceOptions:
         """``initialPosition``: ``"latest"`` (the default), ``"trim_horizon"`` or ``"earliest"``.
@@ -289,40 +357,6 @@ class KinesisSourceOptions:
             raise ValueError(f"{option} must be between 1 and {MAX_SHARDS_PER_DESCRIBE}, got {shards}")
         return self._set(option, str(value))
 
-    # -- credentials ----------------------------------------------------------------------
-
-    def aws_access_key(self, access_key: str) -> KinesisSourceOptions:
-        """``awsAccessKey``: the access key id (redacted in ``repr()``)."""
-        return self._set("awsAccessKey", _non_empty_str("awsAccessKey", access_key))
-
-    def aws_secret_key(self, secret_key: str) -> KinesisSourceOptions:
-        """``awsSecretKey``: the secret access key (redacted in ``repr()``)."""
-        return self._set("awsSecretKey", _non_empty_str("awsSecretKey", secret_key))
-
-    def aws_session_token(self, session_token: str) -> KinesisSourceOptions:
-        """``awsSessionToken``: the session token of temporary credentials (redacted in ``repr()``)."""
-        return self._set("awsSessionToken", _non_empty_str("awsSessionToken", session_token))
-
-    def role_arn(self, arn: str) -> KinesisSourceOptions:
-        """``roleArn``: the ARN of a role to assume through STS.
-
-        It is assumed with :meth:`aws_access_key` / :meth:`aws_secret_key` if set, else with
-        the AWS default credential chain, and renewed before its credentials expire.
-        """
-        return self._set("roleArn", _non_empty_str("roleArn", arn))
-
-    def role_external_id(self, external_id: str) -> KinesisSourceOptions:
-        """``roleExternalId``: the external id the role's trust policy asks for."""
-        return self._set("roleExternalId", _non_empty_str("roleExternalId", external_id))
-
-    def role_session_name(self, session_name: str) -> KinesisSourceOptions:
-        """``roleSessionName``: the name of the assumed-role session (default ``spark-kinesis``)."""
-        return self._set("roleSessionName", _non_empty_str("roleSessionName", session_name))
-
-    def sts_endpoint(self, endpoint: str) -> KinesisSourceOptions:
-        """``stsEndpoint``: the STS endpoint URL used to assume ``roleArn``."""
-        return self._set("stsEndpoint", _non_empty_str("stsEndpoint", endpoint))
-
     # -- enhanced fan-out -----------------------------------------------------------------
 
     def consumer_mode(self, mode: str) -> KinesisSourceOptions:
@@ -359,10 +393,6 @@ class KinesisSourceOptions:
 
     # -- output ---------------------------------------------------------------------------
 
-    def to_dict(self) -> Dict[str, str]:
-        """The options set so far, option name -> string value (secrets included)."""
-        return dict(self._options)
-
     def apply(self, reader: _Reader) -> _Reader:
         """Return ``reader.options(**self.to_dict())``.
 
@@ -373,24 +403,6 @@ class KinesisSourceOptions:
                 f"apply() needs a DataStreamReader or DataFrameReader, got {type(reader).__name__}"
             )
         return reader.options(**self._options)
-
-    def __repr__(self) -> str:
-        shown = ", ".join(
-            f"{name}={_REDACTED if name in SECRET_OPTION_NAMES else value!r}"
-            for name, value in self._options.items()
-        )
-        return f"{type(self).__name__}({shown})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, KinesisSourceOptions):
-            return NotImplemented
-        return self._options == other._options
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def _set(self, option: str, value: str) -> KinesisSourceOptions:
-        self._options[option] = value
-        return self
 
 
 def _require_type(option: str, value: Any, expected: type, described: str) -> None:
@@ -451,7 +463,7 @@ class _SupportsWriterOptions(Protocol):
 _Writer = TypeVar("_Writer", bound=_SupportsWriterOptions)
 
 
-class KinesisSinkOptions:
+class KinesisSinkOptions(_KinesisOptions):
     """Options for ``df.write.format("kinesis")`` and ``df.writeStream.format("kinesis")``.
 
     >>> opts = (KinesisSinkOptions()
@@ -466,9 +478,6 @@ class KinesisSinkOptions:
     column, optionally ``explicitHashKey``, and a ``stream`` column when no stream name is set.
     Secrets are redacted in ``repr()``; :meth:`to_dict` returns them as they are.
     """
-
-    def __init__(self) -> None:
-        self._options: Dict[str, str] = {}
 
     # -- where to write -------------------------------------------------------------------
 
@@ -485,44 +494,6 @@ class KinesisSinkOptions:
                 f"(to write to several streams, route rows by a 'stream' column), got {name!r}"
             )
         return self._set("streamName", value)
-
-    def region(self, region: str) -> KinesisSinkOptions:
-        """``region``: the AWS region of the stream, e.g. ``"us-east-1"``."""
-        return self._set("region", _non_empty_str("region", region))
-
-    def endpoint(self, endpoint: str) -> KinesisSinkOptions:
-        """``endpoint``: the Kinesis endpoint URL, e.g. ``"https://kinesis.us-east-1.amazonaws.com"``."""
-        return self._set("endpoint", _non_empty_str("endpoint", endpoint))
-
-    # -- credentials ----------------------------------------------------------------------
-
-    def aws_access_key(self, access_key: str) -> KinesisSinkOptions:
-        """``awsAccessKey``: the access key id (redacted in ``repr()``)."""
-        return self._set("awsAccessKey", _non_empty_str("awsAccessKey", access_key))
-
-    def aws_secret_key(self, secret_key: str) -> KinesisSinkOptions:
-        """``awsSecretKey``: the secret access key (redacted in ``repr()``)."""
-        return self._set("awsSecretKey", _non_empty_str("awsSecretKey", secret_key))
-
-    def aws_session_token(self, session_token: str) -> KinesisSinkOptions:
-        """``awsSessionToken``: the session token of temporary credentials (redacted in ``repr()``)."""
-        return self._set("awsSessionToken", _non_empty_str("awsSessionToken", session_token))
-
-    def role_arn(self, arn: str) -> KinesisSinkOptions:
-        """``roleArn``: the ARN of a role to assume through STS."""
-        return self._set("roleArn", _non_empty_str("roleArn", arn))
-
-    def role_external_id(self, external_id: str) -> KinesisSinkOptions:
-        """``roleExternalId``: the external id the role's trust policy asks for."""
-        return self._set("roleExternalId", _non_empty_str("roleExternalId", external_id))
-
-    def role_session_name(self, session_name: str) -> KinesisSinkOptions:
-        """``roleSessionName``: the name of the assumed-role session."""
-        return self._set("roleSessionName", _non_empty_str("roleSessionName", session_name))
-
-    def sts_endpoint(self, endpoint: str) -> KinesisSinkOptions:
-        """``stsEndpoint``: the STS endpoint URL used to assume ``roleArn``."""
-        return self._set("stsEndpoint", _non_empty_str("stsEndpoint", endpoint))
 
     # -- batching and retries -------------------------------------------------------------
 
@@ -573,10 +544,6 @@ class KinesisSinkOptions:
 
     # -- output ---------------------------------------------------------------------------
 
-    def to_dict(self) -> Dict[str, str]:
-        """The options set so far, option name -> string value (secrets included)."""
-        return dict(self._options)
-
     def apply(self, writer: _Writer) -> _Writer:
         """Return ``writer.options(**self.to_dict())``.
 
@@ -587,24 +554,6 @@ class KinesisSinkOptions:
                 f"apply() needs a DataFrameWriter or DataStreamWriter, got {type(writer).__name__}"
             )
         return writer.options(**self._options)
-
-    def __repr__(self) -> str:
-        shown = ", ".join(
-            f"{name}={_REDACTED if name in SECRET_OPTION_NAMES else value!r}"
-            for name, value in self._options.items()
-        )
-        return f"{type(self).__name__}({shown})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, KinesisSinkOptions):
-            return NotImplemented
-        return self._options == other._options
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def _set(self, option: str, value: str) -> KinesisSinkOptions:
-        self._options[option] = value
-        return self
 
 
 def _backoff(option: str, value: Duration) -> str:

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.source
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory}
 
 import io.github.sparkkinesis.client.KinesisApi
-import io.github.sparkkinesis.options.{EndingPosition, InitialPosition, KinesisSourceOptions}
+import io.github.sparkkinesis.options.{EndingPosition, KinesisSourceOptions}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.polling.LatestOffsetProbe
 
@@ -18,15 +18,7 @@ final class KinesisBatch(options: KinesisSourceOptions, api: => KinesisApi) exte
     val kinesis = api
     val shards = options.streamNames.flatMap(s => kinesis.listShards(s, options.maxShardsPerDescribe)
       .map(d => ShardKey(s, d.shardId))).toSet
-    val starts: Map[ShardKey, ShardPosition] = options.batchStart match {
-      case InitialPosition.TrimHorizon => shards.map(_ -> ShardPosition.TrimHorizon).toMap
-      case InitialPosition.AtTimestamp(ms) => shards.map(_ -> ShardPosition.AtTimestamp(ms)).toMap
-      case InitialPosition.Latest =>
-        val now = System.currentTimeMillis()
-        shards.map(_ -> ShardPosition.AtTimestamp(now)).toMap
-      case InitialPosition.Positions(given) =>
-        shards.map(_ -> ShardPosition.TrimHorizon).toMap ++ given.shards.filter { case (k, _) => shards.contains(k) }
-    }
+    val starts = StartPositions.of(options.batchStart, shards, System.currentTimeMillis())
     val ends: Map[ShardKey, ShardPosition] = options.endingPosition match {
       case EndingPosition.Positions(given) => given.shards
       case EndingPosition.Latest =>

@@ -13,7 +13,7 @@ import org.apache.spark.sql.connector.read.streaming._
 import io.github.sparkkinesis.client.{KinesisApi, KinesisClients, ShardDescription}
 import io.github.sparkkinesis.efo.EfoClients
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
-import io.github.sparkkinesis.options.{EfoSettings, InitialPosition, KinesisSourceOptions}
+import io.github.sparkkinesis.options.{EfoSettings, KinesisSourceOptions}
 import io.github.sparkkinesis.offsets.{KinesisOffsetJson, KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.prefetch.{PrefetchSettings, Prefetcher}
 
@@ -51,17 +51,9 @@ final class KinesisMicroBatchStream(
     val store = new InitialOffsetStore(metadataPath, sparkContext.hadoopConfiguration)
     store.getOrCreate {
       val listed = listShards().keySet
-      val offset = KinesisSourceOffset(options.initialPosition match {
-        case InitialPosition.TrimHorizon => listed.map(_ -> ShardPosition.TrimHorizon).toMap
-        case InitialPosition.AtTimestamp(ms) => listed.map(_ -> ShardPosition.AtTimestamp(ms)).toMap
-        // "latest" becomes the moment the query first starts, which stays concrete on replay.
-        case InitialPosition.Latest =>
-          val now = System.currentTimeMillis()
-          listed.map(_ -> ShardPosition.AtTimestamp(now)).toMap
-        case InitialPosition.Positions(given) =>
-          listed.map(_ -> ShardPosition.TrimHorizon).toMap ++
-            given.shards.filter { case (key, _) => options.streamNames.contains(key.stream) }
-      }, streamCreationTimes())
+      // Offsets may name other streams' shards (initialPosition as offset JSON): only ours count.
+      val offset = KinesisSourceOffset(
+        StartPositions.of(options.initialPosition, listed, System.currentTimeMillis()), streamCreationTimes())
       logInfo(s"Initial offset of $name: ${offset.json()}")
       offset
     }
