@@ -186,17 +186,23 @@ final class KinesisMicroBatchStream(
 
   /**
    * Adds shards that appeared since `tracked` (children of a reshard, or an increased shard
-   * count), to be read from their beginning, and forgets ended shards Kinesis no longer lists.
+   * count), to be read from their beginning. A closed shard that was read to its end in an
+   * earlier batch leaves the offset once all its children are tracked (or once Kinesis no
+   * longer lists it), and is not taken for a new shard while Kinesis still lists it.
    */
   private def trackNewShards(tracked: Map[ShardKey, ShardPosition]): Map[ShardKey, ShardPosition] = {
     val due = lastListingNanos == Long.MinValue ||
       System.nanoTime() - lastListingNanos >= options.shardFetchIntervalMs * 1000000L
     if (!due) return tracked
     val listed = listShards()
-    val added = listed.keySet.diff(tracked.keySet)
+    val children = listed.toSeq.flatMap { case (key, d) => d.parents.map(p => ShardKey(key.stream, p) -> key) }
+      .groupMap(_._1)(_._2)
+    val consumed = (key: ShardKey) => children.get(key).exists(_.nonEmpty) &&
+      children(key).forall(c => tracked.contains(c))
+    val added = listed.keySet.diff(tracked.keySet).filterNot(key => listed(key).closed && consumed(key))
     if (added.nonEmpty) logInfo(s"$name: new shards to read: ${added.toSeq.sorted.mkString(", ")}")
     val kept = tracked.filter { case (key, position) =>
-      listed.contains(key) || !position.isInstanceOf[ShardPosition.ShardEnd]
+      !position.isInstanceOf[ShardPosition.ShardEnd] || (listed.contains(key) && !consumed(key))
     }
     kept ++ added.map(_ -> ShardPosition.TrimHorizon)
   }

@@ -253,6 +253,11 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
       q.partitions(q.offsets(2), q.offsets(3)).flatMap(_.ranges).map(r => r.shard -> r.start).toSet shouldBe
         children.map(_ -> TrimHorizon)
       data(q.runBatch()) shouldBe empty
+      // Read to its end before, with both children tracked: the parent leaves the offset,
+      // and is not taken for a new shard although the fake still lists it.
+      q.committed.shards.keySet shouldBe children
+      data(q.runBatch()) shouldBe empty
+      q.committed.shards.keySet shouldBe children
 
       val all = q.batches.flatten
       all.map(_.sequenceNumber).distinct should have size 12
