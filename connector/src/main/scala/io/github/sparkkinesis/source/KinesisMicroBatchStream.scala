@@ -197,8 +197,14 @@ final class KinesisMicroBatchStream(
     val listed = listShards()
     val children = listed.toSeq.flatMap { case (key, d) => d.parents.map(p => ShardKey(key.stream, p) -> key) }
       .groupMap(_._1)(_._2)
+    // Read before: every child is tracked, or (after later reshards dropped the children in
+    // turn) some descendant is. Kinesis lists closed shards for the whole retention period.
+    def descendants(key: ShardKey): Set[ShardKey] = {
+      val direct = children.getOrElse(key, Nil).toSet
+      direct ++ direct.flatMap(descendants)
+    }
     val consumed = (key: ShardKey) => children.get(key).exists(_.nonEmpty) &&
-      children(key).forall(c => tracked.contains(c))
+      (children(key).forall(c => tracked.contains(c)) || descendants(key).exists(tracked.contains))
     val added = listed.keySet.diff(tracked.keySet).filterNot(key => listed(key).closed && consumed(key))
     if (added.nonEmpty) logInfo(s"$name: new shards to read: ${added.toSeq.sorted.mkString(", ")}")
     val kept = tracked.filter { case (key, position) =>

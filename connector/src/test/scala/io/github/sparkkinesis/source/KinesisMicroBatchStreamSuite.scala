@@ -265,6 +265,23 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     }
   }
 
+  test("after a second reshard, shards read long ago are not taken for new ones") {
+    val api = new FakeKinesisApi().createStream("clicks", 1)
+    api.putMany("clicks", shardId(0), "p", 3)
+    withQuery(api) { q =>
+      q.runBatch()
+      val (left, right) = api.split("clicks", shardId(0))
+      api.putMany("clicks", left, "l", 2)
+      q.runBatch(); q.runBatch(); q.runBatch()
+      val (leftA, leftB) = api.split("clicks", left) // the first parent's children end in turn
+      api.putMany("clicks", leftA, "la", 2)
+      (1 to 5).foreach(_ => q.runBatch())
+      q.committed.shards.keySet shouldBe Set(right, leftA, leftB).map(ShardKey("clicks", _))
+      data(q.batches.flatten.toSeq) should contain theSameElementsAs
+        Seq("p-0", "p-1", "p-2", "l-0", "l-1", "la-0", "la-1")
+    }
+  }
+
   test("the child of a merge is read after both parents are read to their ends") {
     val api = new FakeKinesisApi().createStream("clicks", 2)
     api.putMany("clicks", shardId(0), "x", 2)
