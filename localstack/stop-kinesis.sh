@@ -7,23 +7,4 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/kinesis-common.sh"
 
-grace="${KINESIS_LOCAL_STOP_GRACE:-5}"
-pid="$(read_pid)"
-
-if [[ -z "$pid" ]] || ! kinesis_alive "$pid"; then
-  rm -f "$pid_file" "$endpoint_file"
-  echo "kinesis-mock is not running (run dir $run_dir)"
-  exit 0
-fi
-
-kill -TERM "$pid" 2>/dev/null || true
-deadline=$((SECONDS + grace))
-while kinesis_alive "$pid" && (( SECONDS < deadline )); do sleep 0.1; done
-if kinesis_alive "$pid"; then
-  echo "kinesis-mock (pid $pid) still waiting for clients to disconnect after ${grace}s, killing it" >&2
-  kill -KILL "$pid" 2>/dev/null || true
-  while kinesis_alive "$pid"; do sleep 0.1; done
-fi
-
-rm -f "$pid_file" "$endpoint_file"
-echo "kinesis-mock stopped (pid $pid)"
+stop_process kinesis-mock "kinesis-local/main.js" "${KINESIS_LOCAL_STOP_GRACE:-5}" "still waiting for clients to disconnect"
