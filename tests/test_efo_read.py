@@ -2,6 +2,7 @@
 HTTP/2: every record once, restarts, consumer registration and deregistration, and a polling
 query beside an EFO one."""
 
+import time
 import uuid
 
 from pyspark_kinesis import AWSKinesisConsumerManager
@@ -62,3 +63,32 @@ def test_polling_and_efo_side_by_side_both_get_every_record(spark, kinesis, tmp_
     for out in ("polling", "efo"):
         keys = sorted(r.partitionKey for r in spark.read.parquet(str(tmp_path / out)).collect())
         assert keys == sorted(k for k, _ in records), out
+
+
+def test_progress_reports_live_subscriptions_and_resubscriptions_in_efo_only(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=3)
+    kinesis.put_records(stream, make_records(30))
+    spark.conf.set("spark.sql.streaming.noDataProgressEventInterval", "1000")
+    query = (kinesis_reader(spark, kinesis, stream, consumerMode="efo", consumerName=f"e2e-{uuid.uuid4().hex[:8]}",
+                            requireConsumerDeregistration="true")
+             .writeStream.format("noop").option("checkpointLocation", str(tmp_path / "c1"))
+             .trigger(processingTime="500 milliseconds").start())
+
+    def efo_metrics():
+        return [p["sources"][0]["metrics"] for p in query.recentProgress if p["sources"][0].get("metrics")]
+    try:
+        deadline = time.monotonic() + 120
+        while not any(m.get("liveSubscriptions") == "3" for m in efo_metrics()):
+            assert query.exception() is None, query.exception()
+            assert time.monotonic() < deadline, f"no progress with 3 live subscriptions: {efo_metrics()[-3:]}"
+            time.sleep(0.5)
+    finally:
+        query.stop()
+        spark.conf.unset("spark.sql.streaming.noDataProgressEventInterval")
+    # One subscription per shard, never more (a subscription is kept across batches).
+    assert all(0 <= int(m["liveSubscriptions"]) <= 3 for m in efo_metrics())
+    assert all(int(m["resubscriptions"]) >= 0 for m in efo_metrics())
+
+    polling = run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "polling", tmp_path / "c2")
+    reported = [p["sources"][0]["metrics"] for p in polling.recentProgress if p["sources"][0].get("metrics")]
+    assert reported and not any("liveSubscriptions" in m or "resubscriptions" in m for m in reported)

@@ -11,6 +11,10 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
  * continues with the same shard iterator and pacing instead of asking Kinesis for a new
  * iterator each time. The driver sends a shard's tasks back to the executor that ran the
  * last one, which is what makes the cache hit.
+ *
+ * A reader is of no use once its shard is read elsewhere (the task moved to another executor)
+ * or no longer tracked, and an EFO reader holds a subscription open: each prefetch task closes
+ * such readers of its query ([[releaseUnowned]]), and a stopped query's go at once ([[forget]]).
  */
 private[sparkkinesis] object ExecutorCursors {
   private final case class Key(streamInstance: String, shard: ShardKey)
@@ -19,6 +23,9 @@ private[sparkkinesis] object ExecutorCursors {
   // Kinesis shard iterators expire after five minutes; a cursor idle that long is useless.
   private val MaxIdleNanos = 5L * 60 * 1000000000L
   private val cache = new ConcurrentHashMap[Key, Entry]()
+  // Stream instances whose query stopped; a task still running for one closes its readers.
+  private val stopped = ConcurrentHashMap.newKeySet[String]()
+  private val MaxStoppedRemembered = 10000
 
   /** The cached cursor when it stands exactly at `from`, else a new one. Exclusive until released. */
   def acquire(streamInstance: String, shard: ShardKey, from: ShardPosition)(create: => ShardReader): ShardReader = {
@@ -32,12 +39,35 @@ private[sparkkinesis] object ExecutorCursors {
   }
 
   def release(streamInstance: String, cursor: ShardReader): Unit =
-    cache.put(Key(streamInstance, cursor.shard), Entry(cursor, System.nanoTime()))
+    if (stopped.contains(streamInstance)) cursor.close()
+    else Option(cache.put(Key(streamInstance, cursor.shard), Entry(cursor, System.nanoTime())))
+      .filter(_.cursor ne cursor).foreach(_.cursor.close())
 
-  /** Forgets every cursor of a stream instance (its query stopped). */
-  def forget(streamInstance: String): Unit =
+  /**
+   * Closes the cached readers of a stream instance that the executor at `here` no longer owns:
+   * `owners` names, per shard the query tracks, the executor whose reader stands where the
+   * driver's record of the shard ends; a reader of a shard owned elsewhere stands behind it, and
+   * one of a shard not in `owners` is of a shard the query no longer reads. Readers of `keep`
+   * (the task's own shards, which it may reuse) stay. Returns how many were closed.
+   */
+  def releaseUnowned(streamInstance: String, here: String, owners: Map[ShardKey, String], keep: Set[ShardKey]): Int = {
+    val unowned = cache.keySet().asScala.filter { k =>
+      k.streamInstance == streamInstance && !keep.contains(k.shard) && !owners.get(k.shard).contains(here)
+    }
+    unowned.toSeq.count(k => Option(cache.remove(k)).map(_.cursor.close()).isDefined)
+  }
+
+  /** Forgets every cursor of a stream instance (its query stopped); those in use are closed when released. */
+  def forget(streamInstance: String): Unit = {
+    if (stopped.size >= MaxStoppedRemembered) stopped.clear()
+    stopped.add(streamInstance)
     cache.keySet().asScala.filter(_.streamInstance == streamInstance)
       .foreach(k => Option(cache.remove(k)).foreach(_.cursor.close()))
+  }
+
+  /** The shards whose readers of a stream instance are cached here. For tests. */
+  def cached(streamInstance: String): Set[ShardKey] =
+    cache.keySet().asScala.filter(_.streamInstance == streamInstance).map(_.shard).toSet
 
   def size: Int = cache.size()
 

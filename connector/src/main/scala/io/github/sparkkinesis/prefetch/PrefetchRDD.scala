@@ -4,9 +4,12 @@ import org.apache.spark.{Partition, SparkContext, TaskContext}
 import org.apache.spark.rdd.RDD
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
-import io.github.sparkkinesis.efo.{EfoClients, SubscriptionCursor, SubscriptionShardReader}
+import io.github.sparkkinesis.efo.{EfoClients, EfoMetrics, SubscriptionCursor, SubscriptionShardReader}
 
-/** One prefetch task: a few shards, and the executor that read them last time, if any. */
+/**
+ * One prefetch task: a few shards, and the executor that read them last time, if any. With no
+ * shards, a task sent to an executor only to close the query's readers there.
+ */
 final case class PrefetchPartition(index: Int, requests: Seq[ShardFetchRequest], preferredLocation: Option[String])
   extends Partition
 
@@ -26,13 +29,18 @@ final class PrefetchRDD(
   override def compute(split: Partition, context: TaskContext): Iterator[PrefetchResult] = {
     val task = split.asInstanceOf[PrefetchPartition]
     val polling = PrefetchTask.pollingReader(KinesisClients.api(connection), work)
+    val efoMetrics = EfoMetrics.of(work.streamInstance)
     val newReader = (r: ShardFetchRequest) => work.consumers.get(r.shard.stream) match {
       case Some(consumerArn) =>
         val cursor = new SubscriptionCursor(EfoClients.transport(connection), r.shard, consumerArn, r.from,
-          where = connection.where)
+          where = connection.where, metrics = efoMetrics)
         new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs)
       case None => polling(r)
     }
-    Iterator.single(PrefetchTask.run(newReader, task.requests, work))
+    val result = PrefetchTask.run(newReader, task.requests, work)
+    // Taken after the task's readers went back to the cache and the unowned ones were closed.
+    val counts = if (work.consumers.isEmpty || work.stopping) None else Some(efoMetrics.snapshot())
+    if (work.stopping) EfoMetrics.forget(work.streamInstance)
+    Iterator.single(result.copy(subscriptions = counts))
   }
 }

@@ -8,7 +8,7 @@ import org.apache.spark.sql.kinesis.KinesisBlockStore
 
 import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
 import io.github.sparkkinesis.options.FetchSettings
-import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.polling.{Clock, ShardCursor, SystemClock}
 
 /** What a prefetch task is asked to do, besides which shards to read. */
@@ -20,13 +20,18 @@ final case class PrefetchWork(
     splitAtArrivalMillis: Option[Long],
     returnWhenCaughtUp: Boolean,
     /** Enhanced fan-out: the consumer ARN per stream; empty when polling. */
-    consumers: Map[String, String] = Map.empty)
+    consumers: Map[String, String] = Map.empty,
+    /** Per tracked shard, the executor whose reader the next fetch continues (see [[ExecutorCursors.releaseUnowned]]). */
+    owners: Map[ShardKey, String] = Map.empty,
+    /** The query stopped: the task only closes the query's readers on its executor. */
+    stopping: Boolean = false)
 
 /**
  * The executor side of prefetching: reads a few shards in turn (each paced on its own) for up
  * to `maxFetchDuration`, then stores what it read as one block per shard in the executor's
  * block manager and tells the driver what each block holds. It returns early once every shard
  * is at the tip and something was read, so new records are not held back for long.
+ * First, it closes the readers of its query that its executor no longer owns.
  */
 object PrefetchTask {
 
@@ -48,6 +53,11 @@ object PrefetchTask {
       work: PrefetchWork,
       clock: Clock = SystemClock,
       store: BlockSink = SparkBlockSink): PrefetchResult = {
+    if (work.stopping) {
+      ExecutorCursors.forget(work.streamInstance)
+      return PrefetchResult(Nil, Nil, store.location)
+    }
+    ExecutorCursors.releaseUnowned(work.streamInstance, store.location, work.owners, requests.map(_.shard).toSet)
     val deadline = clock.nanoTime() + work.fetch.maxFetchDurationMs * 1000000L
     val runs = requests.map { r =>
       new ShardRun(r, ExecutorCursors.acquire(work.streamInstance, r.shard, r.from)(newReader(r)))
@@ -75,7 +85,7 @@ object PrefetchTask {
         ShardFetchStatus(run.request.shard, run.cursor.position,
           if (run.cursor.isEnded) 0L else run.millisBehindLatest,
           run.caughtUpAtMillis, run.cursor.throttleEvents, location)
-      })
+      }, location)
     } finally {
       runs.foreach(run => ExecutorCursors.release(work.streamInstance, run.cursor))
     }

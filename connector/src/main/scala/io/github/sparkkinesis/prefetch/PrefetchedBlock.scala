@@ -1,5 +1,6 @@
 package io.github.sparkkinesis.prefetch
 
+import io.github.sparkkinesis.efo.SubscriptionCounts
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
 /**
@@ -34,8 +35,15 @@ final case class ShardFetchStatus(
     throttled: Int,
     location: String)
 
-/** A prefetch task's answer: the blocks it stored and how each of its shards stands. */
-final case class PrefetchResult(blocks: Seq[PrefetchedBlock], status: Seq[ShardFetchStatus])
+/**
+ * A prefetch task's answer: the blocks it stored, how each of its shards stands, the executor
+ * it ran on, and (enhanced fan-out) that executor's subscription counts for the query.
+ */
+final case class PrefetchResult(
+    blocks: Seq[PrefetchedBlock],
+    status: Seq[ShardFetchStatus],
+    location: String,
+    subscriptions: Option[SubscriptionCounts] = None)
 
 /** One shard to fetch from, starting at `from`. */
 final case class ShardFetchRequest(shard: ShardKey, from: ShardPosition)

@@ -12,6 +12,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.kinesis.KinesisBlockStore
 
 import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.efo.EfoMetrics
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
@@ -37,6 +38,8 @@ final class Prefetcher(
   private val index = new PrefetchIndex
   private val status = mutable.Map.empty[ShardKey, ShardFetchStatus]
   private val locations = mutable.Map.empty[ShardKey, String]
+  private val subscriptions = new SubscriptionReports
+  private var aliveExecutors = Set.empty[String]
   private var parentsOf = Map.empty[ShardKey, Seq[ShardKey]]
   private var availableNowAt: Option[Long] = None
   private var consumers = Map.empty[String, String]
@@ -60,7 +63,10 @@ final class Prefetcher(
         status.remove(shard)
       }
     }
-    (index.shards -- start.keySet).foreach(shard => removeBlocks(index.remove(shard)))
+    (index.shards -- start.keySet).foreach { shard =>
+      removeBlocks(index.remove(shard))
+      locations.remove(shard)
+    }
     notifyAll()
   }
 
@@ -124,7 +130,10 @@ final class Prefetcher(
       "avgMsBehindLatest" -> (behind.sum.toDouble / behind.size).toString,
       "maxMsBehindLatest" -> behind.max.toString,
       "minMsBehindLatest" -> behind.min.toString)
-    lag ++ Map(
+    val efo = if (consumers.isEmpty) Map.empty[String, String] else Map(
+      "liveSubscriptions" -> subscriptions.liveSubscriptions(aliveExecutors).toString,
+      "resubscriptions" -> subscriptions.resubscriptions.toString)
+    lag ++ efo ++ Map(
       "prefetchedBytes" -> index.bufferedBytes.toString,
       "prefetchedRecords" -> index.bufferedRecords.toString,
       "fetchedRecords" -> recordsFetched.get.toString,
@@ -145,9 +154,11 @@ final class Prefetcher(
       t.join(30000)
     }
     // Readers kept in this JVM (all of them in local mode) let go of their EFO subscriptions
-    // now; on other executors they are closed when idle. Kinesis lets a new subscription take
-    // a shard over 5 s after the last one.
+    // now, and those on other executors soon after. Kinesis lets a new subscription take a
+    // shard over 5 s after the last one.
     ExecutorCursors.forget(streamInstance)
+    EfoMetrics.forget(streamInstance)
+    releaseOnExecutors()
     try KinesisBlockStore.removeAll(streamKey) catch {
       case NonFatal(e) => logWarning(s"Could not remove the prefetched blocks of $queryName", e)
     }
@@ -172,14 +183,22 @@ final class Prefetcher(
   private def runRound(requests: Seq[ShardFetchRequest], room: Long, splitAt: Option[Long], firstRound: Boolean,
       arns: Map[String, String]): Unit = {
     val groups = requests.sortBy(_.shard).grouped(settings.shardsPerTask).toSeq
-    val tasks = groups.zipWithIndex.map { case (group, i) =>
-      PrefetchPartition(i, group, synchronized(locations.get(group.head.shard)))
+    val (owners, cleanups) = synchronized {
+      val owners = locations.filter { case (shard, _) => index.shards.contains(shard) }.toMap
+      (owners, subscriptions.cleanupTargets(owners.values, aliveExecutors))
     }
-    val work = PrefetchWork(streamInstance, streamKey, settings.fetch, math.max(1L, room / tasks.size),
-      splitAt, returnWhenCaughtUp = splitAt.isDefined || firstRound, consumers = arns)
+    val fetching = groups.map(group => (group, owners.get(group.head.shard)))
+    // Executors that hold subscriptions of shards now read elsewhere get a task that only closes them.
+    val tasks = (fetching ++ cleanups.map(location => (Nil, Some(location)))).zipWithIndex.map {
+      case ((group, location), i) => PrefetchPartition(i, group, location)
+    }
+    val work = PrefetchWork(streamInstance, streamKey, settings.fetch, math.max(1L, room / groups.size),
+      splitAt, returnWhenCaughtUp = splitAt.isDefined || firstRound, consumers = arns, owners = owners)
     try {
       val results = sc.runJob(new PrefetchRDD(sc, tasks, connection, work), (it: Iterator[PrefetchResult]) => it.toList)
+      val alive = liveExecutors()
       synchronized {
+        aliveExecutors = alive
         results.flatten.foreach(absorb)
         rounds += 1
         failuresInARow = 0
@@ -192,6 +211,7 @@ final class Prefetcher(
   }
 
   private def absorb(result: PrefetchResult): Unit = {
+    result.subscriptions.foreach(subscriptions.record(result.location, _))
     result.blocks.foreach { block =>
       if (index.append(block)) {
         recordsFetched.addAndGet(block.records)
@@ -237,6 +257,42 @@ final class Prefetcher(
     notifyAll()
   }
 
+  private def liveExecutors(): Set[String] =
+    try KinesisBlockStore.liveExecutorLocations catch {
+      case NonFatal(e) =>
+        logWarning(s"Could not list the executors of $queryName", e)
+        aliveExecutors
+    }
+
+  /**
+   * Best effort and bounded: a task on each other executor that read for the query closes its
+   * readers there now rather than when idle (EFO subscriptions stay open until then).
+   */
+  private def releaseOnExecutors(): Unit = {
+    val targets = synchronized(subscriptions.executors(aliveExecutors)).filterNot(_ == driverLocation)
+    if (targets.isEmpty || sc.isStopped) return
+    val tasks = targets.zipWithIndex.map { case (location, i) => PrefetchPartition(i, Nil, Some(location)) }
+    val work = PrefetchWork(streamInstance, streamKey, settings.fetch, 1L, None, returnWhenCaughtUp = true,
+      stopping = true)
+    val group = s"kinesis-release-$streamInstance"
+    val job = new Thread(() => {
+      sc.setJobGroup(group, s"Kinesis readers of $queryName closed", interruptOnCancel = true)
+      sc.setLocalProperty("spark.sql.execution.id", null)
+      try sc.runJob(new PrefetchRDD(sc, tasks, connection, work), (_: Iterator[PrefetchResult]) => ())
+      catch { case NonFatal(e) => logInfo(s"Could not close the readers of $queryName on every executor: $e") }
+    }, s"kinesis-release-$queryName")
+    job.setDaemon(true)
+    job.start()
+    job.join(Prefetcher.ReleaseTimeoutMs)
+    if (job.isAlive) {
+      logInfo(s"Closing the readers of $queryName on ${targets.size} executors took too long; they close when idle")
+      sc.cancelJobGroup(group)
+    }
+  }
+
+  private def driverLocation: String =
+    try KinesisBlockStore.thisExecutorLocation catch { case NonFatal(_) => "" }
+
   private def pause(ms: Long): Unit = synchronized(if (running) wait(math.max(1, ms)))
 
   private def removeBlocks(blocks: Seq[PrefetchedBlock]): Unit = {
@@ -251,4 +307,6 @@ final class Prefetcher(
 
 object Prefetcher {
   val MaxFailuresInARow = 5
+  /** How long a stopping query waits for the executors to close its readers. */
+  val ReleaseTimeoutMs = 15000L
 }

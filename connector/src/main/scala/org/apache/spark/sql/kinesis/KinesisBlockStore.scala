@@ -3,7 +3,7 @@ package org.apache.spark.sql.kinesis
 import scala.reflect.ClassTag
 
 import org.apache.spark.SparkEnv
-import org.apache.spark.storage.{BlockId, StorageLevel, StreamBlockId}
+import org.apache.spark.storage.{BlockId, BlockManagerId, StorageLevel, StreamBlockId}
 
 /**
  * The one bridge into Spark internals: prefetched records are kept as blocks in Spark's block
@@ -46,8 +46,11 @@ object KinesisBlockStore {
   }
 
   /** This executor, in the form Spark's scheduler reads as "run on this executor". */
-  def thisExecutorLocation: String = {
-    val id = SparkEnv.get.blockManager.blockManagerId
-    s"executor_${id.host}_${id.executorId}"
-  }
+  def thisExecutorLocation: String = location(SparkEnv.get.blockManager.blockManagerId)
+
+  /** Every executor alive now (and the driver), as locations; asks the block manager master (driver side). */
+  def liveExecutorLocations: Set[String] =
+    SparkEnv.get.blockManager.master.getMemoryStatus.keySet.map(location)
+
+  private def location(id: BlockManagerId): String = s"executor_${id.host}_${id.executorId}"
 }
