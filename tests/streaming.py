@@ -10,6 +10,19 @@ def make_records(n, tag=None):
     return [(f"key-{tag}-{i}", json.dumps({"tag": tag, "i": i}).encode()) for i in range(n)]
 
 
+# The two ways of reading, for tests that check a guarantee of both.
+READ_MODES = ("polling", "efo")
+
+
+def mode_options(mode):
+    """The source options of a read mode: none for polling; EFO with a consumer of its own.
+    Call once per test: a restarted query must reuse the consumer name."""
+    if mode == "polling":
+        return {}
+    assert mode == "efo", mode
+    return {"consumerMode": "efo", "consumerName": f"e2e-{uuid.uuid4().hex[:8]}"}
+
+
 def kinesis_reader(spark, kinesis, stream, **options):
     reader = (spark.readStream.format("kinesis")
               .option("streamName", stream)

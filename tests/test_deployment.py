@@ -9,7 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-from streaming import make_records
+import pytest
+
+from streaming import READ_MODES, make_records, mode_options
 
 APPS = Path(__file__).parent / "apps"
 APP = APPS / "read_stream_to_json.py"
@@ -84,9 +86,11 @@ def executor_pids(driver_pid):
     return pids
 
 
-def test_an_executor_killed_mid_stream_loses_and_repeats_nothing(kinesis, tmp_path):
+@pytest.mark.parametrize("mode", READ_MODES)
+def test_an_executor_killed_mid_stream_loses_and_repeats_nothing(kinesis, tmp_path, mode):
     import pyspark_kinesis
 
+    consumer = [mode_options(mode)["consumerName"]] if mode == "efo" else []
     stream = kinesis.create_stream(shards=4)
     first, second = make_records(200, "first"), make_records(200, "second")
     output, log = tmp_path / "out", tmp_path / "app.log"
@@ -97,7 +101,7 @@ def test_an_executor_killed_mid_stream_loses_and_repeats_nothing(kinesis, tmp_pa
         app = subprocess.Popen(
             [str(bin_dir / "spark-submit"), "--master", "local-cluster[2,1,1024]", "--conf", "spark.ui.enabled=false",
              "--jars", pyspark_kinesis.jar_path(), str(APPS / "stream_until_count.py"),
-             stream, kinesis.endpoint, kinesis.region, str(output), str(len(first) + len(second))],
+             stream, kinesis.endpoint, kinesis.region, str(output), str(len(first) + len(second)), *consumer],
             env=env, stdout=subprocess.PIPE, stderr=log_file, text=True)
         try:
             seen = 0

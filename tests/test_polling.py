@@ -10,7 +10,7 @@ import pytest
 from pyspark.errors import PySparkException
 
 from pyspark_kinesis import KinesisSourceOptions
-from streaming import kinesis_reader, make_records, run_available_now
+from streaming import READ_MODES, kinesis_reader, make_records, mode_options, run_available_now
 
 
 def wait_for(condition, timeout=180, message="condition", query=None):
@@ -33,8 +33,10 @@ def keyed_records(tag, n, keys=12):
     return out
 
 
-def test_a_failed_batch_is_re_run_with_exactly_the_same_records(spark, kinesis, tmp_path):
+@pytest.mark.parametrize("mode", READ_MODES)
+def test_a_failed_batch_is_re_run_with_exactly_the_same_records(spark, kinesis, tmp_path, mode):
     stream = kinesis.create_stream(shards=2)
+    read = mode_options(mode)
     kinesis.put_records(stream, make_records(60, "first"))
     marker, attempts = tmp_path / "failed-once", tmp_path / "attempts"
     attempts.mkdir()
@@ -49,7 +51,7 @@ def test_a_failed_batch_is_re_run_with_exactly_the_same_records(spark, kinesis, 
             raise RuntimeError("the sink fails once, after writing")
 
     def run():
-        query = (kinesis_reader(spark, kinesis, stream).writeStream.foreachBatch(sink)
+        query = (kinesis_reader(spark, kinesis, stream, **read).writeStream.foreachBatch(sink)
                  .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
         query.awaitTermination(240)
         return query

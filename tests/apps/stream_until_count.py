@@ -1,7 +1,8 @@
 """A standalone streaming app for the executor-loss test: reads a stream with a processing-time
-trigger into JSON files until it has seen EXPECTED rows, printing its progress.
+trigger into JSON files until it has seen EXPECTED rows, printing its progress. With a
+CONSUMER name it reads with enhanced fan-out through that consumer (deregistered on stop).
 
-    stream_until_count.py STREAM ENDPOINT REGION OUTPUT_DIR EXPECTED
+    stream_until_count.py STREAM ENDPOINT REGION OUTPUT_DIR EXPECTED [CONSUMER]
 """
 
 import sys
@@ -10,12 +11,15 @@ import time
 from pyspark.sql import SparkSession
 
 stream, endpoint, region, output, expected = sys.argv[1:6]
+efo = {"consumerMode": "efo", "consumerName": sys.argv[6], "requireConsumerDeregistration": "true"} \
+    if len(sys.argv) > 6 else {}
 spark = SparkSession.builder.getOrCreate()
 spark.sparkContext.setLogLevel("ERROR")
 df = (spark.readStream.format("kinesis")
       .option("streamName", stream).option("endpoint", endpoint).option("region", region)
       .option("initialPosition", "trim_horizon").option("maxFetchDuration", "1s")
       .option("minFetchPeriod", "200ms").option("shardsPerTask", "1")
+      .options(**efo)
       .load()
       .selectExpr("partitionKey", "CAST(data AS STRING) AS data", "shardId", "sequenceNumber"))
 query = (df.writeStream.format("json").option("path", output)
