@@ -86,3 +86,22 @@ def sink_metrics(query):
         for name, value in (progress.get("sink", {}).get("metrics") or {}).items():
             total[name] = total.get(name, 0) + int(value)
     return total
+
+
+def assert_key_order(rows):
+    """Kinesis order within each partition key, for rows with `data` (JSON with `key` and `n`,
+    the record's number within its key), `batch`, `shardId` and `sequenceNumber`: record n is
+    never in an earlier batch than record n-1 (so a parent shard's records come before its
+    children's), and within one batch all of a key's records come from one shard, in sequence
+    order."""
+    by_key = {}
+    for r in rows:
+        body = json.loads(r.data)
+        by_key.setdefault(body["key"], []).append((body["n"], r.batch, r.shardId, int(r.sequenceNumber)))
+    for key, items in by_key.items():
+        items.sort()
+        assert [b for _, b, _, _ in items] == sorted(b for _, b, _, _ in items), f"{key} out of order across batches"
+        for batch in {b for _, b, _, _ in items}:
+            same = [(s, q) for _, b, s, q in items if b == batch]
+            assert len({s for s, _ in same}) == 1, f"{key}: parent and child shard in one batch"
+            assert [q for _, q in same] == sorted(q for _, q in same), f"{key} out of order in batch {batch}"

@@ -5,6 +5,7 @@ query beside an EFO one."""
 import time
 import uuid
 
+from faults import Fault
 from pyspark_kinesis import AWSKinesisConsumerManager
 from streaming import kinesis_reader, make_records, run_available_now
 
@@ -65,29 +66,34 @@ def test_polling_and_efo_side_by_side_both_get_every_record(spark, kinesis, tmp_
         assert keys == sorted(k for k, _ in records), out
 
 
-def test_progress_reports_live_subscriptions_and_resubscriptions_in_efo_only(spark, kinesis, tmp_path):
+def test_progress_reports_live_subscriptions_and_resubscriptions_in_efo_only(spark, kinesis, fault_proxy, tmp_path):
     stream = kinesis.create_stream(shards=3)
     kinesis.put_records(stream, make_records(30))
+    # Each shard's first subscription ends after one event, as Kinesis ends one every 5 minutes.
+    fault_proxy.add(Fault.end_subscription_early(after_events=1, first=3))
     spark.conf.set("spark.sql.streaming.noDataProgressEventInterval", "1000")
-    query = (kinesis_reader(spark, kinesis, stream, consumerMode="efo", consumerName=f"e2e-{uuid.uuid4().hex[:8]}",
-                            requireConsumerDeregistration="true")
+    query = (kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint, consumerMode="efo",
+                            consumerName=f"e2e-{uuid.uuid4().hex[:8]}", requireConsumerDeregistration="true")
              .writeStream.format("noop").option("checkpointLocation", str(tmp_path / "c1"))
              .trigger(processingTime="500 milliseconds").start())
 
     def efo_metrics():
         return [p["sources"][0]["metrics"] for p in query.recentProgress if p["sources"][0].get("metrics")]
+
+    def renewed_and_live(m):
+        return m.get("liveSubscriptions") == "3" and int(m.get("resubscriptions", 0)) >= 3
     try:
         deadline = time.monotonic() + 120
-        while not any(m.get("liveSubscriptions") == "3" for m in efo_metrics()):
+        while not any(renewed_and_live(m) for m in efo_metrics()):
             assert query.exception() is None, query.exception()
-            assert time.monotonic() < deadline, f"no progress with 3 live subscriptions: {efo_metrics()[-3:]}"
+            assert time.monotonic() < deadline, f"no progress with 3 live subscriptions renewed: {efo_metrics()[-3:]}"
             time.sleep(0.5)
     finally:
         query.stop()
         spark.conf.unset("spark.sql.streaming.noDataProgressEventInterval")
+    assert fault_proxy.injected[("SubscribeToShard", "end_early")] == 3
     # One subscription per shard, never more (a subscription is kept across batches).
     assert all(0 <= int(m["liveSubscriptions"]) <= 3 for m in efo_metrics())
-    assert all(int(m["resubscriptions"]) >= 0 for m in efo_metrics())
 
     polling = run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "polling", tmp_path / "c2")
     reported = [p["sources"][0]["metrics"] for p in polling.recentProgress if p["sources"][0].get("metrics")]

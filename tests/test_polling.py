@@ -10,7 +10,7 @@ import pytest
 from pyspark.errors import PySparkException
 
 from pyspark_kinesis import KinesisSourceOptions
-from streaming import READ_MODES, kinesis_reader, make_records, mode_options, run_available_now
+from streaming import READ_MODES, assert_key_order, kinesis_reader, make_records, mode_options, run_available_now
 
 
 def wait_for(condition, timeout=180, message="condition", query=None):
@@ -120,19 +120,7 @@ def test_resharding_while_the_query_runs_loses_and_repeats_nothing(spark, kinesi
     assert len(rows) == len(produced), "records lost or repeated"
     assert sorted(r.data for r in rows) == sorted(d.decode() for _, d in produced)
     assert len({r.shardId for r in rows}) > 2, "children of the reshard were read"
-    # Within a partition key, Kinesis order: record n never in an earlier batch than record n-1,
-    # and within one batch all of a key's records come from one shard, in sequence order.
-    by_key = {}
-    for r in rows:
-        body = json.loads(r.data)
-        by_key.setdefault(body["key"], []).append((body["n"], r.batch, r.shardId, int(r.sequenceNumber)))
-    for key, items in by_key.items():
-        items.sort()
-        assert [b for _, b, _, _ in items] == sorted(b for _, b, _, _ in items), f"{key} out of order across batches"
-        for batch in {b for _, b, _, _ in items}:
-            same = [(s, q) for _, b, s, q in items if b == batch]
-            assert len({s for s, _ in same}) == 1, f"{key}: parent and child shard in one batch"
-            assert [q for _, q in same] == sorted(q for _, q in same), f"{key} out of order in batch {batch}"
+    assert_key_order(rows)
 
 
 def test_available_now_reads_what_existed_when_it_started_and_stops(spark, kinesis, tmp_path):
