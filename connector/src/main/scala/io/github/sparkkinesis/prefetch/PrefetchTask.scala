@@ -70,7 +70,8 @@ object PrefetchTask {
           val batch = run.cursor.fetch()
           run.records ++= batch.records
           run.bytes += batch.bytes
-          run.millisBehindLatest = batch.millisBehindLatest
+          // Negative: not known yet (an EFO subscription before its first event).
+          if (batch.millisBehindLatest >= 0) run.millisBehindLatest = batch.millisBehindLatest
           run.atTip = run.cursor.atTip
           if (run.atTip) run.caughtUpAtMillis = Some(issuedAt)
         }

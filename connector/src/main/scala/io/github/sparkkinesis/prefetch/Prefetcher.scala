@@ -278,8 +278,10 @@ final class Prefetcher(
     val job = new Thread(() => {
       sc.setJobGroup(group, s"Kinesis readers of $queryName closed", interruptOnCancel = true)
       sc.setLocalProperty("spark.sql.execution.id", null)
-      try sc.runJob(new PrefetchRDD(sc, tasks, connection, work), (_: Iterator[PrefetchResult]) => ())
-      catch { case NonFatal(e) => logInfo(s"Could not close the readers of $queryName on every executor: $e") }
+      try {
+        sc.runJob(new PrefetchRDD(sc, tasks, connection, work), (_: Iterator[PrefetchResult]) => ())
+        logInfo(s"Closed the readers of $queryName on ${targets.size} executors")
+      } catch { case NonFatal(e) => logInfo(s"Could not close the readers of $queryName on every executor: $e") }
     }, s"kinesis-release-$queryName")
     job.setDaemon(true)
     job.start()
