@@ -287,7 +287,8 @@ final class Prefetcher(
     job.start()
     job.join(Prefetcher.ReleaseTimeoutMs)
     if (job.isAlive) {
-      logInfo(s"Closing the readers of $queryName on ${targets.size} executors took too long; they close when idle")
+      logInfo(s"Closing the readers of $queryName on ${targets.size} executors took too long; " +
+        "their subscriptions end when Kinesis ends them (within 5 minutes)")
       sc.cancelJobGroup(group)
     }
   }
