@@ -45,6 +45,7 @@ class Fault:
         self.kind, self.operation, self.code = kind, operation, code
         self.share, self.first, self.every, self.until = share, first, every, until
         self.seconds, self.after_events = seconds, after_events
+        self.counted_as = {"cut": "cut_mid_event"}.get(kind, code if kind == "error" else kind)  # key in injected
         self.seen = 0       # candidates that reached this fault
         self.injected = 0   # times it fired
         self._lock = threading.Lock()

@@ -100,19 +100,20 @@ class FaultProxy:
         self.calls[operation] += 1
         fault = self._pick(operation, ("error", "delay", "reset", "hang") + STREAM_FAULTS)
         if fault is not None and fault.kind not in STREAM_FAULTS:
-            kind = fault.code if fault.kind == "error" else fault.kind
             if fault.kind == "error":
                 return self._error(request, operation, fault.code, f"{fault.code} injected by the fault proxy")
-            self._count(operation, kind)
+            if not (fault.kind == "reset" and operation == "SubscribeToShard"):  # counted when the cut happens
+                self._count(operation, fault.counted_as)
             if fault.kind == "hang":
                 return Reply(hang=fault.seconds)
             if fault.kind == "delay":
                 await asyncio.sleep(fault.seconds)
         document = awsbody.decode(request.body, request.header("content-type"))
         if operation == "SubscribeToShard":
-            reset = fault is not None and fault.kind == "reset"
-            stream_fault = Fault.cut_mid_event(after_events=0, first=1) if reset else (
-                fault if fault is not None and fault.kind in STREAM_FAULTS else None)
+            stream_fault = fault if fault is not None and fault.kind in STREAM_FAULTS else None
+            if fault is not None and fault.kind == "reset":  # a reset of an event stream: cut in the first event
+                stream_fault = Fault.cut_mid_event(after_events=0, first=1)
+                stream_fault.counted_as = "reset"
             return await self._subscribe(request, document, stream_fault)
         if operation == "PutRecords":
             reply = await self._put_records(request, document)
@@ -244,7 +245,7 @@ class FaultProxy:
                         yield message.raw
                         continue
                     if fault is not None and fault.kind == "cut" and sent == fault.after_events:
-                        self._count("SubscribeToShard", "cut_mid_event")
+                        self._count("SubscribeToShard", fault.counted_as)
                         yield message.raw[:len(message.raw) // 2]
                         raise Cut()
                     payload = _event_payload(message)
