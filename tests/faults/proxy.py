@@ -37,8 +37,8 @@ class FaultProxy:
         self._emulate_shard_end = True
         self._shards = ShardMap(self._upstream)
         self._iterators = OrderedDict()  # shard iterator -> (stream, shard), for per-shard limits
-        self.injected = collections.Counter()
-        self.calls = collections.Counter()
+        self._injected, self._calls = collections.Counter(), collections.Counter()
+        self._counts_lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="fault-proxy", daemon=True)
         self._thread.start()
@@ -47,6 +47,18 @@ class FaultProxy:
         self.endpoint = f"http://127.0.0.1:{port}"
 
     # -- the test's side -------------------------------------------------------------------------
+
+    @property
+    def injected(self):
+        """Counter (operation, kind) -> times injected; a snapshot, safe to read while requests run."""
+        with self._counts_lock:
+            return collections.Counter(self._injected)
+
+    @property
+    def calls(self):
+        """Counter operation -> requests seen (a snapshot)."""
+        with self._counts_lock:
+            return collections.Counter(self._calls)
 
     def add(self, fault):
         if not isinstance(fault, Fault):
@@ -88,7 +100,8 @@ class FaultProxy:
         return next((f for f in faults if f.fires(self._rng)), None)
 
     def _count(self, operation, kind, n=1):
-        self.injected[(operation, kind)] += n
+        with self._counts_lock:
+            self._injected[(operation, kind)] += n
 
     def _error(self, request, operation, code, message, kind=None):
         self._count(operation, kind or code)
@@ -97,7 +110,8 @@ class FaultProxy:
 
     async def _handle(self, request):
         operation = request.operation
-        self.calls[operation] += 1
+        with self._counts_lock:
+            self._calls[operation] += 1
         fault = self._pick(operation, ("error", "delay", "reset", "hang") + STREAM_FAULTS)
         if fault is not None and fault.kind not in STREAM_FAULTS:
             if fault.kind == "error":
