@@ -63,7 +63,8 @@ class Fault:
     @classmethod
     def partial_put(cls, **selector):
         """PutRecords entries fail with ProvisionedThroughputExceededException inside a 200; the
-        selector picks entries (not calls), only the other entries are forwarded."""
+        selector picks entries (not calls), only the other entries are forwarded. Entries of a
+        stream the proxy cannot list (no such stream) are left to Kinesis."""
         return cls("partial", "PutRecords", code="ProvisionedThroughputExceededException", **selector)
 
     @classmethod

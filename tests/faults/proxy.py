@@ -175,9 +175,19 @@ class FaultProxy:
 
     # -- writes: partial failures and write limits -----------------------------------------------
 
+    async def _shards_of(self, stream, auth, entries):
+        """The shard each PutRecord(s) entry goes to; None where unknown (e.g. no such stream:
+        the request is then forwarded as is and Kinesis answers it)."""
+        try:
+            return [await self._shards.shard_of(stream, auth, e.get("PartitionKey", ""), e.get("ExplicitHashKey"))
+                    for e in entries]
+        except Exception as e:
+            log.debug("fault proxy: no shards for the records of %s: %s", stream, e)
+            return [None] * len(entries)
+
     async def _put_record_refused(self, request, document):
         stream, auth = awsbody.stream_name(document), auth_of(request.headers)
-        shard = await self._shards.shard_of(stream, auth, document.get("PartitionKey", ""), document.get("ExplicitHashKey"))
+        shard = (await self._shards_of(stream, auth, [document]))[0]
         size = awsbody.data_size(document.get("Data")) + len(document.get("PartitionKey", "").encode())
         if shard is None or self._limits.admit_put((stream, shard), size):
             return None
@@ -189,12 +199,10 @@ class FaultProxy:
         with self._lock:
             partial = [f for f in self._faults if f.kind == "partial"]
         stream, auth = awsbody.stream_name(document), auth_of(request.headers)
-        failed = {}  # entry index -> shard id (None if unknown)
-        for i, entry in enumerate(entries):
-            shard = None
-            if partial or self._limits_on:
-                shard = await self._shards.shard_of(stream, auth, entry.get("PartitionKey", ""), entry.get("ExplicitHashKey"))
-            if any(f.fires(self._rng) for f in partial):
+        failed = {}  # entry index -> shard id; entries of no known shard (no such stream) are left to Kinesis
+        shards = await self._shards_of(stream, auth, entries) if partial or self._limits_on else [None] * len(entries)
+        for i, (entry, shard) in enumerate(zip(entries, shards)):
+            if shard is not None and any(f.fires(self._rng) for f in partial):
                 self._count("PutRecords", "partial")
                 failed[i] = shard
             elif self._limits_on and shard is not None:
