@@ -218,34 +218,54 @@ def test_a_hang_says_nothing_then_closes_and_writes_nothing(kinesis, fault_proxy
 # -- limits ---------------------------------------------------------------------------------------------
 
 
-def test_get_records_limits_refuse_over_five_calls_a_second_and_after_reading_more_than_2_mb(
-        kinesis, fault_proxy):
+@pytest.fixture(scope="module")
+def five_mb_stream(kinesis):
+    """A 1-shard stream holding five records of 1 MB each, shared by the read-limit tests."""
     stream = kinesis.create_stream(shards=1)
-    try:
-        kinesis.put_records(stream, [(f"big-{i}", bytes([i]) * 1_000_000) for i in range(5)])
-        fault_proxy.limits(True)
-        kinesis_via_proxy = client(kinesis, fault_proxy)
-        iterator = kinesis_via_proxy.get_shard_iterator(StreamName=stream, ShardId="shardId-000000000000",
-                                                        ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
-        page = kinesis_via_proxy.get_records(ShardIterator=iterator, Limit=10000)
-        assert len(page["Records"]) == 5
-        # 5 MB read: the shard owes 3 MB, paid off at 2 MB/s; until then every read is refused.
-        response = error_of(lambda: kinesis_via_proxy.get_records(ShardIterator=page["NextShardIterator"]))
-        assert response["Error"]["Code"] == THROTTLED
+    kinesis.put_records(stream, [(f"big-{i}", bytes([i]) * 1_000_000) for i in range(5)])
+    yield stream
+    kinesis.delete_stream(stream)
 
-        time.sleep(2)
-        refused, started = 0, time.monotonic()
-        for _ in range(15):
-            try:
-                kinesis_via_proxy.get_records(ShardIterator=page["NextShardIterator"])
-            except kinesis_via_proxy.exceptions.ProvisionedThroughputExceededException:
-                refused += 1
-        elapsed = time.monotonic() - started
-        # At most 5 calls are let through in any second.
-        assert 15 - refused <= 5 * (int(elapsed) + 1)
-        assert fault_proxy.injected == {("GetRecords", "limit"): refused + 1}
-    finally:
-        kinesis.delete_stream(stream)
+
+def test_get_records_limits_refuse_over_five_calls_a_second_and_after_reading_more_than_2_mb(
+        kinesis, fault_proxy, five_mb_stream):
+    fault_proxy.limits(True)
+    kinesis_via_proxy = client(kinesis, fault_proxy)
+    iterator = kinesis_via_proxy.get_shard_iterator(StreamName=five_mb_stream, ShardId="shardId-000000000000",
+                                                    ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    page = kinesis_via_proxy.get_records(ShardIterator=iterator, Limit=10000)
+    assert len(page["Records"]) == 5
+    # 5 MB read: the shard owes 3 MB, paid off at 2 MB/s; until then every read is refused.
+    response = error_of(lambda: kinesis_via_proxy.get_records(ShardIterator=page["NextShardIterator"]))
+    assert response["Error"]["Code"] == THROTTLED
+
+    time.sleep(2)
+    refused, started = 0, time.monotonic()
+    for _ in range(15):
+        try:
+            kinesis_via_proxy.get_records(ShardIterator=page["NextShardIterator"])
+        except kinesis_via_proxy.exceptions.ProvisionedThroughputExceededException:
+            refused += 1
+    elapsed = time.monotonic() - started
+    # At most 5 calls are let through in any second.
+    assert 15 - refused <= 5 * (int(elapsed) + 1)
+    assert fault_proxy.injected == {("GetRecords", "limit"): refused + 1}
+
+
+def test_subscription_events_are_paced_at_2_mb_per_second(kinesis, fault_proxy, five_mb_stream):
+    consumer_arn = register_consumer(kinesis, five_mb_stream)
+    fault_proxy.limits(True)
+    started, sent, records = time.monotonic(), 0, 0
+    with subscribe(kinesis, fault_proxy, consumer_arn) as s:
+        for message in s.messages():
+            sent += len(message.raw)
+            records += len(json.loads(message.payload)["Records"])
+            if records == 5:
+                break
+    elapsed = time.monotonic() - started
+    # The bucket holds one second's worth (2 MiB) at the start; the rest comes at 2 MiB/s.
+    assert elapsed >= (sent - 2 * 1024 * 1024) / (2 * 1024 * 1024)
+    assert sent > 6_000_000, "five 1 MB records, base64 in JSON"
 
 
 def test_put_limits_fail_the_entries_over_1_mb_or_1000_records_a_second_per_shard(kinesis, fault_proxy, stream):
@@ -398,3 +418,44 @@ def test_a_merged_shard_ends_with_the_child_naming_both_parents(kinesis, fault_p
         assert s.outcome == "ended"
     finally:
         kinesis.delete_stream(stream)
+
+
+# -- the connector's own EFO code through the proxy ---------------------------------------------------
+
+
+def test_the_connectors_subscription_rides_out_faults_and_ends_with_the_split_shard(kinesis, fault_proxy):
+    """SubscriptionProbe (the shaded jar, the AWS SDK's HTTP/2 client, CBOR) reads a split shard
+    through the proxy: a refused subscription, then one cut inside its first event, then the
+    records, then the emulated final event: the shard is read to its end."""
+    from test_efo_subscription import probe_command, run_probe
+
+    stream = kinesis.create_stream(shards=1)
+    try:
+        placed = kinesis.put_records(stream, [(f"k{i}", f"record-{i}".encode()) for i in range(30)])
+        kinesis.client.split_shard(StreamName=stream, ShardToSplit="shardId-000000000000",
+                                   NewStartingHashKey=str(2 ** 127))
+        kinesis.wait_active(stream)
+        fault_proxy.add(Fault.error("SubscribeToShard", "ResourceInUseException", first=1))
+        fault_proxy.add(Fault.cut_mid_event(after_events=0, first=1))
+
+        code, last, errors = run_probe(probe_command(kinesis, stream, fault_proxy.endpoint, expect=1000,
+                                                     resubscribe_after=0))
+        assert code == 0, f"probe failed:\n{errors[-3000:]}"
+        result = json.loads(last)
+        assert result["data"] == [f"record-{i}" for i in range(30)]
+        assert result["position"] == f"ShardEnd(Some({placed[-1][1]}))"
+        assert fault_proxy.injected == {("SubscribeToShard", "ResourceInUseException"): 1,
+                                        ("SubscribeToShard", "cut_mid_event"): 1,
+                                        ("SubscribeToShard", "shard_end"): 1}
+        assert fault_proxy.calls["SubscribeToShard"] == 3
+    finally:
+        kinesis.delete_stream(stream)
+
+
+def test_a_reset_of_a_subscription_cuts_its_first_event(kinesis, fault_proxy, consumer):
+    stream, consumer_arn = consumer
+    fault_proxy.add(Fault.reset("SubscribeToShard", first=1))
+    with subscribe(kinesis, fault_proxy, consumer_arn) as s:
+        assert list(s.messages()) == []
+    assert s.status == 200 and s.outcome == "reset" and s.leftover > 0
+    assert fault_proxy.injected == {("SubscribeToShard", "reset"): 1}
