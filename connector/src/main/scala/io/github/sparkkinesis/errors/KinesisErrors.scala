@@ -84,6 +84,10 @@ object KinesisErrors {
     error("KINESIS_OFFSET_VERSION_UNSUPPORTED", null,
       "found" -> found.toString, "supported" -> supported.toString)
 
+  def offsetStreamMismatch(found: Seq[String], streams: Seq[String]): KinesisConnectorException =
+    error("KINESIS_OFFSET_STREAM_MISMATCH", null,
+      "found" -> found.map(s => s"'$s'").mkString(", "), "streams" -> streams.mkString(","))
+
   def optionNotApplicable(option: String, appliesTo: String, usedFor: String): KinesisOptionException =
     optionError("KINESIS_OPTION_NOT_APPLICABLE", null,
       "option" -> option, "appliesTo" -> appliesTo, "usedFor" -> usedFor)

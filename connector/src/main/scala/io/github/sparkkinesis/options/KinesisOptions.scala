@@ -173,7 +173,7 @@ object KinesisOptions {
       find(k) match {
         case None => throw KinesisErrors.unknownOption(k, suggest(k, usage))
         case Some(spec) if (usage.reads && !spec.usage.reads) || (usage.writes && !spec.usage.writes) =>
-          throw KinesisErrors.optionNotApplicable(spec.name, spec.usage.described, usage.described)
+          throw KinesisErrors.optionNotApplicable(k, spec.usage.described, usage.described)
         case _ =>
       }
     }

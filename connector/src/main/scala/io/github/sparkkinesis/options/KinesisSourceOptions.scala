@@ -2,6 +2,8 @@ package io.github.sparkkinesis.options
 
 import java.util.Locale
 
+import scala.jdk.CollectionConverters._
+
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
 import io.github.sparkkinesis.offsets.{KinesisOffsetJson, KinesisSourceOffset}
@@ -60,10 +62,9 @@ object KinesisSourceOptions {
 
   /** Parses case-insensitive options; throws a [[io.github.sparkkinesis.errors.KinesisConnectorException]]. */
   def parse(options: Map[String, String]): KinesisSourceOptions = {
-    val raw = options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
     // As the user wrote them, so the error names what they typed.
     rejectMisplaced(options.keys, Usage.Read)
-    val values = new OptionValues(raw)
+    val values = new OptionValues(options)
 
     // Parse every option first, so a bad value is reported even for an unsupported option.
     val streams = streamNames(values)
@@ -87,13 +88,14 @@ object KinesisSourceOptions {
 
     val efoOptions = Seq(ConsumerName, ConsumerNamePrefix, ConsumerRefreshInterval, RequireConsumerDeregistration)
     if (mode == "polling") efoOptions.find(values.isSet).foreach { spec =>
-      throw KinesisErrors.conflictingOptions(Seq(spec.name, ConsumerMode.name),
-        s"${spec.name} applies to enhanced fan-out only: set consumerMode to efo, or remove ${spec.name}")
+      val given = values.name(spec)
+      throw KinesisErrors.conflictingOptions(Seq(given, ConsumerMode.name),
+        s"$given applies to enhanced fan-out only: set consumerMode to efo, or remove $given")
     }
     sourceOptions.foreach { spec =>
       spec.support match {
         case NotSupportedYet(detail) if values.isSet(spec) =>
-          throw KinesisErrors.optionNotSupportedYet(spec.name, detail)
+          throw KinesisErrors.optionNotSupportedYet(values.name(spec), detail)
         case _ =>
       }
     }
@@ -114,7 +116,13 @@ object KinesisSourceOptions {
   /** Per-shard positions, in the offset JSON of the checkpoint. */
   private def offsetJson(values: OptionValues, spec: OptionSpec, text: String): KinesisSourceOffset =
     try KinesisOffsetJson.read(text) catch {
-      case e: KinesisError => throw values.invalid(spec, text, e.getMessage, e)
+      case e: KinesisError =>
+        // The offset's own message speaks of a checkpoint; here it is an option's value.
+        val reason = e.getMessageParameters.asScala.get("reason")
+          .getOrElse(s"version ${e.getMessageParameters.get("found")} is not one this connector " +
+            s"reads (up to ${KinesisOffsetJson.Version})")
+        throw values.invalid(spec, text, s"per-shard positions as offset JSON such as " +
+          s"${KinesisOffsetJson.Example}; here $reason", e)
     }
 
   private def streamNames(values: OptionValues): Seq[String] = {

@@ -187,6 +187,23 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     failure("streamName" -> "a,a").getMessage should include("each stream named once")
   }
 
+  test("an error names the option as the user typed it") {
+    failure("MAXFETCHRATE" -> "2.5").getMessage should include("for option 'MAXFETCHRATE'")
+    failure(base - "streamName" + ("STREAMNAME" -> " ")).getMessage should include("Option 'STREAMNAME' is required")
+    failure("AwsSessionToken" -> "t").getMessage should include("'AwsSessionToken', 'awsAccessKey'")
+    failure("ConsumerName" -> "app").getMessage should include("'ConsumerName', 'consumerMode'")
+    failure("RoleSessionName" -> "etl").getMessage should include("RoleSessionName applies only when a role")
+  }
+
+  test("offset JSON given as a position says what is wrong with it, not with a checkpoint") {
+    val e = failure("endingPosition" -> """{"version": 1}""")
+    e.getMessage should include("""per-shard positions as offset JSON such as {"version":1""")
+    e.getMessage should include("""here it has no "shards" object""")
+    e.getMessage should not include "checkpoint"
+    failure("initialPosition" -> """{"version": 7, "shards": {}}""").getMessage should include(
+      "here version 7 is not one this connector reads (up to 1)")
+  }
+
   test("a bad value is reported even for an option that is not supported yet") {
     failure("fetchBufferSize" -> "lots").getCondition shouldBe "KINESIS_INVALID_OPTION_VALUE"
   }
