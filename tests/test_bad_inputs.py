@@ -505,8 +505,9 @@ def html_endpoint():
 def wrong_endpoint(request, html_endpoint):
     """(endpoint, what the error must say about it)."""
     if request.param == "html-404":
-        return html_endpoint, "HTTP 404"
-    return f"http://127.0.0.1:{free_ports(1)[0]}", "could not connect"
+        return html_endpoint, f"[KINESIS_ENDPOINT_NOT_KINESIS] {html_endpoint} answered Kinesis "
+    closed = f"http://127.0.0.1:{free_ports(1)[0]}"
+    return closed, f"[KINESIS_ENDPOINT_UNREACHABLE] Could not connect to {closed} for Kinesis "
 
 
 def test_an_endpoint_that_is_not_kinesis_fails_a_stream_read_naming_it(spark, kinesis, wrong_endpoint, tmp_path):
@@ -514,7 +515,7 @@ def test_an_endpoint_that_is_not_kinesis_fails_a_stream_read_naming_it(spark, ki
     df = load_source(spark, source_options(kinesis, endpoint=endpoint))
     error = run_stream(df, tmp_path, timeout=120)
     assert error is not None
-    assert endpoint in str(error) and says in str(error), str(error)[:3000]
+    assert says in str(error), str(error)[:3000]
 
 
 def test_an_endpoint_that_is_not_kinesis_fails_a_batch_read_naming_it(spark, kinesis, wrong_endpoint):
@@ -522,7 +523,7 @@ def test_an_endpoint_that_is_not_kinesis_fails_a_batch_read_naming_it(spark, kin
     with bounded(120, "a batch read from a wrong endpoint"), pytest.raises(Exception) as failure:
         load_source(spark, source_options(kinesis, endpoint=endpoint), stream=False).count()
     message = java_message(failure.value)
-    assert endpoint in message and says in message, message[:3000]
+    assert says in message, message[:3000]
 
 
 def test_an_endpoint_that_is_not_kinesis_fails_a_write_naming_it(spark, kinesis, wrong_endpoint):
@@ -530,7 +531,7 @@ def test_an_endpoint_that_is_not_kinesis_fails_a_write_naming_it(spark, kinesis,
     with bounded(120, "a write to a wrong endpoint"), pytest.raises(Exception) as failure:
         save_sink(spark, source_options(kinesis, endpoint=endpoint))
     message = java_message(failure.value)
-    assert endpoint in message and says in message, message[:3000]
+    assert says in message, message[:3000]
 
 
 def test_an_endpoint_that_is_not_kinesis_fails_the_consumer_manager_naming_it(spark, kinesis, wrong_endpoint):
@@ -544,4 +545,4 @@ def test_an_endpoint_that_is_not_kinesis_fails_the_consumer_manager_naming_it(sp
                 pytest.raises(KinesisConsumerError) as failure:
             call()
         message = str(failure.value)
-        assert endpoint in message and says in message, message[:3000]
+        assert says in message, message[:3000]

@@ -44,6 +44,16 @@ object KinesisErrors {
     error("KINESIS_API_FAILED", cause, "operation" -> operation, "target" -> target,
       "where" -> where, "reason" -> String.valueOf(cause.getMessage))
 
+  def endpointUnreachable(endpoint: String, operation: String, target: String, reason: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_ENDPOINT_UNREACHABLE", cause, "endpoint" -> endpoint, "operation" -> operation,
+      "target" -> target, "reason" -> reason)
+
+  def endpointNotKinesis(endpoint: String, operation: String, target: String, status: Int, body: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_ENDPOINT_NOT_KINESIS", cause, "endpoint" -> endpoint, "operation" -> operation,
+      "target" -> target, "status" -> status.toString, "body" -> body)
+
   def assumeRoleFailed(role: String, operation: String, where: String,
       cause: Throwable): KinesisConnectorException =
     error("KINESIS_ASSUME_ROLE_FAILED", cause, "role" -> role, "operation" -> operation, "where" -> where,
@@ -124,7 +134,7 @@ object KinesisErrors {
       "attempts" -> attempts.toString, "codes" -> codes.mkString(", "))
 
   /** Conditions a retry can fix (a passing service fault); the others end the query at once. */
-  private val Retryable = Set("KINESIS_API_FAILED")
+  private val Retryable = Set("KINESIS_API_FAILED", "KINESIS_ENDPOINT_UNREACHABLE")
 
   def isRetryable(error: KinesisError): Boolean = Retryable.contains(error.getCondition)
 
