@@ -7,7 +7,6 @@ AnalysisException; a runtime fault as the connector's own error, never an unrela
 exception or a hang."""
 
 import http.server
-import json
 import threading
 import time
 import uuid
@@ -23,7 +22,6 @@ from streaming import kinesis_reader, make_records, read_all
 
 MIB = 1024 * 1024
 OPTION_ERRORS = (IllegalArgumentException, AnalysisException)
-OFFSET_EXAMPLE_SEQ = "49590338271490256608559692538361571095921575989136588898"
 
 
 # -- the option table -------------------------------------------------------------------------
@@ -49,7 +47,6 @@ AT_LEAST_1 = "an integer of at least 1"
 SIZE = "a size such as 512kb, 10mb or 2gb, above 0"
 URL = "a URL such as"
 REGION = "an AWS region such as us-east-1"
-CHECKPOINT_NOT_MENTIONED = "checkpoint"
 
 # Options the source and the sink share (how to reach AWS): run for both.
 CONNECTION_ROWS = [
@@ -228,6 +225,24 @@ def test_a_bad_sink_option_fails_a_streaming_write_at_start(spark, kinesis, tmp_
     assert spark.streams.active == []
 
 
+def test_a_missing_stream_name_fails_a_read_at_load(spark, kinesis):
+    for stream in (True, False):
+        with pytest.raises(PySparkException) as failure:
+            load_source(spark, without(source_options(kinesis), "streamName"), stream=stream)
+        assert_option_error(failure, "streamName", "is required: give one stream name or a comma-separated list")
+
+
+@pytest.mark.parametrize("row", CONNECTION_ROWS, ids=Row.id)
+def test_a_bad_connection_option_fails_the_consumer_manager_at_create(spark, kinesis, row):
+    from pyspark_kinesis import AWSKinesisConsumerManager
+
+    options = without({"endpoint": kinesis.endpoint, "region": kinesis.region}, row.option)
+    builder = AWSKinesisConsumerManager.newManager(spark).options(**options, **row.extra, **{row.option: row.value})
+    with pytest.raises(PySparkException) as failure:
+        builder.create()
+    assert_option_error(failure, row.option, row.expected)
+
+
 def test_a_missing_sink_stream_name_needs_a_stream_column(spark, kinesis):
     with pytest.raises(PySparkException) as failure:
         save_sink(spark, without(source_options(kinesis), "streamName"))
@@ -260,7 +275,7 @@ def test_an_empty_value_of_any_option_is_refused_naming_it_as_typed(spark, kines
             except PySparkException as e:
                 if name in EMPTY_MEANS_NOT_GIVEN:
                     problems.append(f"{use} {name}: an empty value should mean not given, got {e}")
-                elif not isinstance(e, OPTION_ERRORS) or f"'{typed}'" not in str(e) and name != "streamName":
+                elif not isinstance(e, OPTION_ERRORS) or f"'{typed}'" not in str(e):
                     problems.append(f"{use} {typed}: {type(e).__name__}: {str(e)[:300]}")
             else:
                 if name not in EMPTY_MEANS_NOT_GIVEN:
@@ -283,10 +298,7 @@ def test_a_malformed_value_of_any_option_is_refused_naming_it_as_typed(spark, ki
                     problems.append(f"{use} {typed}: {type(e).__name__}: {str(e)[:300]}")
             else:
                 problems.append(f"{use} {typed}: '?? not valid ??' was accepted")
-    # Credentials and role names are not checked for form (AWS decides at the first call).
-    unchecked = {"awsSecretKey"}
-    assert [p for p in problems if p.split()[1].lower() not in {u.lower() for u in unchecked}] == [], \
-        "\n".join(problems)
+    assert not problems, "\n".join(problems)
 
 
 def empty_frame(spark):
