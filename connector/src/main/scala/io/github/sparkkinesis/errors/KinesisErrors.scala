@@ -86,17 +86,19 @@ object KinesisErrors {
     error("KINESIS_RECORDS_UNAVAILABLE", null,
       "shard" -> shard, "from" -> from, "to" -> to, "reason" -> reason)
 
-  def offsetMalformed(reason: String, example: String,
-      cause: Throwable = null): KinesisConnectorException =
-    error("KINESIS_OFFSET_MALFORMED", cause, "reason" -> reason, "example" -> example)
+  /** `checkpoint` says where the offset was read: "checkpoint /path" (see CheckpointOffsets). */
+  def offsetMalformed(reason: String, example: String, cause: Throwable = null,
+      checkpoint: String = "the checkpoint"): KinesisConnectorException =
+    error("KINESIS_OFFSET_MALFORMED", cause, "reason" -> reason, "example" -> example, "checkpoint" -> checkpoint)
 
-  def offsetVersionUnsupported(found: Int, supported: Int): KinesisConnectorException =
+  def offsetVersionUnsupported(found: Int, supported: Int,
+      checkpoint: String = "the checkpoint"): KinesisConnectorException =
     error("KINESIS_OFFSET_VERSION_UNSUPPORTED", null,
-      "found" -> found.toString, "supported" -> supported.toString)
+      "found" -> found.toString, "supported" -> supported.toString, "checkpoint" -> checkpoint)
 
-  def offsetStreamMismatch(found: Seq[String], streams: Seq[String]): KinesisConnectorException =
-    error("KINESIS_OFFSET_STREAM_MISMATCH", null,
-      "found" -> found.map(s => s"'$s'").mkString(", "), "streams" -> streams.mkString(","))
+  def offsetStreamMismatch(found: Seq[String], streams: Seq[String], checkpoint: String): KinesisConnectorException =
+    error("KINESIS_OFFSET_STREAM_MISMATCH", null, "found" -> found.map(s => s"'$s'").mkString(", "),
+      "streams" -> streams.mkString(","), "checkpoint" -> checkpoint)
 
   def optionNotApplicable(option: String, appliesTo: String, usedFor: String): KinesisOptionException =
     optionError("KINESIS_OPTION_NOT_APPLICABLE", null,
