@@ -57,6 +57,12 @@ final case class KinesisSourceOptions(
 object KinesisSourceOptions {
   import KinesisOptions.{EndingPosition => EndingPositionOption, InitialPosition => InitialPositionOption, _}
 
+  /**
+   * The longest minFetchPeriod, maxFetchDuration and shardFetchInterval: an hour. Longer would
+   * leave a trigger waiting for hours on an idle stream, and waits past Long.MaxValue overflow.
+   */
+  val MaxIntervalMs: Long = 3600L * 1000
+
   // Kinesis stream names: 1-128 characters of letters, digits, underscore, dot and hyphen.
   private[sparkkinesis] val StreamNamePattern = "[a-zA-Z0-9_.-]{1,128}".r
 
@@ -72,9 +78,9 @@ object KinesisSourceOptions {
     val fetch = FetchSettings(
       maxRecordsPerFetch = values.int(MaxRecordsPerFetch, 1, 10000),
       maxFetchRateMBps = values.positiveDouble(MaxFetchRate, 2.0),
-      minFetchPeriodMs = values.durationMs(MinFetchPeriod, minMs = 200),
-      maxFetchDurationMs = values.durationMs(MaxFetchDuration, minMs = 1))
-    val shardFetchInterval = values.durationMs(ShardFetchInterval, minMs = 1)
+      minFetchPeriodMs = values.durationMs(MinFetchPeriod, minMs = 200, maxMs = MaxIntervalMs),
+      maxFetchDurationMs = values.durationMs(MaxFetchDuration, minMs = 1, maxMs = MaxIntervalMs))
+    val shardFetchInterval = values.durationMs(ShardFetchInterval, minMs = 1, maxMs = MaxIntervalMs)
     val maxShardsPerDescribe = values.int(MaxShardsPerDescribe, 1, 10000)
     val buffer = BufferSettings(
       shardsPerTask = values.int(ShardsPerTask, 1, 10000),

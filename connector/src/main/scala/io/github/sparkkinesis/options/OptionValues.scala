@@ -73,7 +73,7 @@ private[sparkkinesis] final class OptionValues(options: Map[String, String]) {
       if (maxMs == Long.MaxValue) s"at least ${minMs}ms" else s"from ${minMs}ms to ${maxMs}ms"
     val allowed = s"a duration such as 400ms, 10s, 2m or 1h, $bounds"
     val ms = try JavaUtils.timeStringAsMs(text) catch {
-      case e: NumberFormatException => throw invalid(spec, text, allowed, e)
+      case e: IllegalArgumentException => throw invalid(spec, text, allowed, e) // NumberFormatException too
     }
     if (ms < minMs || ms > maxMs) throw invalid(spec, text, allowed)
     ms
@@ -83,8 +83,9 @@ private[sparkkinesis] final class OptionValues(options: Map[String, String]) {
   def bytes(spec: OptionSpec): Long = {
     val text = get(spec).get.trim
     val allowed = "a size such as 512kb, 10mb or 2gb, above 0"
+    // NumberFormatException for a malformed size, IllegalArgumentException for one past Long.MaxValue.
     val value = try JavaUtils.byteStringAsBytes(text) catch {
-      case e: NumberFormatException => throw invalid(spec, text, allowed, e)
+      case e: IllegalArgumentException => throw invalid(spec, text, allowed, e)
     }
     if (value <= 0) throw invalid(spec, text, allowed)
     value

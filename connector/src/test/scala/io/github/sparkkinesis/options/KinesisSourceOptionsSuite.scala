@@ -181,7 +181,9 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
 
   test("an invalid value says what is allowed") {
     failure("maxFetchRate" -> "2.5").getMessage should include("at most 2.0")
-    failure("minFetchPeriod" -> "199ms").getMessage should include("at least 200ms")
+    failure("minFetchPeriod" -> "199ms").getMessage should include("from 200ms to 3600000ms")
+    failure("maxFetchDuration" -> "9999999999999d").getMessage should include("from 1ms to 3600000ms")
+    failure("fetchBufferSize" -> "99999999999pb").getMessage should include("for option 'fetchBufferSize'")
     failure("maxRecordsPerFetch" -> "10001").getMessage should include("from 1 to 10000")
     failure("initialPosition" -> "middle").getMessage should include("trim_horizon")
     failure("streamName" -> "a,a").getMessage should include("each stream named once")
