@@ -75,6 +75,10 @@ object KinesisSourceOptions {
     // Parse every option first, so a bad value is reported even for an unsupported option.
     val streams = streamNames(values)
     val position = initialPosition(values)
+    position match {
+      case InitialPosition.Positions(offset) => checkPositionsStreams(values, InitialPositionOption, offset, streams)
+      case _ =>
+    }
     val fetch = FetchSettings(
       maxRecordsPerFetch = values.int(MaxRecordsPerFetch, 1, 10000),
       maxFetchRateMBps = values.positiveDouble(MaxFetchRate, 2.0),
@@ -88,6 +92,10 @@ object KinesisSourceOptions {
       coalesceThresholdBlockSize = values.long(CoalesceThresholdBlockSize, 1),
       coalesceBinSize = values.long(CoalesceBinSize, 1))
     val ending = endingPosition(values)
+    ending match {
+      case EndingPosition.Positions(offset) => checkPositionsStreams(values, EndingPositionOption, offset, streams)
+      case _ =>
+    }
     val mode = values.choice(ConsumerMode, Seq("polling", "efo"))
     val efoSettings = EfoSettings.parse(values, streams)
     val connection = ConnectionOptions.parse(values)
@@ -117,6 +125,21 @@ object KinesisSourceOptions {
     else if (text.startsWith("{")) EndingPosition.Positions(offsetJson(values, EndingPositionOption, text))
     else throw values.invalid(EndingPositionOption, text, "latest, or per-shard positions as offset JSON such as " +
       KinesisOffsetJson.Example)
+  }
+
+  /**
+   * Positions may name other streams too (a line of a multi-stream query's checkpoint works as
+   * is), but positions naming none of the streams read are a mistake: a misspelt stream would
+   * silently start everything at the trim horizon, or end a batch read before its first record.
+   */
+  private def checkPositionsStreams(values: OptionValues, spec: OptionSpec, offset: KinesisSourceOffset,
+      streams: Seq[String]): Unit = {
+    val named = offset.shards.keySet.map(_.stream)
+    if (named.nonEmpty && !named.exists(streams.contains)) {
+      throw values.invalid(spec, values.get(spec).get.trim, s"per-shard positions of the streams read " +
+        s"(streamName ${streams.map(s => s"'$s'").mkString(", ")}); these name only " +
+        named.toSeq.sorted.map(s => s"'$s'").mkString(", "))
+    }
   }
 
   /** Per-shard positions, in the offset JSON of the checkpoint. */

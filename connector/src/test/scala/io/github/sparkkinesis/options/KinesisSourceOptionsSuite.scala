@@ -206,6 +206,17 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
       "here version 7 is not one this connector reads (up to 1)")
   }
 
+  test("positions that name none of the streams read are refused; naming others as well is fine") {
+    val other = """{"version":1,"shards":{"typo":{"shardId-000000000000":{"type":"trim_horizon"}}}}"""
+    val both = """{"version":1,"shards":{"s":{"shardId-000000000000":{"type":"trim_horizon"}},""" +
+      """"t":{"shardId-000000000000":{"type":"trim_horizon"}}}}"""
+    Seq("initialPosition", "endingPosition").foreach { option =>
+      failure(option -> other).getMessage should include(
+        s"for option '$option': per-shard positions of the streams read (streamName 's'); these name only 'typo'")
+      noException should be thrownBy parse(option -> both)
+    }
+  }
+
   test("a bad value is reported even for an option that is not supported yet") {
     failure("fetchBufferSize" -> "lots").getCondition shouldBe "KINESIS_INVALID_OPTION_VALUE"
   }
