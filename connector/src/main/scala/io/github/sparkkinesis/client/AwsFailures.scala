@@ -97,12 +97,15 @@ object AwsFailures {
       Some(KinesisErrors.endpointNotKinesis(endpoint, operation, target, e.statusCode(), body, clean))
     }
 
-  /** Nothing answered at the endpoint: connection refused or timed out, or no such host. */
+  /**
+   * Nothing answered at the endpoint: connection refused or timed out, no such host, or a
+   * connection that never answered (read time-out, after the SDK's retries).
+   */
   private def unreachable(chain: Seq[Throwable], operation: String, target: String, endpoint: String,
       clean: Throwable): Option[KinesisConnectorException] =
     chain.find {
       case _: java.net.ConnectException | _: java.net.UnknownHostException |
-           _: java.net.NoRouteToHostException => true
+           _: java.net.NoRouteToHostException | _: java.net.SocketTimeoutException => true
       // Netty's, shaded: matched by name.
       case c => c.getClass.getSimpleName == "ConnectTimeoutException"
     }.map { c =>

@@ -171,18 +171,22 @@ class AwsFailuresSuite extends AnyFunSuite with Matchers {
       .getCondition shouldBe "KINESIS_API_FAILED"
   }
 
-  test("an endpoint where nothing answers is named as unreachable, and is retryable") {
+  test("an endpoint where nothing answers is named as such, and is retryable") {
     val refused = SdkClientException.create("Unable to execute HTTP request: Connection refused",
       new java.net.ConnectException("Connection refused"))
     val e = intercept[KinesisConnectorException](failingApi(refused).listShards("orders", 10))
     e.getCondition shouldBe "KINESIS_ENDPOINT_UNREACHABLE"
-    e.getMessage should include("Could not connect to the Kinesis endpoint of eu-west-1 for Kinesis ListShards " +
-      "on stream 'orders': ConnectException: Connection refused")
+    e.getMessage should include("Kinesis ListShards on stream 'orders' got no answer from the Kinesis endpoint " +
+      "of eu-west-1: ConnectException: Connection refused")
     io.github.sparkkinesis.errors.KinesisErrors.isRetryable(e) shouldBe true
     val unknownHost = SdkClientException.create("Unable to execute HTTP request: nowhere.invalid",
       new java.net.UnknownHostException("nowhere.invalid"))
     intercept[KinesisConnectorException](failingApi(unknownHost).listShards("orders", 10))
       .getCondition shouldBe "KINESIS_ENDPOINT_UNREACHABLE"
+    val silent = SdkClientException.create("Unable to execute HTTP request: Read timed out",
+      new java.net.SocketTimeoutException("Read timed out"))
+    intercept[KinesisConnectorException](failingApi(silent).listShards("orders", 10)).getMessage should include(
+      "got no answer from the Kinesis endpoint of eu-west-1: SocketTimeoutException: Read timed out")
   }
 
   test("STS refusing the role, wherever it sits in the cause chain, is an sts:AssumeRole denial") {
