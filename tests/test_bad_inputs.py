@@ -213,7 +213,6 @@ def test_a_bad_source_option_fails_at_load_naming_it_and_what_is_allowed(spark, 
         with pytest.raises(PySparkException) as failure:
             load_source(spark, options, stream=stream)
         assert_option_error(failure, row.option, row.expected)
-    assert spark.streams.active == []
 
 
 @pytest.mark.parametrize("row", SINK_ROWS, ids=Row.id)
@@ -295,7 +294,7 @@ def test_an_empty_value_of_any_option_is_refused_naming_it_as_typed(spark, kines
 
 
 def test_a_malformed_value_of_any_option_is_refused_naming_it_as_typed(spark, kinesis):
-    """Every option, typed in mixed case, with a value no option accepts."""
+    """Every option, typed in mixed case, given alone with a value that is wrong for it."""
     source, sink = registry(spark)
     problems = []
     for use, names in (("source", source), ("sink", sink)):
@@ -331,8 +330,8 @@ def java_message(error):
 
 @contextmanager
 def bounded(seconds, what):
-    """Fails (instead of hanging the suite) when the block runs longer than `seconds`: the block
-    runs in this thread; a watchdog cancels Spark jobs when it overstays."""
+    """Fails when the block runs longer than `seconds`. A watchdog cancels the session's Spark
+    jobs once it overstays, so a block stuck in a job returns (and fails) instead of hanging."""
     done = threading.Event()
     overstayed = []
 
@@ -352,10 +351,10 @@ def bounded(seconds, what):
     assert not overstayed, f"{what} took {time.monotonic() - start:.0f}s, over {seconds}s"
 
 
-def run_stream(df, tmp_path, timeout=120, trigger=None):
-    """Runs an AvailableNow (or given trigger) query to its end; returns its exception or None."""
+def run_stream(df, tmp_path, timeout=120):
+    """Runs an AvailableNow query to its end; returns its exception or None."""
     query = (df.writeStream.format("noop").option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(**(trigger or {"availableNow": True})).start())
+             .trigger(availableNow=True).start())
     try:
         finished = query.awaitTermination(timeout)
     except PySparkException as e:
