@@ -7,6 +7,11 @@ from kinesis_local import kinesis_for_tests
 from moto_local import moto_for_tests
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: waits long for a condition (e.g. a stream deleted "
+                                       "while a query runs); deselect with -m 'not slow'")
+
+
 @pytest.fixture(scope="session")
 def kinesis(tmp_path_factory):
     """A Kinesis for the whole session (see kinesis_local.Kinesis): .endpoint, .region,

@@ -110,7 +110,7 @@ def test_several_streams_in_one_query(spark, kinesis, tmp_path):
 
 @pytest.mark.parametrize("option, value, expected", [
     ("maxFetchRate", "2.5", "maxFetchRate"),
-    ("MINFETCHPERIOD", "100ms", "minFetchPeriod"),
+    ("MINFETCHPERIOD", "100ms", "for option 'MINFETCHPERIOD'"),
     ("initialPosition", "yesterday", "initialPosition"),
     ("consumerName", "app", "applies to enhanced fan-out only"),
     ("streamNme", "x", "Did you mean 'streamName'"),

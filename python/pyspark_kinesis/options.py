@@ -93,6 +93,8 @@ AT_TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSX"
 
 MAX_FETCH_RATE_MB_PER_S = 2.0
 MIN_FETCH_PERIOD = timedelta(milliseconds=200)
+# The longest minFetchPeriod, maxFetchDuration and shardFetchInterval the JVM accepts.
+MAX_INTERVAL = timedelta(hours=1)
 MAX_SHARDS_PER_DESCRIBE = 10_000
 MAX_CONSUMER_REFRESH_INTERVAL = timedelta(seconds=3600)
 CONSUMER_MODES = ("polling", "efo")
@@ -319,6 +321,8 @@ class KinesisSourceOptions(_KinesisOptions):
                 f"minFetchPeriod must be at least 200ms (Kinesis allows 5 GetRecords calls per "
                 f"second per shard), got {_shown(period)}"
             )
+        if length > MAX_INTERVAL:
+            raise ValueError(f"minFetchPeriod must be at most 1h, got {_shown(period)}")
         return self._set("minFetchPeriod", text)
 
     def max_fetch_duration(self, duration: Duration) -> KinesisSourceOptions:
@@ -426,8 +430,8 @@ def _positive_int(option: str, value: Any) -> int:
 
 def _positive_duration(option: str, value: Duration) -> str:
     text, length = parse_duration(option, value)
-    if length <= timedelta(0):
-        raise ValueError(f"{option} must be a positive duration, got {_shown(value)}")
+    if not timedelta(0) < length <= MAX_INTERVAL:
+        raise ValueError(f"{option} must be a positive duration of at most 1h, got {_shown(value)}")
     return text
 
 

@@ -256,6 +256,12 @@ def test_value_errors_say_what_is_allowed():
         opts().min_fetch_period("400")
     with pytest.raises(ValueError, match=r"'10mb'.*got '20'"):
         opts().fetch_buffer_size("20")
+    with pytest.raises(ValueError, match="minFetchPeriod must be at most 1h"):
+        opts().min_fetch_period("2h")
+    with pytest.raises(ValueError, match="maxFetchDuration must be a positive duration of at most 1h"):
+        opts().max_fetch_duration(timedelta(hours=2))
+    with pytest.raises(ValueError, match="shardFetchInterval must be a positive duration of at most 1h"):
+        opts().shard_fetch_interval("61m")
 
 
 def test_a_failed_call_leaves_the_options_unchanged():
@@ -266,8 +272,11 @@ def test_a_failed_call_leaves_the_options_unchanged():
 
 
 def test_duration_units_spark_accepts():
-    for text in ["200000us", "200ms", "1s", "1m", "1min", "1h", "1d"]:
+    for text in ["200000us", "200ms", "1s", "1m", "1min", "1h"]:
         assert opts().max_fetch_duration(text).to_dict() == {"maxFetchDuration": text}
+    # Days are understood, and refused for being over the 1h bound rather than as a bad unit.
+    with pytest.raises(ValueError, match="at most 1h, got '1d'"):
+        opts().max_fetch_duration("1d")
 
 
 # -- secrets ------------------------------------------------------------------------------

@@ -133,11 +133,11 @@ object AWSKinesisConsumerManager {
     options.keys.find(k => !Options.exists(_.key == k.toLowerCase(Locale.ROOT))).foreach { k =>
       throw KinesisErrors.unknownOption(k, suggest(k, Options))
     }
-    val values = new OptionValues(options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v })
+    val values = new OptionValues(options)
     val connection = ConnectionOptions.parse(values)
     Options.foreach { spec =>
       spec.support match {
-        case NotSupportedYet(detail) if values.isSet(spec) => throw KinesisErrors.optionNotSupportedYet(spec.name, detail)
+        case NotSupportedYet(detail) if values.isSet(spec) => throw KinesisErrors.optionNotSupportedYet(values.name(spec), detail)
         case _ =>
       }
     }

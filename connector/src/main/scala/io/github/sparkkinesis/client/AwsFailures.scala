@@ -17,6 +17,7 @@ import io.github.sparkkinesis.errors.{KinesisConnectorException, KinesisErrors}
  *    they came from), never a secret;
  *  - a role that cannot be assumed is reported as the STS AssumeRole call that failed;
  *  - an untrusted TLS certificate says how to trust it.
+ *  - an endpoint where nothing answers, or something that is not Kinesis, is named as such.
  * Anything else is left to the caller (None).
  */
 object AwsFailures {
@@ -71,13 +72,47 @@ object AwsFailures {
         tlsFailure(chain, "AssumeRole", role.stsEndpoint.getOrElse(s"the STS endpoint of ${role.stsRegion}"), clean)
           .orElse(Some(KinesisErrors.assumeRoleFailed(role.roleArn, operation, role.stsWhere, clean)))
       case None =>
-        chain.collectFirst { case s: AwsServiceException => s }
-          .flatMap(kinesisRefused(operation, target, connection, _, clean))
-          .orElse(tlsFailure(chain, operation,
-            connection.endpoint.getOrElse(s"the Kinesis endpoint of ${connection.region}"), clean))
+        val endpoint = connection.endpoint.getOrElse(s"the Kinesis endpoint of ${connection.region}")
+        val service = chain.collectFirst { case s: AwsServiceException => s }
+        service.flatMap(kinesisRefused(operation, target, connection, _, clean))
+          .orElse(service.flatMap(notKinesis(operation, target, endpoint, connection, _, clean)))
+          .orElse(tlsFailure(chain, operation, endpoint, clean))
           .orElse(credentialsMissing(chain, operation, connection, clean))
+          .orElse(unreachable(chain, operation, target, endpoint, clean))
     }
   }
+
+  /**
+   * An HTTP answer without any AWS error code, and not a server fault (a gateway's 502 passes):
+   * a web server or another service is listening at the endpoint, not Kinesis.
+   */
+  private def notKinesis(operation: String, target: String, endpoint: String, connection: ConnectionConfig,
+      e: AwsServiceException, clean: Throwable): Option[KinesisConnectorException] =
+    if (errorCode(e).isDefined || e.statusCode() >= 500 || e.statusCode() < 300) None
+    else {
+      val body = Option(e.awsErrorDetails()).flatMap(d => Option(d.rawResponse())).map(_.asUtf8String())
+        .map(_.replaceAll("\\s+", " ").trim).filter(_.nonEmpty)
+        .map(b => scrub(if (b.length > 200) b.take(200) + "..." else b, connection.credentials))
+        .getOrElse("an empty body")
+      Some(KinesisErrors.endpointNotKinesis(endpoint, operation, target, e.statusCode(), body, clean))
+    }
+
+  /**
+   * Nothing answered at the endpoint: connection refused or timed out, no such host, or a
+   * connection that never answered (read time-out, after the SDK's retries).
+   */
+  private def unreachable(chain: Seq[Throwable], operation: String, target: String, endpoint: String,
+      clean: Throwable): Option[KinesisConnectorException] =
+    chain.find {
+      case _: java.net.ConnectException | _: java.net.UnknownHostException |
+           _: java.net.NoRouteToHostException | _: java.net.SocketTimeoutException => true
+      // Netty's, shaded: matched by name.
+      case c => c.getClass.getSimpleName == "ConnectTimeoutException"
+    }.map { c =>
+      val reason = Option(c.getMessage).filter(_.nonEmpty).map(m => s"${c.getClass.getSimpleName}: $m")
+        .getOrElse(c.getClass.getSimpleName)
+      KinesisErrors.endpointUnreachable(endpoint, operation, target, reason, clean)
+    }
 
   private def kinesisRefused(operation: String, target: String, connection: ConnectionConfig,
       e: AwsServiceException, clean: Throwable): Option[KinesisConnectorException] = {

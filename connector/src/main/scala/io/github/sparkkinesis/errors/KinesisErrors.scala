@@ -44,6 +44,16 @@ object KinesisErrors {
     error("KINESIS_API_FAILED", cause, "operation" -> operation, "target" -> target,
       "where" -> where, "reason" -> String.valueOf(cause.getMessage))
 
+  def endpointUnreachable(endpoint: String, operation: String, target: String, reason: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_ENDPOINT_UNREACHABLE", cause, "endpoint" -> endpoint, "operation" -> operation,
+      "target" -> target, "reason" -> reason)
+
+  def endpointNotKinesis(endpoint: String, operation: String, target: String, status: Int, body: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_ENDPOINT_NOT_KINESIS", cause, "endpoint" -> endpoint, "operation" -> operation,
+      "target" -> target, "status" -> status.toString, "body" -> body)
+
   def assumeRoleFailed(role: String, operation: String, where: String,
       cause: Throwable): KinesisConnectorException =
     error("KINESIS_ASSUME_ROLE_FAILED", cause, "role" -> role, "operation" -> operation, "where" -> where,
@@ -76,13 +86,19 @@ object KinesisErrors {
     error("KINESIS_RECORDS_UNAVAILABLE", null,
       "shard" -> shard, "from" -> from, "to" -> to, "reason" -> reason)
 
-  def offsetMalformed(reason: String, example: String,
-      cause: Throwable = null): KinesisConnectorException =
-    error("KINESIS_OFFSET_MALFORMED", cause, "reason" -> reason, "example" -> example)
+  /** `checkpoint` says where the offset was read: "checkpoint /path" (see CheckpointOffsets). */
+  def offsetMalformed(reason: String, example: String, cause: Throwable = null,
+      checkpoint: String = "the checkpoint"): KinesisConnectorException =
+    error("KINESIS_OFFSET_MALFORMED", cause, "reason" -> reason, "example" -> example, "checkpoint" -> checkpoint)
 
-  def offsetVersionUnsupported(found: Int, supported: Int): KinesisConnectorException =
+  def offsetVersionUnsupported(found: Int, supported: Int,
+      checkpoint: String = "the checkpoint"): KinesisConnectorException =
     error("KINESIS_OFFSET_VERSION_UNSUPPORTED", null,
-      "found" -> found.toString, "supported" -> supported.toString)
+      "found" -> found.toString, "supported" -> supported.toString, "checkpoint" -> checkpoint)
+
+  def offsetStreamMismatch(found: Seq[String], streams: Seq[String], checkpoint: String): KinesisConnectorException =
+    error("KINESIS_OFFSET_STREAM_MISMATCH", null, "found" -> found.map(s => s"'$s'").mkString(", "),
+      "streams" -> streams.mkString(","), "checkpoint" -> checkpoint)
 
   def optionNotApplicable(option: String, appliesTo: String, usedFor: String): KinesisOptionException =
     optionError("KINESIS_OPTION_NOT_APPLICABLE", null,
@@ -120,7 +136,7 @@ object KinesisErrors {
       "attempts" -> attempts.toString, "codes" -> codes.mkString(", "))
 
   /** Conditions a retry can fix (a passing service fault); the others end the query at once. */
-  private val Retryable = Set("KINESIS_API_FAILED")
+  private val Retryable = Set("KINESIS_API_FAILED", "KINESIS_ENDPOINT_UNREACHABLE")
 
   def isRetryable(error: KinesisError): Boolean = Retryable.contains(error.getCondition)
 

@@ -57,10 +57,10 @@ private[sparkkinesis] object ConnectionOptions {
       case (Some(a), Some(s)) => CredentialsConfig.StaticKeys(a, s, token)
       case (None, None) if token.isEmpty => CredentialsConfig.DefaultChain
       case (None, None) =>
-        throw KinesisErrors.conflictingOptions(Seq(AwsSessionToken.name, AwsAccessKey.name, AwsSecretKey.name),
+        throw KinesisErrors.conflictingOptions(Seq(AwsSessionToken, AwsAccessKey, AwsSecretKey).map(values.name),
           "a session token needs awsAccessKey and awsSecretKey as well")
       case _ =>
-        throw KinesisErrors.conflictingOptions(Seq(AwsAccessKey.name, AwsSecretKey.name),
+        throw KinesisErrors.conflictingOptions(Seq(AwsAccessKey, AwsSecretKey).map(values.name),
           "give both or neither")
     }
 
@@ -73,8 +73,9 @@ private[sparkkinesis] object ConnectionOptions {
         Seq(RoleExternalId, RoleSessionName, StsEndpoint)
           .find(spec => values.isSet(spec) && nonEmpty(values, spec).isDefined)
           .foreach { spec =>
-            throw KinesisErrors.conflictingOptions(Seq(spec.name, RoleArn.name),
-              s"${spec.name} applies only when a role is assumed; add roleArn or remove ${spec.name}")
+            val given = values.name(spec)
+            throw KinesisErrors.conflictingOptions(Seq(given, RoleArn.name),
+              s"$given applies only when a role is assumed; add roleArn or remove $given")
           }
         keys
       case Some(arn) =>

@@ -55,15 +55,15 @@ object KinesisOptions {
   val MaxFetchRate = OptionSpec("maxFetchRate", Some("1.0"),
     "Read rate limit per shard in MB/s (above 0, at most 2.0).")
   val MinFetchPeriod = OptionSpec("minFetchPeriod", Some("400ms"),
-    "Shortest wait between GetRecords calls on a shard (at least 200ms).")
+    "Shortest wait between GetRecords calls on a shard (200ms to 1h).")
   val MaxFetchDuration = OptionSpec("maxFetchDuration", Some("10s"),
-    "How long a prefetch task reads before it makes its records available to the query.")
+    "How long a prefetch task reads before it makes its records available to the query (at most 1h).")
   val FetchBufferSize = OptionSpec("fetchBufferSize", Some("20gb"),
     "How much prefetched data to buffer for the next trigger.")
   val ShardsPerTask = OptionSpec("shardsPerTask", Some("5"),
     "How many shards one prefetching task reads.")
   val ShardFetchInterval = OptionSpec("shardFetchInterval", Some("1s"),
-    "How often to list the shards of the streams, to follow resharding.")
+    "How often to list the shards of the streams, to follow resharding (at most 1h).")
   val AwsAccessKey = OptionSpec("awsAccessKey", None,
     "AWS access key id; give it together with awsSecretKey. Takes precedence over the default " +
       "credential chain; with roleArn, the keys the role is assumed with.", secret = true, usage = both)
@@ -173,7 +173,7 @@ object KinesisOptions {
       find(k) match {
         case None => throw KinesisErrors.unknownOption(k, suggest(k, usage))
         case Some(spec) if (usage.reads && !spec.usage.reads) || (usage.writes && !spec.usage.writes) =>
-          throw KinesisErrors.optionNotApplicable(spec.name, spec.usage.described, usage.described)
+          throw KinesisErrors.optionNotApplicable(k, spec.usage.described, usage.described)
         case _ =>
       }
     }

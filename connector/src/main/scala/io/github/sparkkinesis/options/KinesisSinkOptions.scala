@@ -1,7 +1,5 @@
 package io.github.sparkkinesis.options
 
-import java.util.Locale
-
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.errors.KinesisErrors
 
@@ -42,7 +40,7 @@ object KinesisSinkOptions {
   /** Parses case-insensitive options; throws a [[io.github.sparkkinesis.errors.KinesisOptionException]]. */
   def parse(options: Map[String, String]): KinesisSinkOptions = {
     rejectMisplaced(options.keys, Usage.Write, SparkWriterOptions)
-    val values = new OptionValues(options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v })
+    val values = new OptionValues(options)
 
     val stream = values.get(StreamName).map { text =>
       val name = text.trim
@@ -61,7 +59,7 @@ object KinesisSinkOptions {
       retryBackoffMs = values.durationMs(PutRetryBackoff, minMs = 1, maxMs = 600000L),
       maxRetryBackoffMs = values.durationMs(MaxPutRetryBackoff, minMs = 1, maxMs = 600000L))
     if (put.maxRetryBackoffMs < put.retryBackoffMs) {
-      throw KinesisErrors.conflictingOptions(Seq(PutRetryBackoff.name, MaxPutRetryBackoff.name),
+      throw KinesisErrors.conflictingOptions(Seq(PutRetryBackoff, MaxPutRetryBackoff).map(values.name),
         s"maxPutRetryBackoff (${put.maxRetryBackoffMs}ms) must be at least putRetryBackoff " +
           s"(${put.retryBackoffMs}ms)")
     }
@@ -70,7 +68,7 @@ object KinesisSinkOptions {
     sinkOptions.foreach { spec =>
       spec.support match {
         case NotSupportedYet(detail) if values.isSet(spec) =>
-          throw KinesisErrors.optionNotSupportedYet(spec.name, detail)
+          throw KinesisErrors.optionNotSupportedYet(values.name(spec), detail)
         case _ =>
       }
     }

@@ -2,6 +2,8 @@ package io.github.sparkkinesis.options
 
 import java.util.Locale
 
+import scala.jdk.CollectionConverters._
+
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
 import io.github.sparkkinesis.offsets.{KinesisOffsetJson, KinesisSourceOffset}
@@ -55,25 +57,34 @@ final case class KinesisSourceOptions(
 object KinesisSourceOptions {
   import KinesisOptions.{EndingPosition => EndingPositionOption, InitialPosition => InitialPositionOption, _}
 
+  /**
+   * The longest minFetchPeriod, maxFetchDuration and shardFetchInterval: an hour. Longer would
+   * leave a trigger waiting for hours on an idle stream, and waits past Long.MaxValue overflow.
+   */
+  val MaxIntervalMs: Long = 3600L * 1000
+
   // Kinesis stream names: 1-128 characters of letters, digits, underscore, dot and hyphen.
   private[sparkkinesis] val StreamNamePattern = "[a-zA-Z0-9_.-]{1,128}".r
 
   /** Parses case-insensitive options; throws a [[io.github.sparkkinesis.errors.KinesisConnectorException]]. */
   def parse(options: Map[String, String]): KinesisSourceOptions = {
-    val raw = options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
     // As the user wrote them, so the error names what they typed.
     rejectMisplaced(options.keys, Usage.Read)
-    val values = new OptionValues(raw)
+    val values = new OptionValues(options)
 
     // Parse every option first, so a bad value is reported even for an unsupported option.
     val streams = streamNames(values)
     val position = initialPosition(values)
+    position match {
+      case InitialPosition.Positions(offset) => checkPositionsStreams(values, InitialPositionOption, offset, streams)
+      case _ =>
+    }
     val fetch = FetchSettings(
       maxRecordsPerFetch = values.int(MaxRecordsPerFetch, 1, 10000),
       maxFetchRateMBps = values.positiveDouble(MaxFetchRate, 2.0),
-      minFetchPeriodMs = values.durationMs(MinFetchPeriod, minMs = 200),
-      maxFetchDurationMs = values.durationMs(MaxFetchDuration, minMs = 1))
-    val shardFetchInterval = values.durationMs(ShardFetchInterval, minMs = 1)
+      minFetchPeriodMs = values.durationMs(MinFetchPeriod, minMs = 200, maxMs = MaxIntervalMs),
+      maxFetchDurationMs = values.durationMs(MaxFetchDuration, minMs = 1, maxMs = MaxIntervalMs))
+    val shardFetchInterval = values.durationMs(ShardFetchInterval, minMs = 1, maxMs = MaxIntervalMs)
     val maxShardsPerDescribe = values.int(MaxShardsPerDescribe, 1, 10000)
     val buffer = BufferSettings(
       shardsPerTask = values.int(ShardsPerTask, 1, 10000),
@@ -81,19 +92,24 @@ object KinesisSourceOptions {
       coalesceThresholdBlockSize = values.long(CoalesceThresholdBlockSize, 1),
       coalesceBinSize = values.long(CoalesceBinSize, 1))
     val ending = endingPosition(values)
+    ending match {
+      case EndingPosition.Positions(offset) => checkPositionsStreams(values, EndingPositionOption, offset, streams)
+      case _ =>
+    }
     val mode = values.choice(ConsumerMode, Seq("polling", "efo"))
     val efoSettings = EfoSettings.parse(values, streams)
     val connection = ConnectionOptions.parse(values)
 
     val efoOptions = Seq(ConsumerName, ConsumerNamePrefix, ConsumerRefreshInterval, RequireConsumerDeregistration)
     if (mode == "polling") efoOptions.find(values.isSet).foreach { spec =>
-      throw KinesisErrors.conflictingOptions(Seq(spec.name, ConsumerMode.name),
-        s"${spec.name} applies to enhanced fan-out only: set consumerMode to efo, or remove ${spec.name}")
+      val given = values.name(spec)
+      throw KinesisErrors.conflictingOptions(Seq(given, ConsumerMode.name),
+        s"$given applies to enhanced fan-out only: set consumerMode to efo, or remove $given")
     }
     sourceOptions.foreach { spec =>
       spec.support match {
         case NotSupportedYet(detail) if values.isSet(spec) =>
-          throw KinesisErrors.optionNotSupportedYet(spec.name, detail)
+          throw KinesisErrors.optionNotSupportedYet(values.name(spec), detail)
         case _ =>
       }
     }
@@ -111,10 +127,31 @@ object KinesisSourceOptions {
       KinesisOffsetJson.Example)
   }
 
+  /**
+   * Positions may name other streams too (a line of a multi-stream query's checkpoint works as
+   * is), but positions naming none of the streams read are a mistake: a misspelt stream would
+   * silently start everything at the trim horizon, or end a batch read before its first record.
+   */
+  private def checkPositionsStreams(values: OptionValues, spec: OptionSpec, offset: KinesisSourceOffset,
+      streams: Seq[String]): Unit = {
+    val named = offset.shards.keySet.map(_.stream)
+    if (named.nonEmpty && !named.exists(streams.contains)) {
+      throw values.invalid(spec, values.get(spec).get.trim, s"per-shard positions of the streams read " +
+        s"(streamName ${streams.map(s => s"'$s'").mkString(", ")}); these name only " +
+        named.toSeq.sorted.map(s => s"'$s'").mkString(", "))
+    }
+  }
+
   /** Per-shard positions, in the offset JSON of the checkpoint. */
   private def offsetJson(values: OptionValues, spec: OptionSpec, text: String): KinesisSourceOffset =
     try KinesisOffsetJson.read(text) catch {
-      case e: KinesisError => throw values.invalid(spec, text, e.getMessage, e)
+      case e: KinesisError =>
+        // The offset's own message speaks of a checkpoint; here it is an option's value.
+        val reason = e.getMessageParameters.asScala.get("reason")
+          .getOrElse(s"version ${e.getMessageParameters.get("found")} is not one this connector " +
+            s"reads (up to ${KinesisOffsetJson.Version})")
+        throw values.invalid(spec, text, s"per-shard positions as offset JSON such as " +
+          s"${KinesisOffsetJson.Example}; here $reason", e)
     }
 
   private def streamNames(values: OptionValues): Seq[String] = {

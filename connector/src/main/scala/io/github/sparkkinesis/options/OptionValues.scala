@@ -8,9 +8,18 @@ import org.apache.spark.network.util.JavaUtils
 
 import io.github.sparkkinesis.errors.KinesisErrors
 
-/** Parsers for option values; each failure names the option, the value and what is allowed. */
-private[sparkkinesis] final class OptionValues(raw: Map[String, String]) {
+/**
+ * Parsers for option values; each failure names the option as the user typed it, the value
+ * and what is allowed. `options` are matched case-insensitively.
+ */
+private[sparkkinesis] final class OptionValues(options: Map[String, String]) {
   import KinesisOptions.OptionSpec
+
+  private val raw: Map[String, String] = options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
+  private val typed: Map[String, String] = options.keys.map(k => k.toLowerCase(Locale.ROOT) -> k).toMap
+
+  /** The option's name as the user typed it, or as documented when it was not given. */
+  def name(spec: OptionSpec): String = typed.getOrElse(spec.key, spec.name)
 
   /** The value the user gave, or the option's default. */
   def get(spec: OptionSpec): Option[String] = raw.get(spec.key).orElse(spec.default)
@@ -21,10 +30,10 @@ private[sparkkinesis] final class OptionValues(raw: Map[String, String]) {
     if (spec.secret) "<redacted>" else s"'$value'"
 
   def invalid(spec: OptionSpec, value: String, allowed: String, cause: Throwable = null) =
-    KinesisErrors.invalidOptionValue(spec.name, shown(spec, value), allowed, cause)
+    KinesisErrors.invalidOptionValue(name(spec), shown(spec, value), allowed, cause)
 
   def required(spec: OptionSpec, hint: String): String =
-    get(spec).map(_.trim).filter(_.nonEmpty).getOrElse(throw KinesisErrors.missingOption(spec.name, hint))
+    get(spec).map(_.trim).filter(_.nonEmpty).getOrElse(throw KinesisErrors.missingOption(name(spec), hint))
 
   /** Digits, allowing thousands separators as the seed docs write them ("10,000"). */
   private def integerText(spec: OptionSpec): String = {
@@ -64,7 +73,7 @@ private[sparkkinesis] final class OptionValues(raw: Map[String, String]) {
       if (maxMs == Long.MaxValue) s"at least ${minMs}ms" else s"from ${minMs}ms to ${maxMs}ms"
     val allowed = s"a duration such as 400ms, 10s, 2m or 1h, $bounds"
     val ms = try JavaUtils.timeStringAsMs(text) catch {
-      case e: NumberFormatException => throw invalid(spec, text, allowed, e)
+      case e: IllegalArgumentException => throw invalid(spec, text, allowed, e) // NumberFormatException too
     }
     if (ms < minMs || ms > maxMs) throw invalid(spec, text, allowed)
     ms
@@ -74,8 +83,9 @@ private[sparkkinesis] final class OptionValues(raw: Map[String, String]) {
   def bytes(spec: OptionSpec): Long = {
     val text = get(spec).get.trim
     val allowed = "a size such as 512kb, 10mb or 2gb, above 0"
+    // NumberFormatException for a malformed size, IllegalArgumentException for one past Long.MaxValue.
     val value = try JavaUtils.byteStringAsBytes(text) catch {
-      case e: NumberFormatException => throw invalid(spec, text, allowed, e)
+      case e: IllegalArgumentException => throw invalid(spec, text, allowed, e)
     }
     if (value <= 0) throw invalid(spec, text, allowed)
     value

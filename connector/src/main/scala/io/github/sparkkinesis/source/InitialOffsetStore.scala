@@ -19,8 +19,9 @@ final class InitialOffsetStore(metadataPath: String, hadoopConf: Configuration) 
     val fs = file.getFileSystem(hadoopConf)
     if (fs.exists(file)) {
       val in = fs.open(file)
-      try KinesisOffsetJson.read(new String(in.readAllBytes(), StandardCharsets.UTF_8))
-      finally in.close()
+      try CheckpointOffsets.located(s"checkpoint file $file") {
+        KinesisOffsetJson.read(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+      } finally in.close()
     } else {
       val offset = compute
       // Write aside, then rename: a crash never leaves a half-written file behind.

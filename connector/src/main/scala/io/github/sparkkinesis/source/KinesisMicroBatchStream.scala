@@ -108,7 +108,7 @@ final class KinesisMicroBatchStream(
   override def createReaderFactory(): PartitionReaderFactory =
     new KinesisPartitionReaderFactory(options.connection, options.fetch)
 
-  override def deserializeOffset(json: String): Offset = KinesisOffsetJson.read(json)
+  override def deserializeOffset(json: String): Offset = CheckpointOffsets.read(json, options.streamNames, metadataPath)
 
   override def commit(end: Offset): Unit = prefetcher.release(end.asInstanceOf[KinesisSourceOffset].shards)
 

@@ -156,6 +156,39 @@ class AwsFailuresSuite extends AnyFunSuite with Matchers {
       .getCondition shouldBe "KINESIS_STREAM_NOT_FOUND"
   }
 
+  test("an endpoint that answers without any AWS error code is named as not Kinesis, with what it said") {
+    val page = KinesisException.builder().statusCode(404).message("Service returned HTTP status code 404")
+      .awsErrorDetails(AwsErrorDetails.builder().rawResponse(SdkBytes.fromUtf8String(
+        "<html>\n  <body><h1>404 Not Found</h1></body>\n</html>")).build()).build()
+    val local = connection.copy(endpoint = Some("http://127.0.0.1:8080"))
+    val e = intercept[KinesisConnectorException](failingApi(page, local).listShards("orders", 10))
+    e.getCondition shouldBe "KINESIS_ENDPOINT_NOT_KINESIS"
+    e.getMessage should include("http://127.0.0.1:8080 answered Kinesis ListShards on stream 'orders' with HTTP 404")
+    e.getMessage should include("it answered: <html> <body><h1>404 Not Found</h1></body> </html>")
+    // A gateway's passing 5xx without a code stays a retryable API failure.
+    val gateway = KinesisException.builder().statusCode(502).message("Bad Gateway").build()
+    intercept[KinesisConnectorException](failingApi(gateway, local).listShards("orders", 10))
+      .getCondition shouldBe "KINESIS_API_FAILED"
+  }
+
+  test("an endpoint where nothing answers is named as such, and is retryable") {
+    val refused = SdkClientException.create("Unable to execute HTTP request: Connection refused",
+      new java.net.ConnectException("Connection refused"))
+    val e = intercept[KinesisConnectorException](failingApi(refused).listShards("orders", 10))
+    e.getCondition shouldBe "KINESIS_ENDPOINT_UNREACHABLE"
+    e.getMessage should include("Kinesis ListShards on stream 'orders' got no answer from the Kinesis endpoint " +
+      "of eu-west-1: ConnectException: Connection refused")
+    io.github.sparkkinesis.errors.KinesisErrors.isRetryable(e) shouldBe true
+    val unknownHost = SdkClientException.create("Unable to execute HTTP request: nowhere.invalid",
+      new java.net.UnknownHostException("nowhere.invalid"))
+    intercept[KinesisConnectorException](failingApi(unknownHost).listShards("orders", 10))
+      .getCondition shouldBe "KINESIS_ENDPOINT_UNREACHABLE"
+    val silent = SdkClientException.create("Unable to execute HTTP request: Read timed out",
+      new java.net.SocketTimeoutException("Read timed out"))
+    intercept[KinesisConnectorException](failingApi(silent).listShards("orders", 10)).getMessage should include(
+      "got no answer from the Kinesis endpoint of eu-west-1: SocketTimeoutException: Read timed out")
+  }
+
   test("STS refusing the role, wherever it sits in the cause chain, is an sts:AssumeRole denial") {
     val role = CredentialsConfig.AssumeRole("arn:aws:iam::123456789012:role/reader", Some("ext-9"), "spark",
       Some("https://sts.eu-west-1.amazonaws.com"), "eu-west-1", keys)

@@ -1,7 +1,5 @@
 package io.github.sparkkinesis.options
 
-import java.util.Locale
-
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
@@ -12,7 +10,7 @@ class EfoSettingsSuite extends AnyFunSuite with Matchers {
   private val queryId = "3f6a1b9e-2f4c-4d8e-9b1a-0c7d5e2f8a91"
 
   private def parse(streams: Seq[String], options: (String, String)*): EfoSettings =
-    EfoSettings.parse(new OptionValues(options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }.toMap), streams)
+    EfoSettings.parse(new OptionValues(options.toMap), streams)
 
   private def failure(streams: Seq[String], options: (String, String)*): KinesisOptionException =
     intercept[KinesisOptionException](parse(streams, options: _*))

@@ -181,10 +181,40 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
 
   test("an invalid value says what is allowed") {
     failure("maxFetchRate" -> "2.5").getMessage should include("at most 2.0")
-    failure("minFetchPeriod" -> "199ms").getMessage should include("at least 200ms")
+    failure("minFetchPeriod" -> "199ms").getMessage should include("from 200ms to 3600000ms")
+    failure("maxFetchDuration" -> "9999999999999d").getMessage should include("from 1ms to 3600000ms")
+    failure("fetchBufferSize" -> "99999999999pb").getMessage should include("for option 'fetchBufferSize'")
     failure("maxRecordsPerFetch" -> "10001").getMessage should include("from 1 to 10000")
     failure("initialPosition" -> "middle").getMessage should include("trim_horizon")
     failure("streamName" -> "a,a").getMessage should include("each stream named once")
+  }
+
+  test("an error names the option as the user typed it") {
+    failure("MAXFETCHRATE" -> "2.5").getMessage should include("for option 'MAXFETCHRATE'")
+    failure(base - "streamName" + ("STREAMNAME" -> " ")).getMessage should include("Option 'STREAMNAME' is required")
+    failure("AwsSessionToken" -> "t").getMessage should include("'AwsSessionToken', 'awsAccessKey'")
+    failure("ConsumerName" -> "app").getMessage should include("'ConsumerName', 'consumerMode'")
+    failure("RoleSessionName" -> "etl").getMessage should include("RoleSessionName applies only when a role")
+  }
+
+  test("offset JSON given as a position says what is wrong with it, not with a checkpoint") {
+    val e = failure("endingPosition" -> """{"version": 1}""")
+    e.getMessage should include("""per-shard positions as offset JSON such as {"version":1""")
+    e.getMessage should include("""here it has no "shards" object""")
+    e.getMessage should not include "checkpoint"
+    failure("initialPosition" -> """{"version": 7, "shards": {}}""").getMessage should include(
+      "here version 7 is not one this connector reads (up to 1)")
+  }
+
+  test("positions that name none of the streams read are refused; naming others as well is fine") {
+    val other = """{"version":1,"shards":{"typo":{"shardId-000000000000":{"type":"trim_horizon"}}}}"""
+    val both = """{"version":1,"shards":{"s":{"shardId-000000000000":{"type":"trim_horizon"}},""" +
+      """"t":{"shardId-000000000000":{"type":"trim_horizon"}}}}"""
+    Seq("initialPosition", "endingPosition").foreach { option =>
+      failure(option -> other).getMessage should include(
+        s"for option '$option': per-shard positions of the streams read (streamName 's'); these name only 'typo'")
+      noException should be thrownBy parse(option -> both)
+    }
   }
 
   test("a bad value is reported even for an option that is not supported yet") {
