@@ -2,6 +2,7 @@
 
 import pytest
 
+from faults import FaultProxy
 from kinesis_local import kinesis_for_tests
 from moto_local import moto_for_tests
 
@@ -35,6 +36,17 @@ def stream(kinesis):
         yield name
     finally:
         kinesis.delete_stream(name)
+
+
+@pytest.fixture
+def fault_proxy(kinesis):
+    """A faults.FaultProxy in front of the session's Kinesis (see tests/faults/__init__.py):
+    point clients at .endpoint, program faults with .add(Fault...), read .injected and .calls.
+    Closed after the test. Needs the local kinesis-mock (its plain http endpoint)."""
+    if not kinesis.endpoint.startswith("http://"):
+        pytest.skip("the fault proxy forwards to a plain http Kinesis (kinesis-mock)")
+    with FaultProxy(upstream=kinesis.endpoint, seed=1) as proxy:
+        yield proxy
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ import pytest
 from pyspark.errors import PySparkException
 from pyspark.sql import functions as F
 
-from fault_proxy import ThrottlingProxy
+from faults import Fault
 from streaming import (kinesis_reader, kinesis_writer, make_records, read_all, run_available_now,
                        sink_metrics)
 
@@ -165,17 +165,17 @@ def _copy_through(spark, kinesis, endpoint, source, target, checkpoint, **option
     return query
 
 
-def test_throttled_puts_are_retried_with_back_off_until_every_record_is_written(spark, kinesis, tmp_path):
+def test_throttled_puts_are_retried_with_back_off_until_every_record_is_written(spark, kinesis, fault_proxy, tmp_path):
     source, target = kinesis.create_stream(shards=1), kinesis.create_stream(shards=1)
     records = make_records(50)
     kinesis.put_records(source, records)
 
     # The first 6 PutRecords calls are refused: more than the AWS SDK retries by itself.
-    with ThrottlingProxy(kinesis.endpoint, throttle=6) as proxy:
-        query = _copy_through(spark, kinesis, proxy.endpoint, source, target, tmp_path / "chk",
-                              putRetryBackoff="50ms", maxPutRetryBackoff="200ms")
+    fault_proxy.add(Fault.error("PutRecords", "ProvisionedThroughputExceededException", first=6))
+    query = _copy_through(spark, kinesis, fault_proxy.endpoint, source, target, tmp_path / "chk",
+                          putRetryBackoff="50ms", maxPutRetryBackoff="200ms")
     assert query.exception() is None, query.exception()
-    assert proxy.throttled_calls == 6
+    assert fault_proxy.injected[("PutRecords", "ProvisionedThroughputExceededException")] == 6
 
     assert sorted((k, d) for _, k, d in read_all(kinesis, target)) == sorted(records), "all, none twice"
     metrics = sink_metrics(query)
@@ -184,13 +184,14 @@ def test_throttled_puts_are_retried_with_back_off_until_every_record_is_written(
     assert metrics["failedRecords"] == 0
 
 
-def test_records_still_throttled_after_max_put_retries_fail_the_query_with_count_and_code(spark, kinesis, tmp_path):
+def test_records_still_throttled_after_max_put_retries_fail_the_query_with_count_and_code(spark, kinesis, fault_proxy,
+                                                                                          tmp_path):
     source, target = kinesis.create_stream(shards=1), kinesis.create_stream(shards=1)
     kinesis.put_records(source, make_records(20))
 
-    with ThrottlingProxy(kinesis.endpoint, throttle=-1) as proxy:
-        query = _copy_through(spark, kinesis, proxy.endpoint, source, target, tmp_path / "chk",
-                              maxPutRetries="1", putRetryBackoff="10ms", maxPutRetryBackoff="10ms")
+    fault_proxy.add(Fault.error("PutRecords", "ProvisionedThroughputExceededException", share=1))
+    query = _copy_through(spark, kinesis, fault_proxy.endpoint, source, target, tmp_path / "chk",
+                          maxPutRetries="1", putRetryBackoff="10ms", maxPutRetryBackoff="10ms")
     error = str(query.exception())
     assert "KINESIS_SINK_PUT_FAILED" in error
     assert "20 records could not be written" in error
