@@ -97,7 +97,7 @@ EFO = [
         lambda p, Fault: p.add(Fault.end_subscription_early(after_events=3, share=0.5)),
         (("SubscribeToShard", "end_early"),)),
     Row("cut mid-event", "efo", "micro-batch", lambda p, Fault: p.add(Fault.cut_mid_event(share=0.2)),
-        (("SubscribeToShard", "cut"),)),
+        (("SubscribeToShard", "cut_mid_event"),)),
     Row("ResourceInUse on subscribe", "efo", "micro-batch",
         errors("SubscribeToShard", "ResourceInUseException", first=2),
         (("SubscribeToShard", "ResourceInUseException"),)),
@@ -180,6 +180,9 @@ def test_reading_under_faults_loses_repeats_and_reorders_nothing(row, spark, kin
     assert result.unexpected == 0, f"records nobody produced: {result.examples['unexpected']}"
     assert result.duplicated == 0, f"{result.duplicated} records read twice"
     assert not result.order_errors, result.order_errors[:5]
+    if proxy:
+        read_call = "SubscribeToShard" if row.mode == "efo" else "GetRecords"
+        assert proxy.calls[read_call] > 0, f"the reads did not go through the proxy: {dict(proxy.calls)}"
     for key in row.proves:
         assert proxy.injected[key] > 0, f"the fault {key} was never injected: {dict(proxy.injected)}"
     if row.reshard:
