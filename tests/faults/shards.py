@@ -25,7 +25,8 @@ def hash_key(partition_key, explicit_hash_key=None):
 
 
 def is_open(shard):
-    return "EndingSequenceNumber" not in shard.get("SequenceNumberRange", {})
+    # kinesis-mock's JSON names EndingSequenceNumber with null on an open shard.
+    return shard.get("SequenceNumberRange", {}).get("EndingSequenceNumber") is None
 
 
 class ShardMap:
