@@ -15,7 +15,7 @@ class Producer:
     partition key carries {"key": key, "n": n}, n counting from 1 per key, so a reader can
     tell lost, repeated and reordered records apart. `produced` lists (key, n) once written."""
 
-    def __init__(self, kinesis, stream, total, rate=300, keys=16, tag=None):
+    def __init__(self, kinesis, stream, total, rate=150, keys=16, tag=None):
         self.kinesis, self.stream, self.total, self.rate, self.keys = kinesis, stream, total, rate, keys
         self.tag = tag or uuid.uuid4().hex[:6]
         self.produced = []
@@ -23,7 +23,8 @@ class Producer:
         self._thread = threading.Thread(target=self._run, name=f"producer-{self.tag}", daemon=True)
 
     def start(self):
-        self._thread.start()
+        if not self._thread.is_alive() and self._thread.ident is None:
+            self._thread.start()
         return self
 
     def done(self):
@@ -171,6 +172,7 @@ def wait_for(condition, timeout, message, query=None):
 def read_while_producing(spark, producer, options, out, checkpoint, trigger, restart_at=None,
                          during=None, timeout=420, settle=4):
     """Runs the query while `producer` writes, until the table holds every produced record.
+    The producer is started once the first query is, so the records arrive while it reads.
 
     micro-batch: one query; with `restart_at` (a share of the records) it is stopped once the
     table holds that share and started again from the same checkpoint, as a restarted driver
@@ -192,6 +194,7 @@ def read_while_producing(spark, producer, options, out, checkpoint, trigger, res
 
     if trigger == "micro-batch":
         query = start_query(spark, options, out, checkpoint, trigger)
+        producer.start()
         try:
             if restart_at:
                 wait_for(lambda: tick(query) >= restart_at * producer.total, timeout, "records before the restart",
@@ -209,6 +212,7 @@ def read_while_producing(spark, producer, options, out, checkpoint, trigger, res
 
     while True:
         query = start_query(spark, options, out, checkpoint, trigger)
+        producer.start()
         try:
             if restart_at and not restarts:
                 wait_for(lambda: tick(query) >= restart_at * producer.total or not query.isActive,

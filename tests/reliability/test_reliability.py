@@ -160,7 +160,7 @@ def test_reading_under_faults_loses_repeats_and_reorders_nothing(row, spark, kin
     out = tmp_path / "table"
     during = resharder(kinesis, stream, row.records) if row.reshard else None
     started = time.monotonic()
-    producer = Producer(kinesis, stream, row.records).start()
+    producer = Producer(kinesis, stream, row.records)
     outcome, result = "error", None
     try:
         read_while_producing(spark, producer, options, out, tmp_path / "checkpoint", row.trigger,
