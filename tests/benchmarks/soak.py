@@ -41,13 +41,22 @@ FAULTS = {
         ("ListShards limit", lambda p: p.add(Fault.error("ListShards", "LimitExceededException", share=0.3))),
     ],
     "efo": [
-        ("subscription ended early", lambda p: p.add(Fault.end_subscription_early(after_events=3, share=0.5))),
-        ("cut mid-event", lambda p: p.add(Fault.cut_mid_event(share=0.2))),
+        ("cut mid-event", lambda p: p.add(Fault.cut_mid_event(share=0.5))),
         ("SubscribeToShard 500", lambda p: p.add(Fault.error("SubscribeToShard", "InternalFailure", share=0.3))),
         ("ResourceInUse", lambda p: p.add(Fault.error("SubscribeToShard", "ResourceInUseException", share=0.3))),
         ("ListShards limit", lambda p: p.add(Fault.error("ListShards", "LimitExceededException", share=0.3))),
     ],
 }
+# Always on in EFO mode, after the fault of the moment: a subscription stays open across batches
+# and a SubscribeToShard fault fires only when the reader subscribes again, so every
+# subscription ends after a few events and the reader keeps subscribing.
+
+
+def churn(proxy, mode):
+    if mode == "efo":
+        proxy.add(Fault.end_subscription_early(after_events=10, share=1.0))
+
+
 SOURCE_METRICS = ["fetchedRecords", "prefetchedRecords", "prefetchedBytes", "throttleEvents", "trackedShards"]
 
 
@@ -135,7 +144,8 @@ def main():
 
         proxy = FaultProxy(upstream=kinesis.endpoint, seed=1)
         builder = (SparkSession.builder.master(args.master).appName("kinesis-soak")
-                   .config("spark.ui.port", "0").config("spark.sql.shuffle.partitions", "2")
+                   .config("spark.ui.port", "0").config("spark.ui.showConsoleProgress", "false")
+                   .config("spark.sql.shuffle.partitions", "2")
                    .config("spark.executor.memory", "1g"))
         spark = pyspark_kinesis.configure(builder).getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
@@ -148,12 +158,15 @@ def main():
         producer = Producer(kinesis, stream, total, rate=args.rate)
         reads = Reads()
         options = reader_options(proxy.endpoint, kinesis.region, stream, args.mode)
+        faults = FAULTS[args.mode]
+        faults[0][1](proxy)  # the first fault is on from the start
+        churn(proxy, args.mode)
+        active, rows = faults[0][0], []
         query = (spark.readStream.format("kinesis").options(**options).load().writeStream
                  .foreachBatch(reads.sink).option("checkpointLocation", f"{tmp}/checkpoint")
                  .trigger(processingTime="1 second").start())
         producer.start()
         started = time.monotonic()
-        faults, active, rows = FAULTS[args.mode], "", []
         columns = ["seconds", "fault", "produced", "read", "lag", "driverHeapUsedMB", "driverRssMB", "driverThreads",
                    "executors", "executorsRssMB", "executorsThreads", "executorsPeakHeapMB", *SOURCE_METRICS,
                    "subscriptions", "injected"]
@@ -173,6 +186,7 @@ def main():
                         proxy.clear()
                         if wanted:
                             program(proxy)
+                        churn(proxy, args.mode)
                         active = wanted
                     rss, threads = proc_status(driver_pid)
                     executors = [proc_status(p) for p in executor_pids(driver_pid)]
@@ -192,9 +206,9 @@ def main():
                     f.flush()
                     rows.append(row)
                     print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
-                proxy.clear()
+                proxy.clear()  # the rest arrives without faults
                 producer.join(timeout=120)
-                deadline = time.monotonic() + 180  # the rest arrives without faults
+                deadline = time.monotonic() + 180
                 while len(set(reads.pairs())) < len(producer.produced) and time.monotonic() < deadline:
                     time.sleep(2)
                 time.sleep(5)

@@ -50,8 +50,8 @@ ROWS = [
             forwarded=(("PutRecords", "reset"),)),
     SinkRow("PutRecords hangs 20 s", "available-now",
             lambda p, Fault: p.add(Fault.hang("PutRecords", seconds=20, first=1)), (("PutRecords", "hang"),)),
-    # The local Kinesis stores well under 1000 records/s or 1 MB/s, so the limits rarely refuse:
-    # the row shows that the write stays correct with them on, not that they were hit.
+    # One batch of 2500 records to one shard goes over its 1000 records/s when the local Kinesis
+    # stores them fast enough; how fast depends on the machine, so refusals are reported, not required.
     SinkRow("real per-shard limits (1 shard)", "available-now", lambda p, Fault: p.limits(True), (), shards=1,
             files_per_batch=10),
 ]
