@@ -45,6 +45,7 @@ class Fault:
         self.kind, self.operation, self.code = kind, operation, code
         self.share, self.first, self.every, self.until = share, first, every, until
         self.seconds, self.after_events = seconds, after_events
+        self.counted_as = {"cut": "cut_mid_event"}.get(kind, code if kind == "error" else kind)  # key in injected
         self.seen = 0       # candidates that reached this fault
         self.injected = 0   # times it fired
         self._lock = threading.Lock()
@@ -62,7 +63,8 @@ class Fault:
     @classmethod
     def partial_put(cls, **selector):
         """PutRecords entries fail with ProvisionedThroughputExceededException inside a 200; the
-        selector picks entries (not calls), only the other entries are forwarded."""
+        selector picks entries (not calls), only the other entries are forwarded. Entries of a
+        stream the proxy cannot list (no such stream) are left to Kinesis."""
         return cls("partial", "PutRecords", code="ProvisionedThroughputExceededException", **selector)
 
     @classmethod

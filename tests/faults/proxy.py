@@ -37,8 +37,8 @@ class FaultProxy:
         self._emulate_shard_end = True
         self._shards = ShardMap(self._upstream)
         self._iterators = OrderedDict()  # shard iterator -> (stream, shard), for per-shard limits
-        self.injected = collections.Counter()
-        self.calls = collections.Counter()
+        self._injected, self._calls = collections.Counter(), collections.Counter()
+        self._counts_lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="fault-proxy", daemon=True)
         self._thread.start()
@@ -47,6 +47,18 @@ class FaultProxy:
         self.endpoint = f"http://127.0.0.1:{port}"
 
     # -- the test's side -------------------------------------------------------------------------
+
+    @property
+    def injected(self):
+        """Counter (operation, kind) -> times injected; a snapshot, safe to read while requests run."""
+        with self._counts_lock:
+            return collections.Counter(self._injected)
+
+    @property
+    def calls(self):
+        """Counter operation -> requests seen (a snapshot)."""
+        with self._counts_lock:
+            return collections.Counter(self._calls)
 
     def add(self, fault):
         if not isinstance(fault, Fault):
@@ -88,7 +100,8 @@ class FaultProxy:
         return next((f for f in faults if f.fires(self._rng)), None)
 
     def _count(self, operation, kind, n=1):
-        self.injected[(operation, kind)] += n
+        with self._counts_lock:
+            self._injected[(operation, kind)] += n
 
     def _error(self, request, operation, code, message, kind=None):
         self._count(operation, kind or code)
@@ -97,22 +110,24 @@ class FaultProxy:
 
     async def _handle(self, request):
         operation = request.operation
-        self.calls[operation] += 1
+        with self._counts_lock:
+            self._calls[operation] += 1
         fault = self._pick(operation, ("error", "delay", "reset", "hang") + STREAM_FAULTS)
         if fault is not None and fault.kind not in STREAM_FAULTS:
-            kind = fault.code if fault.kind == "error" else fault.kind
             if fault.kind == "error":
                 return self._error(request, operation, fault.code, f"{fault.code} injected by the fault proxy")
-            self._count(operation, kind)
+            if not (fault.kind == "reset" and operation == "SubscribeToShard"):  # counted when the cut happens
+                self._count(operation, fault.counted_as)
             if fault.kind == "hang":
                 return Reply(hang=fault.seconds)
             if fault.kind == "delay":
                 await asyncio.sleep(fault.seconds)
         document = awsbody.decode(request.body, request.header("content-type"))
         if operation == "SubscribeToShard":
-            reset = fault is not None and fault.kind == "reset"
-            stream_fault = Fault.cut_mid_event(after_events=0, first=1) if reset else (
-                fault if fault is not None and fault.kind in STREAM_FAULTS else None)
+            stream_fault = fault if fault is not None and fault.kind in STREAM_FAULTS else None
+            if fault is not None and fault.kind == "reset":  # a reset of an event stream: cut in the first event
+                stream_fault = Fault.cut_mid_event(after_events=0, first=1)
+                stream_fault.counted_as = "reset"
             return await self._subscribe(request, document, stream_fault)
         if operation == "PutRecords":
             reply = await self._put_records(request, document)
@@ -160,9 +175,19 @@ class FaultProxy:
 
     # -- writes: partial failures and write limits -----------------------------------------------
 
+    async def _shards_of(self, stream, auth, entries):
+        """The shard each PutRecord(s) entry goes to; None where unknown (e.g. no such stream:
+        the request is then forwarded as is and Kinesis answers it)."""
+        try:
+            return [await self._shards.shard_of(stream, auth, e.get("PartitionKey", ""), e.get("ExplicitHashKey"))
+                    for e in entries]
+        except Exception as e:
+            log.debug("fault proxy: no shards for the records of %s: %s", stream, e)
+            return [None] * len(entries)
+
     async def _put_record_refused(self, request, document):
         stream, auth = awsbody.stream_name(document), auth_of(request.headers)
-        shard = await self._shards.shard_of(stream, auth, document.get("PartitionKey", ""), document.get("ExplicitHashKey"))
+        shard = (await self._shards_of(stream, auth, [document]))[0]
         size = awsbody.data_size(document.get("Data")) + len(document.get("PartitionKey", "").encode())
         if shard is None or self._limits.admit_put((stream, shard), size):
             return None
@@ -174,12 +199,10 @@ class FaultProxy:
         with self._lock:
             partial = [f for f in self._faults if f.kind == "partial"]
         stream, auth = awsbody.stream_name(document), auth_of(request.headers)
-        failed = {}  # entry index -> shard id (None if unknown)
-        for i, entry in enumerate(entries):
-            shard = None
-            if partial or self._limits_on:
-                shard = await self._shards.shard_of(stream, auth, entry.get("PartitionKey", ""), entry.get("ExplicitHashKey"))
-            if any(f.fires(self._rng) for f in partial):
+        failed = {}  # entry index -> shard id; entries of no known shard (no such stream) are left to Kinesis
+        shards = await self._shards_of(stream, auth, entries) if partial or self._limits_on else [None] * len(entries)
+        for i, (entry, shard) in enumerate(zip(entries, shards)):
+            if shard is not None and any(f.fires(self._rng) for f in partial):
                 self._count("PutRecords", "partial")
                 failed[i] = shard
             elif self._limits_on and shard is not None:
@@ -244,7 +267,7 @@ class FaultProxy:
                         yield message.raw
                         continue
                     if fault is not None and fault.kind == "cut" and sent == fault.after_events:
-                        self._count("SubscribeToShard", "cut_mid_event")
+                        self._count("SubscribeToShard", fault.counted_as)
                         yield message.raw[:len(message.raw) // 2]
                         raise Cut()
                     payload = _event_payload(message)

@@ -183,9 +183,12 @@ class Http2:
             if isinstance(event, h2.events.RequestReceived):
                 self._requests[event.stream_id] = (event.headers, bytearray())
             elif isinstance(event, h2.events.DataReceived):
-                self._requests[event.stream_id][1].extend(event.data)
+                if event.stream_id in self._requests:
+                    self._requests[event.stream_id][1].extend(event.data)
                 self._conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
             elif isinstance(event, h2.events.StreamEnded):
+                if event.stream_id not in self._requests:
+                    continue
                 headers, body = self._requests.pop(event.stream_id)
                 task = asyncio.create_task(self._answer(event.stream_id, headers, bytes(body)))
                 self._tasks[event.stream_id] = task

@@ -25,8 +25,8 @@ def hash_key(partition_key, explicit_hash_key=None):
 
 
 def is_open(shard):
-    # kinesis-mock's JSON names EndingSequenceNumber with null on an open shard.
-    return shard.get("SequenceNumberRange", {}).get("EndingSequenceNumber") is None
+    # kinesis-mock writes absent fields as null
+    return (shard.get("SequenceNumberRange") or {}).get("EndingSequenceNumber") is None
 
 
 class ShardMap:
