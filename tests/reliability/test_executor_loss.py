@@ -82,7 +82,7 @@ def test_an_executor_killed_under_faults_loses_repeats_and_reorders_nothing(mode
         fault_proxy.add(Fault.error("GetRecords", "ProvisionedThroughputExceededException", share=0.2))
         proof = ("GetRecords", "ProvisionedThroughputExceededException")
     else:
-        fault_proxy.add(Fault.end_subscription_early(after_events=3, share=0.3))
+        fault_proxy.add(Fault.end_subscription_early(after_events=3, first=2))
         proof = ("SubscribeToShard", "end_early")
     stream = kinesis.create_stream(shards=4)
     out = tmp_path / "run" / "table"
