@@ -13,12 +13,14 @@ VERSION := $(shell sed -n 's/.*val project = "\(.*\)"/\1/p' project/Versions.sca
 JAR := connector/target/scala-2.13/spark-sql-kinesis-assembly_2.13-$(VERSION).jar
 JARS_DIR := python/pyspark_kinesis/jars
 
-.PHONY: help demo test bench test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean
+.PHONY: help demo test test-reliability soak bench test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
 	@echo "make test   - build everything and run every test (Scala, Python, end to end)"
+	@echo "make test-reliability - every row of the reliability suite: faults x mode x trigger (< 30 min)"
 	@echo "make bench  - benchmark: records/s and latency against the local Kinesis (on demand)"
+	@echo "make soak   - soak run under periodic faults, memory and threads over time (SOAK_ARGS, on demand)"
 	@echo "make jar | wheel | publish-local | kinesis-up | kinesis-down | clean"
 
 $(VENV)/.installed: requirements-dev.txt
@@ -58,8 +60,15 @@ test-python: wheel
 	$(PY) -m mypy --strict python/pyspark_kinesis
 	$(PY) -m pytest python/tests -q
 
+# The reliability suite's rows marked reliability_full run only in test-reliability.
 test-e2e: wheel
-	$(PY) -m pytest tests -v -rs --durations=10
+	$(PY) -m pytest tests -m "not reliability_full" -v -rs --durations=10
+
+# All of the reliability suite (tests/reliability/): each row adds a line to
+# tests/reliability/results/latest.md. pytest fails when nothing is selected (exit code 5).
+test-reliability: wheel
+	$(PY) -m pytest tests/reliability -m reliability -v -rs --durations=10
+	@cat tests/reliability/results/latest.md
 
 # One sbt start builds, tests and publishes; then the Python and end-to-end suites.
 test: venv
@@ -74,6 +83,11 @@ demo: wheel
 # tests/benchmarks/results/).
 bench: wheel
 	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_ARGS)
+
+# On demand, never in CI: a long query under periodic faults (default 30 minutes; e.g.
+# SOAK_ARGS="--minutes 3 --mode polling"); results in tests/benchmarks/results/.
+soak: wheel
+	$(PY) tests/benchmarks/soak.py $(SOAK_ARGS)
 
 kinesis-up:
 	localstack/start-kinesis.sh

@@ -44,6 +44,7 @@ final class FakeKinesisApi extends KinesisApi {
   private val streams = mutable.Map.empty[String, Stream]
   private val calls = new ConcurrentHashMap[String, AtomicInteger]()
   private var throttledCalls = 0
+  private var throttledListings = 0
   private var expireOnce = false
   private var expireAlways = false
   private var emptyPagesBehind = 0
@@ -120,6 +121,9 @@ final class FakeKinesisApi extends KinesisApi {
   /** The next `n` GetRecords calls fail with [[ThrottledException]]. */
   def throttleNextGetRecords(n: Int): Unit = synchronized { throttledCalls = n }
 
+  /** The next `n` ListShards calls fail with [[ThrottledException]]. */
+  def throttleNextListShards(n: Int): Unit = synchronized { throttledListings = n }
+
   /** The next GetRecords call fails with [[IteratorExpiredException]]. */
   def expireNextIterator(): Unit = synchronized { expireOnce = true }
 
@@ -151,6 +155,10 @@ final class FakeKinesisApi extends KinesisApi {
 
   override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = synchronized {
     count("ListShards")
+    if (throttledListings > 0) {
+      throttledListings -= 1
+      throw new ThrottledException("Rate exceeded for stream (fake)", null)
+    }
     val s = streams.getOrElse(stream, throw new IllegalArgumentException(s"no stream $stream"))
     s.shards.values.map(sh => ShardDescription(sh.id, sh.parent, sh.adjacentParent, sh.closed)).toSeq
   }

@@ -10,7 +10,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
 
-import io.github.sparkkinesis.client.{KinesisApi, KinesisClients, ShardDescription}
+import io.github.sparkkinesis.client.{KinesisApi, KinesisClients, ShardDescription, ThrottleRetry}
 import io.github.sparkkinesis.efo.EfoClients
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
 import io.github.sparkkinesis.options.{EfoSettings, KinesisSourceOptions}
@@ -218,7 +218,9 @@ final class KinesisMicroBatchStream(
 
   private def listShards(): Map[ShardKey, ShardDescription] = {
     val listed = options.streamNames.flatMap { stream =>
-      kinesis.listShards(stream, options.maxShardsPerDescribe).map(d => ShardKey(stream, d.shardId) -> d)
+      ThrottleRetry(s"ListShards of stream '$stream'") {
+        kinesis.listShards(stream, options.maxShardsPerDescribe)
+      }.map(d => ShardKey(stream, d.shardId) -> d)
     }.toMap
     shardDescriptions = listed
     lastListingNanos = System.nanoTime()

@@ -140,6 +140,15 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     }
   }
 
+  test("a throttled ListShards is tried again instead of failing the query") {
+    val api = new FakeKinesisApi().createStream("clicks", 2)
+    api.throttleNextListShards(3)
+    withQuery(api) { q =>
+      q.committed.shards.keySet shouldBe Set(ShardKey("clicks", shardId(0)), ShardKey("clicks", shardId(1)))
+      api.callCount("ListShards") should be >= 4
+    }
+  }
+
   test("initialOffset with latest is the time the query first started, kept across restarts") {
     val api = new FakeKinesisApi().createStream("clicks", 2)
     val metadataPath = newMetadataPath()

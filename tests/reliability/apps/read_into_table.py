@@ -1,0 +1,33 @@
+"""The reliability harness's read in a JVM of its own (spark-submit, for local-cluster masters):
+starts the query of harness.start_query and prints "ROWS <n>" (rows in the table) every second
+until the file STOP appears next to the table, then stops the query and exits.
+
+    read_into_table.py CONFIG_JSON   (options, out, checkpoint, trigger)
+"""
+
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from harness import fail_if_failed, start_query, table_count  # noqa: E402
+
+from pyspark.sql import SparkSession  # noqa: E402
+
+config = json.loads(sys.argv[1])
+spark = SparkSession.builder.getOrCreate()
+spark.sparkContext.setLogLevel("ERROR")
+query = start_query(spark, config["options"], config["out"], config["checkpoint"], config["trigger"])
+stop = Path(config["out"]).parent / "STOP"
+deadline = time.monotonic() + 600
+try:
+    while not stop.exists() and time.monotonic() < deadline:
+        fail_if_failed(query)
+        print(f"ROWS {table_count(spark, config['out'])}", flush=True)
+        time.sleep(1)
+    fail_if_failed(query)
+finally:
+    query.stop()
+print("DONE", flush=True)
+spark.stop()

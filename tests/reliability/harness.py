@@ -1,0 +1,236 @@
+"""One reliability run: keyed records produced at a steady rate while a streaming query reads
+them (through the fault proxy) into a Parquet table, then the table compared with what was
+produced. Used by test_reliability.py and, in its own JVM, by apps/read_into_table.py."""
+
+import json
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class Producer:
+    """Puts `total` records at about `rate` records/s from a background thread. Record n of a
+    partition key carries {"key": key, "n": n}, n counting from 1 per key, so a reader can
+    tell lost, repeated and reordered records apart. `produced` lists (key, n) once written."""
+
+    def __init__(self, kinesis, stream, total, rate=150, keys=16, tag=None):
+        self.kinesis, self.stream, self.total, self.rate, self.keys = kinesis, stream, total, rate, keys
+        self.tag = tag or uuid.uuid4().hex[:6]
+        self.produced = []
+        self.error = None
+        self._thread = threading.Thread(target=self._run, name=f"producer-{self.tag}", daemon=True)
+
+    def start(self):
+        if not self._thread.is_alive() and self._thread.ident is None:
+            self._thread.start()
+        return self
+
+    def done(self):
+        return not self._thread.is_alive()
+
+    def join(self, timeout=300):
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise TimeoutError(f"producer did not finish {self.total} records within {timeout}s")
+        if self.error:
+            raise self.error
+
+    def _run(self):
+        counters = {}
+        chunk = max(1, self.rate // 4)  # four puts a second keep the rate steady
+        started = time.monotonic()
+        try:
+            while len(self.produced) < self.total:
+                batch = []
+                for _ in range(min(chunk, self.total - len(self.produced) - len(batch))):
+                    key = f"{self.tag}-k{(len(self.produced) + len(batch)) % self.keys}"
+                    counters[key] = counters.get(key, 0) + 1
+                    batch.append((key, json.dumps({"key": key, "n": counters[key]}).encode()))
+                self.kinesis.put_records(self.stream, batch)
+                self.produced.extend((k, json.loads(d)["n"]) for k, d in batch)
+                ahead = len(self.produced) / self.rate - (time.monotonic() - started)
+                if ahead > 0:
+                    time.sleep(ahead)
+        except Exception as e:  # reported by join()
+            self.error = e
+
+
+def reader_options(endpoint, region, stream, mode, consumer=None, **extra):
+    """The source options of a run: polling, or EFO with a consumer of its own."""
+    options = {"streamName": stream, "endpoint": endpoint, "region": region,
+               "initialPosition": "trim_horizon", "maxFetchDuration": "1s", "minFetchPeriod": "200ms",
+               "shardFetchInterval": "500ms"}
+    if mode == "efo":
+        options.update(consumerMode="efo", consumerName=consumer or f"rel-{uuid.uuid4().hex[:8]}",
+                       requireConsumerDeregistration="true")
+    options.update(extra)
+    return options
+
+
+def write_batch(out):
+    """A foreachBatch function: batch N replaces out/batch=N, so a batch re-run after a failure
+    or restart (which reads exactly the same records) leaves the table as one run would, and
+    the batch column shows the order in which records were delivered."""
+    def sink(batch, batch_id):
+        (batch.selectExpr("CAST(data AS STRING) AS data", "partitionKey", "shardId", "sequenceNumber")
+         .write.mode("overwrite").parquet(f"{out}/batch={batch_id}"))
+    return sink
+
+
+def start_query(spark, options, out, checkpoint, trigger):
+    """Starts the read: trigger "micro-batch" (every second) or "available-now"."""
+    writer = (spark.readStream.format("kinesis").options(**options).load()
+              .writeStream.foreachBatch(write_batch(out)).option("checkpointLocation", str(checkpoint)))
+    if trigger == "available-now":
+        writer = writer.trigger(availableNow=True)
+    elif trigger == "micro-batch":
+        writer = writer.trigger(processingTime="1 second")
+    else:
+        raise ValueError(f"trigger must be micro-batch or available-now, not {trigger!r}")
+    return writer.start()
+
+
+# Given, because a table of empty batches only has no file to infer it from.
+TABLE_SCHEMA = "data string, partitionKey string, shardId string, sequenceNumber string, batch long"
+
+
+def table(spark, out):
+    if not Path(out).exists() or not any(Path(out).glob("batch=*")):
+        return None
+    return spark.read.schema(TABLE_SCHEMA).parquet(str(out))
+
+
+def table_rows(spark, out):
+    df = table(spark, out)
+    return df.collect() if df is not None else []
+
+
+def table_count(spark, out):
+    df = table(spark, out)
+    return df.count() if df is not None else 0
+
+
+def fail_if_failed(query):
+    if query.exception():
+        raise query.exception()
+
+
+@dataclass
+class Comparison:
+    produced: int
+    read: int
+    lost: int
+    duplicated: int
+    unexpected: int
+    order_errors: list = field(default_factory=list)
+    examples: dict = field(default_factory=dict)
+
+
+def compare(produced, rows):
+    """The table against what was produced: lost and duplicated (key, n) pairs, pairs nobody
+    produced, and order breaks within a partition key: record n must not be delivered in an
+    earlier batch than record n-1, and within one batch a key's records come from one shard in
+    sequence-number order."""
+    wanted = set(produced)
+    read, by_key = [], {}
+    for r in rows:
+        body = json.loads(r.data)
+        pair = (body["key"], body["n"])
+        read.append(pair)
+        by_key.setdefault(body["key"], []).append((body["n"], r.batch, r.shardId, int(r.sequenceNumber)))
+    got = set(read)
+    lost, unexpected = wanted - got, got - wanted
+    duplicated = len(read) - len(got)
+    order_errors = []
+    for key, items in by_key.items():
+        items = sorted(set(items))
+        batches = [b for _, b, _, _ in items]
+        if batches != sorted(batches):
+            order_errors.append(f"{key}: delivered out of order across batches")
+        for batch in set(batches):
+            same = [(s, q) for _, b, s, q in items if b == batch]
+            if len({s for s, _ in same}) > 1:
+                order_errors.append(f"{key}: parent and child shard in batch {batch}")
+            elif [q for _, q in same] != sorted(q for _, q in same):
+                order_errors.append(f"{key}: out of sequence order in batch {batch}")
+    examples = {"lost": sorted(lost)[:5], "unexpected": sorted(unexpected)[:5]}
+    return Comparison(len(produced), len(read), len(lost), duplicated, len(unexpected), order_errors, examples)
+
+
+def wait_for(condition, timeout, message, query=None):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if query is not None:
+            fail_if_failed(query)
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout}s waiting for {message}")
+        time.sleep(1)
+
+
+def read_while_producing(spark, producer, options, out, checkpoint, trigger, restart_at=None,
+                         during=None, timeout=420, settle=4):
+    """Runs the query while `producer` writes, until the table holds every produced record.
+    The producer is started once the first query is, so the records arrive while it reads.
+
+    micro-batch: one query; with `restart_at` (a share of the records) it is stopped once the
+    table holds that share and started again from the same checkpoint, as a restarted driver
+    would. available-now: runs follow each other on one checkpoint until nothing is left; with
+    `restart_at`, the run under way at that point is stopped in the middle.
+    `during(count)` is called about every second (a reshard, for instance). `settle` seconds
+    after the last record, anything read twice would have arrived."""
+    deadline = time.monotonic() + timeout
+    restarts = 0
+
+    def tick(query=None):
+        count = table_count(spark, out)
+        if during:
+            during(count)
+        return count
+
+    def all_in():
+        return producer.done() and tick() >= len(producer.produced)
+
+    if trigger == "micro-batch":
+        query = start_query(spark, options, out, checkpoint, trigger)
+        producer.start()
+        try:
+            if restart_at:
+                wait_for(lambda: tick(query) >= restart_at * producer.total, timeout, "records before the restart",
+                         query)
+                query.stop()
+                restarts += 1
+                query = start_query(spark, options, out, checkpoint, trigger)
+            wait_for(all_in, deadline - time.monotonic(),
+                     "every produced record in the table", query)
+            time.sleep(settle)
+            fail_if_failed(query)
+        finally:
+            query.stop()
+        return restarts
+
+    while True:
+        query = start_query(spark, options, out, checkpoint, trigger)
+        producer.start()
+        try:
+            if restart_at and not restarts:
+                wait_for(lambda: tick(query) >= restart_at * producer.total or not query.isActive,
+                         deadline - time.monotonic(), "records before the restart", query)
+                if query.isActive:
+                    query.stop()
+                    restarts += 1
+                    continue
+            while query.isActive:
+                query.awaitTermination(1)
+                tick(query)
+                if time.monotonic() > deadline:
+                    raise TimeoutError("an available-now run did not finish")
+            fail_if_failed(query)
+        finally:
+            query.stop()
+        if all_in():
+            return restarts
+        if time.monotonic() > deadline:
+            raise TimeoutError("available-now runs did not read every produced record")
+        time.sleep(1)
