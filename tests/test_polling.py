@@ -195,6 +195,23 @@ def test_progress_reports_lag_and_prefetch_metrics(spark, kinesis, tmp_path):
     assert int(metrics["throttleEvents"]) == 0
 
 
+def test_throttled_reads_reach_the_reader_which_backs_off_and_counts_them(spark, kinesis, fault_proxy, tmp_path):
+    """Kinesis refusing GetRecords is seen by the shard's reader (not retried away inside the
+    SDK): it halves its reads, backs off, and each refusal shows in throttleEvents."""
+    from faults import Fault
+    stream = kinesis.create_stream(shards=1)
+    records = make_records(40)
+    kinesis.put_records(stream, records)
+    fault_proxy.add(Fault.error("GetRecords", "ProvisionedThroughputExceededException", first=3))
+    query = run_available_now(kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint),
+                              tmp_path / "sink", tmp_path / "checkpoint")
+    read = spark.read.parquet(str(tmp_path / "sink")).collect()
+    assert sorted(r.partitionKey for r in read) == sorted(k for k, _ in records)
+    assert fault_proxy.injected[("GetRecords", "ProvisionedThroughputExceededException")] == 3
+    throttled = max(int(p["sources"][0]["metrics"]["throttleEvents"]) for p in query.recentProgress)
+    assert throttled == 3
+
+
 def test_at_timestamp_reads_records_at_or_after_it(spark, kinesis, tmp_path):
     stream = kinesis.create_stream(shards=2)
     kinesis.put_records(stream, make_records(20, "old"))

@@ -5,6 +5,7 @@ import java.time.Instant
 import scala.annotation.tailrec
 import scala.jdk.CollectionConverters._
 
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration
 import software.amazon.awssdk.awscore.exception.AwsServiceException
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.core.exception.SdkException
@@ -71,7 +72,9 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
   }
 
   override def getRecords(iterator: String, limit: Int): RecordBatch = {
-    val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit).build()
+    val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
+      .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.addPlugin(ThrottlingSurfaces.plugin))
+      .build()
     val response = call("GetRecords", "a shard iterator", None)(client.getRecords(request))
     RecordBatch(
       records = response.records().asScala.map { r =>
