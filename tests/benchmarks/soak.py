@@ -57,7 +57,8 @@ def churn(proxy, mode):
         proxy.add(Fault.end_subscription_early(after_events=10, share=1.0))
 
 
-SOURCE_METRICS = ["fetchedRecords", "prefetchedRecords", "prefetchedBytes", "throttleEvents", "trackedShards"]
+SOURCE_METRICS = ["fetchedRecords", "prefetchedRecords", "prefetchedBytes", "throttleEvents", "trackedShards",
+                  "liveSubscriptions", "resubscriptions"]
 
 
 def proc_status(pid):
@@ -169,7 +170,7 @@ def main():
         started = time.monotonic()
         columns = ["seconds", "fault", "produced", "read", "lag", "driverHeapUsedMB", "driverRssMB", "driverThreads",
                    "executors", "executorsRssMB", "executorsThreads", "executorsPeakHeapMB", *SOURCE_METRICS,
-                   "subscriptions", "injected"]
+                   "injected"]
         with open(csv_path, "w", newline="") as f:
             writer = csv.DictWriter(f, columns)
             writer.writeheader()
@@ -191,7 +192,6 @@ def main():
                     rss, threads = proc_status(driver_pid)
                     executors = [proc_status(p) for p in executor_pids(driver_pid)]
                     metrics = ((query.lastProgress or {}).get("sources") or [{}])[0].get("metrics") or {}
-                    subscriptions = next((v for k, v in metrics.items() if "ubscription" in k), "")
                     read = len(reads.pairs())
                     row = {"seconds": round(elapsed), "fault": active or "-", "produced": len(producer.produced),
                            "read": read, "lag": len(producer.produced) - read,
@@ -200,7 +200,7 @@ def main():
                            "executorsRssMB": round(sum(r for r, _ in executors)),
                            "executorsThreads": sum(t for _, t in executors),
                            "executorsPeakHeapMB": executors_peak_heap_mb(spark),
-                           **{m: metrics.get(m, "") for m in SOURCE_METRICS}, "subscriptions": subscriptions,
+                           **{m: metrics.get(m, "") for m in SOURCE_METRICS},
                            "injected": sum(proxy.injected.values())}
                     writer.writerow(row)
                     f.flush()
