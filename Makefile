@@ -67,8 +67,8 @@ test-e2e: wheel
 # All of the reliability suite (tests/reliability/): each row adds a line to
 # tests/reliability/results/latest.md. pytest fails when nothing is selected (exit code 5).
 test-reliability: wheel
-	$(PY) -m pytest tests/reliability -m reliability -v -rs --durations=10
-	@cat tests/reliability/results/latest.md
+	status=0; $(PY) -m pytest tests/reliability -m reliability -v -rs --durations=10 || status=$$?; \
+	cat tests/reliability/results/latest.md; exit $$status
 
 # One sbt start builds, tests and publishes; then the Python and end-to-end suites.
 test: venv
