@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from processes import executor_pids
 from streaming import READ_MODES, make_records, mode_options
 
 APPS = Path(__file__).parent / "apps"
@@ -68,22 +69,6 @@ def test_executors_in_separate_jvms_read_every_record_once(kinesis, tmp_path):
     rows = read_json_rows(output)
     assert len(rows) == len(records)
     assert {(r["shardId"], r["sequenceNumber"]) for r in rows} == set(placed)
-
-
-def executor_pids(driver_pid):
-    """The executor JVMs a local-cluster driver started: its children running the executor backend."""
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            cmd = (proc / "cmdline").read_bytes().decode(errors="replace")
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == driver_pid and "CoarseGrainedExecutorBackend" in cmd:
-            pids.append(int(proc.name))
-    return pids
 
 
 @pytest.mark.parametrize("mode", READ_MODES)

@@ -28,6 +28,7 @@ sys.path.insert(0, str(HERE.parent / "reliability"))
 from faults import Fault, FaultProxy  # noqa: E402
 from harness import Producer, reader_options  # noqa: E402
 from kinesis_local import kinesis_for_tests  # noqa: E402
+from processes import executor_pids, proc_status  # noqa: E402
 
 THROTTLED = "ProvisionedThroughputExceededException"
 # One fault at a time, in turn: (name, program(proxy)).
@@ -59,31 +60,6 @@ def churn(proxy, mode):
 
 SOURCE_METRICS = ["fetchedRecords", "prefetchedRecords", "prefetchedBytes", "throttleEvents", "trackedShards",
                   "liveSubscriptions", "resubscriptions"]
-
-
-def proc_status(pid):
-    """Resident memory (MB) and thread count of a process, from /proc."""
-    fields = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        fields[key] = value.strip()
-    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["Threads"])
-
-
-def executor_pids(driver_pid):
-    """Executor JVMs a local-cluster driver started (none with local[n]: they run in the driver)."""
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            cmd = (proc / "cmdline").read_bytes().decode(errors="replace")
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == driver_pid and "CoarseGrainedExecutorBackend" in cmd:
-            pids.append(int(proc.name))
-    return pids
 
 
 def executors_peak_heap_mb(spark):

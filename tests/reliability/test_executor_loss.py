@@ -15,26 +15,11 @@ from pathlib import Path
 import pytest
 
 from harness import Producer, compare, reader_options, table_rows, wait_for
+from processes import executor_pids
 from results import record
 
 APP = Path(__file__).parent / "apps" / "read_into_table.py"
 RECORDS = 2000
-
-
-def executor_pids(driver_pid):
-    """The executor JVMs a local-cluster driver started: its children running the executor backend."""
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            cmd = (proc / "cmdline").read_bytes().decode(errors="replace")
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == driver_pid and "CoarseGrainedExecutorBackend" in cmd:
-            pids.append(int(proc.name))
-    return pids
 
 
 class App:
