@@ -1,10 +1,12 @@
 package io.github.sparkkinesis.client
 
+import java.io.InterruptedIOException
+import java.net.SocketTimeoutException
 import java.security.cert.CertificateException
 import javax.net.ssl.{SSLHandshakeException, SSLPeerUnverifiedException}
 
 import software.amazon.awssdk.awscore.exception.AwsServiceException
-import software.amazon.awssdk.core.exception.SdkClientException
+import software.amazon.awssdk.core.exception.{AbortedException, SdkClientException}
 import software.amazon.awssdk.services.sts.model.StsException
 
 import io.github.sparkkinesis.errors.{KinesisConnectorException, KinesisErrors}
@@ -41,6 +43,13 @@ object AwsFailures {
 
   /** The IAM action of a Kinesis API call: the call's own name, as Kinesis defines its actions. */
   def kinesisAction(operation: String): String = s"kinesis:$operation"
+
+  /** Whether a failed call failed only because its thread was interrupted (a query stopping, a task killed). */
+  def interrupted(e: Throwable): Boolean = causes(e).exists {
+    case _: SocketTimeoutException => false // an InterruptedIOException, but a silent endpoint
+    case _: AbortedException | _: InterruptedException | _: InterruptedIOException => true
+    case _ => false
+  }
 
   /**
    * The connector error for any failed Kinesis call: [[translate]]'s, else KINESIS_API_FAILED.

@@ -122,6 +122,10 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
         throw new ThrottledException(s"$operation on $target was throttled: ${e.getMessage}", e)
       case e: ExpiredIteratorException =>
         throw new IteratorExpiredException(s"$operation: ${e.getMessage}", e)
+      case e: SdkException if AwsFailures.interrupted(e) =>
+        // The query is stopping (Spark interrupts its thread): not a Kinesis failure, and Spark
+        // ends the query cleanly only when it sees an interruption.
+        throw new InterruptedException(s"$operation on $target was interrupted")
       case e: ResourceNotFoundException if stream.isDefined =>
         throw KinesisErrors.streamNotFound(stream.get, connection.where, e)
       case e @ (_: KinesisException | _: SdkException) =>

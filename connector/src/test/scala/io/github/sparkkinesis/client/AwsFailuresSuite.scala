@@ -6,7 +6,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails
 import software.amazon.awssdk.core.SdkBytes
-import software.amazon.awssdk.core.exception.SdkClientException
+import software.amazon.awssdk.core.exception.{AbortedException, SdkClientException}
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 import software.amazon.awssdk.services.sts.model.StsException
@@ -224,5 +224,12 @@ class AwsFailuresSuite extends AnyFunSuite with Matchers {
     e.getMessage should include("PKIX path building failed")
     e.getMessage should include("javax.net.ssl.trustStore")
     e.getMessage should include("always verified")
+  }
+
+  test("a call cut short by its thread's interruption is told apart from a failure") {
+    assert(AwsFailures.interrupted(AbortedException.create("Thread was interrupted")))
+    assert(AwsFailures.interrupted(SdkClientException.create("read", new java.io.InterruptedIOException("interrupted"))))
+    assert(!AwsFailures.interrupted(SdkClientException.create("reset", new java.net.SocketException("Connection reset"))))
+    assert(!AwsFailures.interrupted(SdkClientException.create("slow", new java.net.SocketTimeoutException("Read timed out"))))
   }
 }
