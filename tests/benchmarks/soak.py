@@ -183,6 +183,7 @@ def main():
                     rows.append(row)
                     print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
                 proxy.clear()  # the rest arrives without faults
+                producer.stop()  # the time is up, even where the local Kinesis fell behind the rate
                 producer.join(timeout=120)
                 deadline = time.monotonic() + 180
                 while len(set(reads.pairs())) < len(producer.produced) and time.monotonic() < deadline:

@@ -20,6 +20,7 @@ class Producer:
         self.tag = tag or uuid.uuid4().hex[:6]
         self.produced = []
         self.error = None
+        self._stopping = False
         self._thread = threading.Thread(target=self._run, name=f"producer-{self.tag}", daemon=True)
 
     def start(self):
@@ -29,6 +30,11 @@ class Producer:
 
     def done(self):
         return not self._thread.is_alive()
+
+    def stop(self):
+        """Ends production after the put under way (a timed run that the slow local Kinesis left
+        short of `total`); `produced` then holds exactly what was written."""
+        self._stopping = True
 
     def join(self, timeout=300):
         self._thread.join(timeout)
@@ -42,7 +48,7 @@ class Producer:
         chunk = max(1, self.rate // 4)  # four puts a second keep the rate steady
         started = time.monotonic()
         try:
-            while len(self.produced) < self.total:
+            while len(self.produced) < self.total and not self._stopping:
                 batch = []
                 for _ in range(min(chunk, self.total - len(self.produced) - len(batch))):
                     key = f"{self.tag}-k{(len(self.produced) + len(batch)) % self.keys}"
