@@ -10,10 +10,26 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SBT := build/sbt
 VERSION := $(shell sed -n 's/.*val project = "\(.*\)"/\1/p' project/Versions.scala)
-JAR := connector/target/scala-2.13/spark-sql-kinesis-assembly_2.13-$(VERSION).jar
+# One assembly jar per Spark line (project/SparkLines.scala); the default line's comes first.
+# SPARK_LINES=default builds only that one, for a quicker edit-test loop on Spark 4.2.
+line_jar = $(1)/target/scala-$(2)/spark-sql-kinesis-$(3)_$(2)-assembly-$(VERSION).jar
+JAR := $(call line_jar,connector,2.13,4.2)
+ALL_JARS := $(JAR) \
+	$(call line_jar,connector/lines/spark-4.1,2.13,4.1) \
+	$(call line_jar,connector/lines/spark-4.0,2.13,4.0) \
+	$(call line_jar,connector/lines/spark-3.5_2.13,2.13,3.5) \
+	$(call line_jar,connector/lines/spark-3.5_2.12,2.12,3.5)
+SPARK_LINES ?= all
+ifeq ($(SPARK_LINES),default)
+SBT_PROJECT := connector
+JARS := $(JAR)
+else
+SBT_PROJECT := allLines
+JARS := $(ALL_JARS)
+endif
 JARS_DIR := python/pyspark_kinesis/jars
 
-.PHONY: help demo test test-reliability soak bench test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean
+.PHONY: help demo test test-reliability soak bench test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
@@ -31,30 +47,34 @@ $(VENV)/.installed: requirements-dev.txt
 
 venv: $(VENV)/.installed
 
-SBT_BUILD := connector/assembly connector/package connector/publishM2
+SBT_BUILD := $(SBT_PROJECT)/assembly $(SBT_PROJECT)/package $(SBT_PROJECT)/publishM2
 SOURCES := $(shell find connector/src/main project -type f -not -path '*/target/*') build.sbt
 
-# The assembly jar (SDK, Netty and the rest shaded), the thin jar, and the copy in the local
-# Maven repository (~/.m2) that `spark-submit --packages` resolves; one sbt start for all.
+# The assembly jars (SDK, Netty and the rest shaded), the thin jars, and the copies in the
+# local Maven repository (~/.m2) that `spark-submit --packages` resolves; one sbt start for all.
 $(JAR): $(SOURCES)
 	$(SBT) $(SBT_BUILD)
-	touch $@
+	touch $(JARS)
 
 jar: $(JAR)
 
-# The wheel carries exactly the jar just built, and is installed as a user would install it.
+# The wheel carries exactly the jars just built (one per Spark line), and is installed as a
+# user would install it.
 wheel: $(JAR) venv
 	rm -f $(JARS_DIR)/*.jar python/dist/*.whl
-	cp $(JAR) $(JARS_DIR)/
+	cp $(JARS) $(JARS_DIR)/
 	rm -rf python/build
 	$(PY) -m pip wheel --quiet --no-deps -w python/dist ./python
 	$(PY) -m pip install --quiet --force-reinstall --no-deps python/dist/pyspark_kinesis-*.whl
 
 publish-local:
-	$(SBT) connector/publishM2 connector/publishLocal
+	$(SBT) $(SBT_PROJECT)/publishM2 $(SBT_PROJECT)/publishLocal
+
+# The unit tests on the newest line and on the oldest (Spark 3.5, Scala 2.12).
+SBT_TESTS := connector/test spark35_212/test
 
 test-scala:
-	$(SBT) connector/test | build/test-summary
+	$(SBT) $(SBT_TESTS) | build/test-summary
 
 test-python: wheel
 	$(PY) -m mypy --strict python/pyspark_kinesis
@@ -72,8 +92,8 @@ test-reliability: wheel
 
 # One sbt start builds, tests and publishes; then the Python and end-to-end suites.
 test: venv
-	$(SBT) connector/test $(SBT_BUILD) | build/test-summary
-	touch $(JAR)
+	$(SBT) $(SBT_TESTS) $(SBT_BUILD) | build/test-summary
+	touch $(JARS)
 	$(MAKE) --no-print-directory test-python test-e2e
 
 demo: wheel

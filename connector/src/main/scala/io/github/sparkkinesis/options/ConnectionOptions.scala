@@ -79,14 +79,14 @@ private[sparkkinesis] object ConnectionOptions {
           }
         keys
       case Some(arn) =>
-        if (!RoleArnPattern.matches(arn)) {
+        if (!RoleArnPattern.pattern.matcher(arn).matches()) {
           throw values.invalid(RoleArn, arn, "an IAM role ARN such as arn:aws:iam::123456789012:role/kinesis-reader")
         }
-        externalId.filterNot(ExternalIdPattern.matches).foreach { id =>
+        externalId.filterNot(s => ExternalIdPattern.pattern.matcher(s).matches()).foreach { id =>
           throw values.invalid(RoleExternalId, id,
             "2 to 1224 characters of letters, digits and + = , . @ : / _ -, as STS requires")
         }
-        sessionName.filterNot(SessionNamePattern.matches).foreach { name =>
+        sessionName.filterNot(s => SessionNamePattern.pattern.matcher(s).matches()).foreach { name =>
           throw values.invalid(RoleSessionName, name,
             "2 to 64 characters of letters, digits and + = , . @ _ -, as STS requires")
         }
@@ -97,7 +97,7 @@ private[sparkkinesis] object ConnectionOptions {
           stsEndpoint = stsEndpoint,
           stsRegion = region,
           base = keys,
-          sessionSeconds = sys.props.get(TestSessionSecondsProperty).flatMap(_.toIntOption).filter(_ > 0)
+          sessionSeconds = sys.props.get(TestSessionSecondsProperty).flatMap(s => scala.util.Try(s.toInt).toOption).filter(_ > 0)
             .getOrElse(CredentialsConfig.AssumeRole.DefaultSessionSeconds))
     }
   }

@@ -152,10 +152,11 @@ object KinesisOptions {
   def suggest(name: String, usage: Usage = Usage.ReadAndWrite): Option[String] = {
     val key = name.toLowerCase(Locale.ROOT)
     val preferred = all.filter(o => (usage.reads && o.usage.reads) || (usage.writes && o.usage.writes))
-    Seq(preferred, all).iterator.flatMap { candidates =>
+    val found = Seq(preferred, all).iterator.flatMap { candidates =>
       val (best, distance) = candidates.map(o => o -> editDistance(key, o.key)).minBy(_._2)
       if (distance <= math.max(2, key.length / 4)) Some(best.name) else None
-    }.nextOption()
+    }
+    if (found.hasNext) Some(found.next()) else None
   }
 
   /**

@@ -157,7 +157,7 @@ object KinesisSourceOptions {
   private def streamNames(values: OptionValues): Seq[String] = {
     val text = values.required(StreamName, "give one stream name or a comma-separated list")
     val names = text.split(",", -1).map(_.trim).toSeq
-    names.find(n => !StreamNamePattern.matches(n)).foreach { bad =>
+    names.find(n => !StreamNamePattern.pattern.matcher(n).matches()).foreach { bad =>
       throw values.invalid(StreamName, text, s"stream names of 1 to 128 letters, digits, '_', '.' " +
         s"or '-', separated by commas ('$bad' is not one)")
     }
