@@ -29,11 +29,12 @@ JARS := $(ALL_JARS)
 endif
 JARS_DIR := python/pyspark_kinesis/jars
 
-.PHONY: help demo test test-reliability soak bench test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5
+.PHONY: help demo test test-reliability soak bench test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
 	@echo "make test   - build everything and run every test (Scala, Python, end to end)"
+	@echo "make test-compat - every Spark line: Scala tests, end-to-end core on 3.5/4.0/4.1, --packages per line"
 	@echo "make test-reliability - every row of the reliability suite: faults x mode x trigger (< 30 min)"
 	@echo "make bench  - benchmark: records/s and latency against the local Kinesis (on demand)"
 	@echo "make soak   - soak run under periodic faults, memory and threads over time (SOAK_ARGS, on demand)"
@@ -90,11 +91,61 @@ test-reliability: wheel
 	status=0; $(PY) -m pytest tests/reliability -m reliability -v -rs --durations=10 || status=$$?; \
 	cat tests/reliability/results/latest.md; exit $$status
 
-# One sbt start builds, tests and publishes; then the Python and end-to-end suites.
+# One sbt start builds, tests and publishes every Spark line; then the Python and end-to-end
+# suites on Spark 4.2, and the end-to-end core on Spark 3.5.
 test: venv
 	$(SBT) $(SBT_TESTS) $(SBT_BUILD) | build/test-summary
 	touch $(JARS)
-	$(MAKE) --no-print-directory test-python test-e2e
+	$(MAKE) --no-print-directory test-python test-e2e test-e2e-3.5
+
+# ---- other Spark lines (README: compatibility) ----
+# A virtual environment per older pyspark line: .venv-3.5, .venv-4.0, .venv-4.1, with the test
+# tools of requirements-3.5.txt and that line's newest pyspark.
+PYSPARK_3.5 := 3.5.9
+PYSPARK_4.0 := 4.0.5
+PYSPARK_4.1 := 4.1.4
+.venv-%/.installed: requirements-3.5.txt
+	$(PYTHON) -m venv .venv-$*
+	.venv-$*/bin/python -m pip install --quiet --upgrade pip
+	.venv-$*/bin/python -m pip install --quiet -r requirements-3.5.txt "pyspark==$(PYSPARK_$*)"
+	touch $@
+
+venv-3.5: .venv-3.5/.installed
+
+# The wheel installed with its dependencies as a user of that line would: pip must keep the
+# line's pyspark. $(1): the line.
+define install_wheel_into
+	.venv-$(1)/bin/python -m pip uninstall --quiet -y pyspark-kinesis
+	.venv-$(1)/bin/python -m pip install --quiet python/dist/pyspark_kinesis-*.whl
+	.venv-$(1)/bin/python -c 'import pyspark, sys; sys.exit(0 if pyspark.__version__ == "$(PYSPARK_$(1))" else "pip replaced pyspark $(PYSPARK_$(1)) by " + pyspark.__version__)'
+endef
+
+# The end-to-end core: read path, polling restart, EFO read, sink (AvailableNow throughout).
+E2E_CORE := tests/test_read_path.py tests/test_polling.py tests/test_efo_read.py tests/test_sink.py
+
+test-e2e-3.5: wheel .venv-3.5/.installed
+	$(call install_wheel_into,3.5)
+	.venv-3.5/bin/python -m pytest $(E2E_CORE) -m "not slow and not reliability_full" -v -rs --durations=10
+
+# On demand (not in make test): the whole matrix. Scala unit tests on every line, the
+# end-to-end core on Spark 3.5, 4.0 and 4.1 as on 4.2, and spark-submit --packages per line.
+test-compat: venv .venv-3.5/.installed .venv-4.0/.installed .venv-4.1/.installed
+	$(SBT) allLines/test $(SBT_BUILD) | build/test-summary
+	touch $(JARS)
+	$(MAKE) --no-print-directory wheel
+	status=0; for line in 3.5 4.0 4.1; do \
+	  $(MAKE) --no-print-directory compat-line LINE=$$line || status=1; done; \
+	$(PY) -m pytest tests/test_connect.py tests/test_deployment.py -k "connect or packages" -v -rs || status=1; \
+	exit $$status
+
+compat-line:
+	$(call install_wheel_into,$(LINE))
+	.venv-$(LINE)/bin/python -m pytest $(E2E_CORE) tests/test_deployment.py -k "not executor" \
+	  -m "not slow and not reliability_full" -v -rs --durations=5
+
+# Spark Connect end to end (also part of test-e2e).
+test-connect: wheel
+	$(PY) -m pytest tests/test_connect.py -v -rs
 
 demo: wheel
 	$(PY) examples/demo/watch_events_demo.py $(DEMO_ARGS)

@@ -10,6 +10,9 @@ lazy val root = (project in file("."))
   .aggregate(connector)
   .settings(publish / skip := true)
 
+// The Spark lines compile one at a time: five Scala compilers at once do not fit sbt's heap.
+Global / concurrentRestrictions += Tags.limit(Tags.Compile, 1)
+
 // Every Spark line; `connector` (the newest line) stays the default, so that
 // `build/sbt connector/test` and `connector/assembly` mean what they always meant.
 lazy val allLines = (project in file("connector/lines"))

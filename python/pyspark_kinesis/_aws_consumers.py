@@ -91,7 +91,7 @@ class AwsConsumerCalls:
         return f"endpoint {endpoint}, region {region}" if endpoint else f"region {region}"
 
     def _session(self) -> Any:
-        import boto3
+        import boto3  # type: ignore[import-untyped]
 
         return boto3.session.Session(
             aws_access_key_id=self._options.get("awsAccessKey"),

@@ -130,7 +130,7 @@ class AWSKinesisConsumerManagerBuilder:
     def create(self) -> AWSKinesisConsumerManager:
         """The manager: through py4j with a classic session, else through boto3. Raises
         ``IllegalArgumentException`` (py4j) or ``ValueError`` (boto3) for an unknown option."""
-        if not _has_jvm(self._spark):
+        if self._spark is None or not _has_jvm(self._spark):
             return AWSKinesisConsumerManager(AwsConsumerCalls(self._options), self._spark)
         jbuilder = jvm_class(self._spark, JVM_CLASS).newManager()
         for key, value in self._options.items():
@@ -174,7 +174,7 @@ class AWSKinesisConsumerManager:
         consumerCreationTimestamp."""
         _check_str(streamName, "streamName")
         if self._aws is None:
-            return DataFrame(_call(self._backend.listConsumers, streamName), self._spark)
+            return DataFrame(_call(self._backend.listConsumers, streamName), self._spark)  # type: ignore[arg-type]
         if self._spark is None:
             raise RuntimeError("listConsumers returns a DataFrame and needs a SparkSession (classic or "
                                "Spark Connect); without one, use listConsumersAsRows")

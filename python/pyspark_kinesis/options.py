@@ -29,6 +29,7 @@ __all__ = [
 
 SOURCE_OPTION_NAMES: Tuple[str, ...] = (
     "streamName",
+    "streamARN",
     "region",
     "endpoint",
     "initialPosition",
@@ -220,6 +221,10 @@ class KinesisSourceOptions(_KinesisOptions):
     def stream_name(self, names: NameList) -> KinesisSourceOptions:
         """``streamName``: one stream, or several as a sequence or comma-separated string."""
         return self._set("streamName", _name_list("streamName", names))
+
+    def stream_arn(self, arns: NameList) -> KinesisSourceOptions:
+        """``streamARN``: the streams by ARN instead of by name (one region; it sets the region)."""
+        return self._set("streamARN", _name_list("streamARN", arns))
 
     def initial_position(self, position: str) -> KinesisSourceOptions:
         """``initialPosition``: ``"latest"`` (the default), ``"trim_horizon"`` or ``"earliest"``.

@@ -63,9 +63,10 @@ def test_the_jar_of_the_running_spark_line_and_scala_is_picked(every_line, versi
 
 
 def test_the_scala_version_comes_from_the_spark_installation(every_line, tmp_path, monkeypatch):
-    (tmp_path / "jars").mkdir()
-    (tmp_path / "jars" / "scala-library-2.13.8.jar").touch()
-    monkeypatch.setenv("SPARK_HOME", str(tmp_path))
+    spark_home = tmp_path / "spark-3.5.9-bin-hadoop3-scala2.13"
+    (spark_home / "jars").mkdir(parents=True)
+    (spark_home / "jars" / "scala-library-2.13.8.jar").touch()
+    monkeypatch.setenv("SPARK_HOME", str(spark_home))
     assert pyspark_kinesis.jar_path("3.5.9") == str(every_line[("3.5", "2.13")].resolve())
 
 

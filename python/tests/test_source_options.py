@@ -20,6 +20,8 @@ CASES = [
     ("stream_name", ["orders", "payments"], "streamName", "orders,payments"),
     ("stream_name", ("orders",), "streamName", "orders"),
     ("stream_name", "orders, payments", "streamName", "orders,payments"),
+    ("stream_arn", ["arn:aws:kinesis:us-east-1:123456789012:stream/a", "arn:aws:kinesis:us-east-1:123456789012:stream/b"],
+     "streamARN", "arn:aws:kinesis:us-east-1:123456789012:stream/a,arn:aws:kinesis:us-east-1:123456789012:stream/b"),
     ("region", "us-east-1", "region", "us-east-1"),
     ("endpoint", "http://localhost:4567", "endpoint", "http://localhost:4567"),
     ("initial_position", "latest", "initialPosition", "latest"),

@@ -36,9 +36,10 @@ private[sparkkinesis] object ConnectionOptions {
   private val SessionNamePattern = "[A-Za-z0-9+=,.@_-]{2,64}".r
   private val ExternalIdPattern = "[A-Za-z0-9+=,.@:/_-]{2,1224}".r
 
-  def parse(values: OptionValues): ConnectionConfig = {
+  /** `regionOfStreams`: the region the streamARN option names, which region may not contradict. */
+  def parse(values: OptionValues, regionOfStreams: Option[String] = None): ConnectionConfig = {
     val endpoint = url(values, Endpoint, "https://kinesis.us-east-1.amazonaws.com")
-    val region = values.get(Region).map(_.trim).filter(_.nonEmpty) match {
+    val region = values.get(Region).map(_.trim).filter(_.nonEmpty).orElse(regionOfStreams) match {
       case Some(r) => checkRegion(values, r, "")
       case None =>
         val resolved = try new DefaultAwsRegionProviderChain().getRegion.id()

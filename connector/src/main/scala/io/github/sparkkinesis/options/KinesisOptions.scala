@@ -39,6 +39,9 @@ object KinesisOptions {
 
   val StreamName = OptionSpec("streamName", None, "Comma-separated list of stream names to read; " +
     "when writing, the one stream to write to (else each row's 'stream' column).", usage = both)
+  val StreamARN = OptionSpec("streamARN", None, "ARN of the stream to read, or a comma-separated " +
+    "list, instead of streamName; the region comes from the ARNs (one region), another account's " +
+    "streams are reached through roleArn.")
   val Region = OptionSpec("region", None,
     "AWS region of the streams. Default: the region the AWS SDK resolves locally.", usage = both)
   val Endpoint = OptionSpec("endpoint", None,
@@ -118,7 +121,7 @@ object KinesisOptions {
     "Longest wait between two retries (at least putRetryBackoff).", usage = write)
 
   val all: Seq[OptionSpec] = Seq(
-    StreamName, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
+    StreamName, StreamARN, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
     AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId, RoleSessionName,
     StsEndpoint, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,
