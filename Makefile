@@ -53,15 +53,15 @@ SOURCES := $(shell find connector/src/main project -type f -not -path '*/target/
 
 # The assembly jars (SDK, Netty and the rest shaded), the thin jars, and the copies in the
 # local Maven repository (~/.m2) that `spark-submit --packages` resolves; one sbt start for all.
-$(JAR): $(SOURCES)
+$(JARS) &: $(SOURCES)
 	$(SBT) $(SBT_BUILD)
 	touch $(JARS)
 
-jar: $(JAR)
+jar: $(JARS)
 
 # The wheel carries exactly the jars just built (one per Spark line), and is installed as a
 # user would install it.
-wheel: $(JAR) venv
+wheel: $(JARS) venv
 	rm -f $(JARS_DIR)/*.jar python/dist/*.whl
 	cp $(JARS) $(JARS_DIR)/
 	rm -rf python/build

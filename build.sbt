@@ -17,7 +17,8 @@ Global / concurrentRestrictions += Tags.limit(Tags.Compile, 1)
 // `build/sbt connector/test` and `connector/assembly` mean what they always meant.
 lazy val allLines = (project in file("connector/lines"))
   .aggregate(connector, spark41, spark40, spark35_213, spark35_212)
-  .settings(publish / skip := true)
+  .disablePlugins(AssemblyPlugin)
+  .settings(publish / skip := true, Compile / packageBin / publishArtifact := false)
 
 /** Spark opens these JDK internals itself when it launches; forked tests must do the same. */
 val sparkJavaOptions = Seq(

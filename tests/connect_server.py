@@ -24,13 +24,14 @@ def _listening(port):
 
 @contextmanager
 def connect_server(jar, log_dir, timeout=240):
-    """Yields the server's `sc://127.0.0.1:<port>` URL; the server JVM sees this process's
-    environment (the AWS credentials the kinesis fixture set) and is stopped at exit."""
+    """Yields the server's `sc://127.0.0.1:<port>` URL; the server has the jar `jar` (none if
+    None), sees this process's environment (the AWS credentials the kinesis fixture set) and
+    is stopped at exit."""
     (port,) = free_ports(1)
     spark_submit = Path(sys.executable).parent / "spark-submit"
     log = Path(log_dir) / "connect-server.log"
-    command = [str(spark_submit), "--class", SERVER_CLASS, "--master", "local[2]", "--jars", jar,
-               "--conf", f"spark.connect.grpc.binding.port={port}",
+    command = [str(spark_submit), "--class", SERVER_CLASS, "--master", "local[2]",
+               *(["--jars", jar] if jar else []), "--conf", f"spark.connect.grpc.binding.port={port}",
                "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
                "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=2"]
     with open(log, "w") as out:
