@@ -1,7 +1,12 @@
 """End to end through Spark Connect: a local Connect server started with the connector jar, a
 PySpark Connect client reading and writing Kinesis with format("kinesis") and the typed
-builders, and the consumer manager working from that client (no py4j there)."""
+builders, and the consumer manager working from that client (no py4j there).
 
+PySpark cannot hold a classic session and a Connect client in one process (once a Connect
+session exists, every builder makes Connect sessions), so this module runs in a pytest run of
+its own: `make test-e2e` and `make test-connect` do so."""
+
+import os
 import time
 import uuid
 
@@ -19,14 +24,18 @@ pytest.importorskip("pyspark.sql.connect.session", reason="needs pyspark[connect
 @pytest.fixture(scope="module")
 def remote(kinesis, tmp_path_factory):
     """A Spark Connect client session on a server that has the connector jar."""
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
+    assert SparkContext._active_spark_context is None, \
+        "a classic session runs in this process: run tests/test_connect.py in a pytest run of its own"
     with connect_server(pyspark_kinesis.jar_path(), tmp_path_factory.mktemp("connect")) as url:
         session = SparkSession.builder.remote(url).getOrCreate()
         try:
             yield session
         finally:
             session.stop()
+            os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)  # set by PySpark for remote sessions
 
 
 def test_a_connect_client_has_no_jvm(remote):
