@@ -7,7 +7,8 @@ import org.apache.spark.internal.Logging
 
 import io.github.sparkkinesis.client.ThrottledException
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.polling.{Clock, SystemClock}
+import io.github.sparkkinesis.options.ConsumerNames
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
  * Finds or registers the enhanced fan-out consumer a reader subscribes with (DESIGN invariant 8:

@@ -7,7 +7,7 @@ import scala.collection.mutable
 
 import org.reactivestreams.{Subscriber, Subscription}
 
-import io.github.sparkkinesis.polling.{Clock, SystemClock}
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
  * The receiving end of one SubscribeToShard call: events go into a bounded buffer, and more

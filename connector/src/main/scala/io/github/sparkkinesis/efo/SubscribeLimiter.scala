@@ -2,7 +2,7 @@ package io.github.sparkkinesis.efo
 
 import java.util.concurrent.ConcurrentHashMap
 
-import io.github.sparkkinesis.polling.{Clock, SystemClock}
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
  * Spaces SubscribeToShard calls for the same consumer and shard, JVM-wide (DESIGN invariant 4).

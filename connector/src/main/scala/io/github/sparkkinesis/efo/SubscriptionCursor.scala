@@ -15,7 +15,7 @@ import software.amazon.awssdk.services.kinesis.model.{InternalFailureException, 
 import io.github.sparkkinesis.client.{RecordBatch, KinesisRecord}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.polling.{Clock, SystemClock}
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /** How a [[SubscriptionCursor]] buffers and retries. */
 final case class SubscriptionSettings(

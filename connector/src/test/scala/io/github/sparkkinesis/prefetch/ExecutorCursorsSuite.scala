@@ -8,6 +8,7 @@ import org.scalatest.matchers.should.Matchers
 import io.github.sparkkinesis.client.{KinesisRecord, RecordBatch}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.FetchSettings
+import io.github.sparkkinesis.reader.ShardReader
 
 /**
  * Readers an executor keeps between prefetch tasks are let go once it no longer owns their
