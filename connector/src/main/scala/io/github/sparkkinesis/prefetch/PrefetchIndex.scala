@@ -27,7 +27,8 @@ final class PrefetchIndex {
 
   /**
    * The shards to fetch next, each from its chain's tail: those not fetched to their end whose
-   * tracked parents all were (ARCHITECTURE.md invariant 2). A parent not tracked holds nothing back.
+   * tracked parents all were (ARCHITECTURE.md invariant 2). A parent not tracked holds nothing
+   * back.
    */
   def fetchable(parentsOf: Map[ShardKey, Seq[ShardKey]]): Seq[ShardFetchRequest] =
     chains.toSeq.collect {
