@@ -129,4 +129,15 @@ class ExecutorCursorsSuite extends AnyFunSuite with Matchers {
     readers.values.map(_.closed) shouldBe Seq(true, true)
     ExecutorCursors.cached(instance) shouldBe empty
   }
+
+  test("the cache is bounded: beyond MaxCachedReaders, the readers idle longest are closed") {
+    val instance = newInstance()
+    val extra = 3
+    val readers = cache(instance, 0 until ExecutorCursors.MaxCachedReaders + extra: _*)
+    ExecutorCursors.size should be <= ExecutorCursors.MaxCachedReaders
+    (0 until extra).foreach(i => readers(i).closed shouldBe true)
+    readers(ExecutorCursors.MaxCachedReaders + extra - 1).closed shouldBe false
+    ExecutorCursors.forget(instance)
+    readers.values.forall(_.closed) shouldBe true
+  }
 }
