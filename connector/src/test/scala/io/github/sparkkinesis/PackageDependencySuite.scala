@@ -119,11 +119,13 @@ object PackageDependencySuite {
     else name.stripPrefix(Root + ".").takeWhile(_ != '.')
   }
 
+  /** The packages `code` refers to, besides its own package clause. */
   def referencedPackages(code: String): Set[String] = {
-    val ours = Reference.findAllMatchIn(code).flatMap { m =>
+    val body = code.split("\n").filterNot(_.trim.startsWith("package ")).mkString("\n")
+    val ours = Reference.findAllMatchIn(body).flatMap { m =>
       m.group(1).stripPrefix("{").stripSuffix("}").split(",").map(_.trim.split("""\s""").head)
     }.filter(_.nonEmpty).map(name => if (name.head.isUpper || name == "_") RootPackage else name).toSet
-    val bridge = if (BridgeReference.findFirstIn(code).isDefined) Set(SparkBridge) else Set.empty[String]
+    val bridge = if (BridgeReference.findFirstIn(body).isDefined) Set(SparkBridge) else Set.empty[String]
     ours ++ bridge
   }
 
