@@ -13,7 +13,7 @@ VERSION := $(shell sed -n 's/.*val project = "\(.*\)"/\1/p' project/Versions.sca
 JAR := connector/target/scala-2.13/spark-sql-kinesis-assembly_2.13-$(VERSION).jar
 JARS_DIR := python/pyspark_kinesis/jars
 
-.PHONY: help demo test test-reliability soak bench test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean
+.PHONY: help readme-options demo test test-reliability soak bench test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
@@ -21,6 +21,7 @@ help:
 	@echo "make test-reliability - every row of the reliability suite: faults x mode x trigger (< 30 min)"
 	@echo "make bench  - benchmark: records/s and latency against the local Kinesis (on demand)"
 	@echo "make soak   - soak run under periodic faults, memory and threads over time (SOAK_ARGS, on demand)"
+	@echo "make readme-options - regenerate README's option tables and the Python registry from KinesisOptions.scala"
 	@echo "make jar | wheel | publish-local | kinesis-up | kinesis-down | clean"
 
 $(VENV)/.installed: requirements-dev.txt
@@ -88,6 +89,11 @@ bench: wheel
 # SOAK_ARGS="--minutes 3 --mode polling"); results in tests/benchmarks/results/.
 soak: wheel
 	$(PY) tests/benchmarks/soak.py $(SOAK_ARGS)
+
+# The README's option tables and python/pyspark_kinesis/_registry.json, written from the option
+# registry (KinesisOptions.scala); OptionsReferenceSuite (in make test) fails when they differ.
+readme-options:
+	$(SBT) "connector/Test/runMain io.github.sparkkinesis.options.OptionsReference"
 
 kinesis-up:
 	localstack/start-kinesis.sh
