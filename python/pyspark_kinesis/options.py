@@ -12,9 +12,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from collections.abc import Mapping
 from typing import Any, Dict, List, Optional, Protocol, Tuple, TypeVar, Union
 
 from pyspark_kinesis import _registry

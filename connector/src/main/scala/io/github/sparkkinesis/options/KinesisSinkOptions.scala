@@ -51,7 +51,7 @@ object KinesisSinkOptions {
     }
     val put = PutSettings(
       maxRecordsPerPut = values.int(MaxRecordsPerPut),
-      maxBytesPerPut = maxBytesPerPut(values),
+      maxBytesPerPut = values.bytes(MaxBytesPerPut),
       maxInFlightPuts = values.int(MaxInFlightPuts),
       maxPutRetries = values.int(MaxPutRetries),
       retryBackoffMs = values.durationMs(PutRetryBackoff),
@@ -71,15 +71,5 @@ object KinesisSinkOptions {
       }
     }
     KinesisSinkOptions(stream, connection, put)
-  }
-
-  private def maxBytesPerPut(values: OptionValues): Long = {
-    val bytes = values.bytes(MaxBytesPerPut)
-    val OptionKind.Size(max) = MaxBytesPerPut.kind
-    if (bytes > max) {
-      throw values.invalid(MaxBytesPerPut, values.get(MaxBytesPerPut).get.trim,
-        s"${MaxBytesPerPut.kind.allowed.get} ($max bytes, the Kinesis limit of a PutRecords call)")
-    }
-    bytes
   }
 }

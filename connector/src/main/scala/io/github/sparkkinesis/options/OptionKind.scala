@@ -47,9 +47,8 @@ object OptionKind {
 
   /** A size such as 10mb, above 0 and at most `maxBytes`. */
   final case class Size(maxBytes: Long = Long.MaxValue) extends OptionKind("size") {
-    override def allowed: Option[String] = Some(
-      if (maxBytes == Long.MaxValue) "a size such as 512kb, 10mb or 2gb, above 0"
-      else s"a size above 0 and at most ${Size.shown(maxBytes)}")
+    override def allowed: Option[String] = Some("a size such as 512kb, 10mb or 2gb, above 0" +
+      (if (maxBytes == Long.MaxValue) "" else s" and at most ${Size.shown(maxBytes)}"))
   }
 
   object Size {

@@ -88,19 +88,16 @@ private[sparkkinesis] final class OptionValues(options: Map[String, String]) {
     ms
   }
 
-  /**
-   * A byte string such as 10mb or 2gb, in bytes; at least one byte. A size past the spec's
-   * maximum is refused by the caller, which says why that maximum holds.
-   */
+  /** A byte string such as 10mb or 2gb, in bytes; at least one byte and at most the spec's maximum. */
   def bytes(spec: OptionSpec): Long = {
-    kindOf[OptionKind.Size](spec)
+    val OptionKind.Size(max) = kindOf[OptionKind.Size](spec)
     val text = get(spec).get.trim
-    val allowed = OptionKind.Size().allowed.get
+    val allowed = spec.kind.allowed.get
     // NumberFormatException for a malformed size, IllegalArgumentException for one past Long.MaxValue.
     val value = try JavaUtils.byteStringAsBytes(text) catch {
       case e: IllegalArgumentException => throw invalid(spec, text, allowed, e)
     }
-    if (value <= 0) throw invalid(spec, text, allowed)
+    if (value <= 0 || value > max) throw invalid(spec, text, allowed)
     value
   }
 
