@@ -27,8 +27,11 @@ import uuid
 from pathlib import Path
 
 import boto3
+from delta_jars import delta_jars
 
 REPO = Path(__file__).resolve().parents[2]
+# Not under --workdir, which each run empties.
+DELTA_JARS_DIR = REPO / ".demo-jars"
 EVENT_TYPES = ("play", "pause", "seek", "resume", "stop", "complete")
 DEVICES = ("tv", "phone", "tablet", "web")
 
@@ -100,8 +103,9 @@ def produce(client, stream, run_id, total, rate, produced, stop):
         time.sleep(max(0.0, len(events) / rate - (time.monotonic() - started)))
 
 
-def spark_session():
-    from delta import configure_spark_with_delta_pip
+def spark_session(jars_dir=DELTA_JARS_DIR):
+    """A local session with the connector and Delta Lake; Delta's jars are files fetched with
+    Maven (delta_jars.py), so Spark resolves no packages and the state of ~/.m2 cannot matter."""
     from pyspark.sql import SparkSession
 
     import pyspark_kinesis
@@ -112,7 +116,7 @@ def spark_session():
                .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
                .config("spark.sql.shuffle.partitions", "2")
                .config("spark.ui.showConsoleProgress", "false"))
-    builder = pyspark_kinesis.configure(configure_spark_with_delta_pip(builder))
+    builder = pyspark_kinesis.configure(builder, extra_jars=delta_jars(jars_dir))
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     return spark
