@@ -37,10 +37,16 @@ object OptionsReference {
    * The write-only options, and the shared ones that mean something else when writing
    * (streamName); the connection options are the source's.
    */
-  def sinkTable: String = table(KinesisOptions.sinkOptions.flatMap { o =>
-    if (o.usage == Usage.Write) Some((o, shownDefault(o), o.description))
-    else o.writeDescription.map(d => (o, o.default.getOrElse("none"), d))
-  })
+  def sinkTable: String = {
+    val rows = table(KinesisOptions.sinkOptions.flatMap { o =>
+      if (o.usage == Usage.Write) Some((o, shownDefault(o), o.description))
+      else o.writeDescription.map(d => (o, o.default.getOrElse("none"), d))
+    })
+    val shared = KinesisOptions.sinkOptions.filter(o => o.usage != Usage.Write && o.writeDescription.isEmpty)
+    rows + s"\n| ${shared.map(_.name).mkString(", ")} | as for the source | as for the source | " +
+      "How to reach AWS and authenticate, as for the source (see [Options](#options) and " +
+      "[Authentication](#authentication)). |"
+  }
 
   private def table(rows: Seq[(OptionSpec, String, String)]): String = {
     val lines = rows.map { case (spec, default, description) =>
