@@ -17,6 +17,7 @@ from botocore.config import Config
 
 from faults import Fault, FaultProxy
 from faults.h2client import Subscription
+from streaming import read_all
 
 THROTTLED = "ProvisionedThroughputExceededException"
 TOP_HASH_KEY = 2 ** 128 - 1
@@ -49,17 +50,7 @@ def raw_call(proxy, operation, document, cbor=False):
 
 def records_in(kinesis, stream):
     """(partition key, data) of every record in the stream, read directly (not through the proxy)."""
-    got = []
-    for shard in kinesis.client.list_shards(StreamName=stream)["Shards"]:
-        iterator = kinesis.client.get_shard_iterator(StreamName=stream, ShardId=shard["ShardId"],
-                                                     ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
-        while iterator:
-            page = kinesis.client.get_records(ShardIterator=iterator, Limit=10000)
-            got += [(r["PartitionKey"], r["Data"]) for r in page["Records"]]
-            if not page["Records"] and page["MillisBehindLatest"] == 0:
-                break
-            iterator = page.get("NextShardIterator")
-    return sorted(got)
+    return sorted((key, data) for _, key, data in read_all(kinesis, stream))
 
 
 def error_of(call):
@@ -181,7 +172,8 @@ def test_a_partial_put_fails_the_picked_entries_inside_a_200_and_writes_only_the
     codes = [r.get("ErrorCode") for r in answer["Records"]]
     assert codes == [None, THROTTLED] * 3
     assert all(r["SequenceNumber"] and r["ShardId"] for r in answer["Records"][0::2])
-    assert all("Rate exceeded for shard shardId-" in r["ErrorMessage"] for r in answer["Records"][1::2]), answer["Records"]
+    refused = answer["Records"][1::2]
+    assert all("Rate exceeded for shard shardId-" in r["ErrorMessage"] for r in refused), answer["Records"]
     assert records_in(kinesis, stream) == [(f"k{i}", f"d{i}".encode()) for i in (0, 2, 4)]
     assert fault_proxy.injected == {("PutRecords", "partial"): 3}
 
@@ -298,7 +290,8 @@ def register_consumer(kinesis, stream):
     consumer_arn = kinesis.client.register_stream_consumer(
         StreamARN=arn, ConsumerName=f"probe-{uuid.uuid4().hex[:6]}")["Consumer"]["ConsumerARN"]
     deadline = time.monotonic() + 30
-    while kinesis.client.describe_stream_consumer(ConsumerARN=consumer_arn)["ConsumerDescription"]["ConsumerStatus"] != "ACTIVE":
+    while (kinesis.client.describe_stream_consumer(ConsumerARN=consumer_arn)["ConsumerDescription"]["ConsumerStatus"]
+           != "ACTIVE"):
         assert time.monotonic() < deadline, "consumer not ACTIVE"
         time.sleep(0.2)
     return consumer_arn
@@ -414,7 +407,8 @@ def test_a_merged_shard_ends_with_the_child_naming_both_parents(kinesis, fault_p
         kinesis.wait_active(stream)
         with subscribe(kinesis, fault_proxy, consumer_arn, shard="shardId-000000000001") as s:
             events = list(s.events())
-        assert [c["ParentShards"] for c in events[-1]["ChildShards"]] == [["shardId-000000000000", "shardId-000000000001"]]
+        parents = [c["ParentShards"] for c in events[-1]["ChildShards"]]
+        assert parents == [["shardId-000000000000", "shardId-000000000001"]]
         assert s.outcome == "ended"
     finally:
         kinesis.delete_stream(stream)

@@ -2,7 +2,6 @@ package io.github.sparkkinesis.options
 
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.efo.ConsumerNames
 import io.github.sparkkinesis.errors.KinesisOptionException
 
 /** Which enhanced fan-out consumer name each stream is read with, before the prefix. */
@@ -71,7 +70,7 @@ object EfoSettings {
     EfoSettings(
       names = names,
       prefix = prefix,
-      refreshIntervalMs = values.durationMs(ConsumerRefreshInterval, minMs = 1000, maxMs = 3600 * 1000L),
+      refreshIntervalMs = values.durationMs(ConsumerRefreshInterval),
       requireDeregistration = values.boolean(RequireConsumerDeregistration))
   }
 

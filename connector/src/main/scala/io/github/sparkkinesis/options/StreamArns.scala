@@ -19,10 +19,6 @@ private[sparkkinesis] object StreamArns {
 
   /** The streams named by `streamARN`, if it is given; None when `streamName` names them. */
   def parse(values: OptionValues): Option[Seq[StreamArn]] = values.get(StreamARN).map { text =>
-    if (values.isSet(StreamName)) {
-      throw KinesisErrors.conflictingOptions(Seq(values.name(StreamName), values.name(StreamARN)),
-        "name the streams one way: by name with streamName, or by ARN with streamARN")
-    }
     val arns = text.split(",", -1).map(_.trim).toSeq.map {
       case Pattern(region, account, name) => StreamArn(region, account, name)
       case bad => throw values.invalid(StreamARN, text, s"$Allowed ('$bad' is not one)")
@@ -32,6 +28,10 @@ private[sparkkinesis] object StreamArns {
     if (regions.size > 1) {
       throw values.invalid(StreamARN, text, s"streams of one region (these are in ${regions.mkString(", ")}); " +
         "read the streams of each region in a query of their own")
+    }
+    if (values.isSet(StreamName)) {
+      throw KinesisErrors.conflictingOptions(Seq(values.name(StreamName), values.name(StreamARN)),
+        "name the streams one way: by name with streamName, or by ARN with streamARN")
     }
     values.get(Region).map(_.trim).filter(r => r.nonEmpty && r != regions.head).foreach { r =>
       throw KinesisErrors.conflictingOptions(Seq(values.name(Region), values.name(StreamARN)),
