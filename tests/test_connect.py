@@ -11,11 +11,10 @@ import time
 import uuid
 
 import pytest
+from connect_server import connect_server
 
 import pyspark_kinesis
-from connect_server import connect_server
-from pyspark_kinesis import (AWSKinesisConsumerManager, KinesisConsumerError, KinesisSinkOptions,
-                             KinesisSourceOptions)
+from pyspark_kinesis import AWSKinesisConsumerManager, KinesisConsumerError, KinesisSinkOptions, KinesisSourceOptions
 from streaming import make_records, read_all
 
 pytest.importorskip("pyspark.sql.connect.session", reason="needs pyspark[connect]")

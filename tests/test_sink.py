@@ -210,7 +210,8 @@ def test_a_batch_write_without_mode_appends_as_with_kafka(spark, kinesis, stream
 def test_a_batch_write_in_mode_overwrite_or_ignore_is_refused_naming_the_mode(spark, kinesis, stream):
     df = keyed_frame(spark, make_records(2))
     for mode in ["ignore", "overwrite"]:
-        with pytest.raises(PySparkException, match=rf"KINESIS_SINK_SAVE_MODE_UNSUPPORTED.*save mode {mode.capitalize()}"):
+        expected = rf"KINESIS_SINK_SAVE_MODE_UNSUPPORTED.*save mode {mode.capitalize()}"
+        with pytest.raises(PySparkException, match=expected):
             kinesis_writer(df, kinesis, stream).mode(mode).save()
     assert read_all(kinesis, stream) == []
 

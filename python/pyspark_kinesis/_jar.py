@@ -110,7 +110,7 @@ def jar_path(pyspark_version: Optional[str] = None, scala_version: Optional[str]
             f"The Kinesis connector jar is not in {_JARS_DIR}: this copy of pyspark-kinesis was "
             "installed from source without it. " + _HOW_TO_BUILD.format(jars_dir=_JARS_DIR)
         )
-    carried = ", ".join(f"Spark {l} (Scala {s})" for l, s in sorted(jars))
+    carried = ", ".join(f"Spark {jar_line} (Scala {s})" for jar_line, s in sorted(jars))
     raise FileNotFoundError(
         f"This copy of pyspark-kinesis has no connector jar for Spark {line} with Scala {scala} "
         f"(pyspark {version}); it carries jars for {carried}. "

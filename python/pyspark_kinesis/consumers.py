@@ -33,7 +33,7 @@ from pyspark_kinesis._aws_consumers import AwsConsumerCalls, ConsumerCallError
 from pyspark_kinesis._jvm import jvm_class
 
 if TYPE_CHECKING:
-    from py4j.java_gateway import JavaObject  # type: ignore[import-untyped]
+    pass  # type: ignore[import-untyped]
 
 __all__ = ["AWSKinesisConsumerManager", "AWSKinesisConsumerManagerBuilder", "KinesisConsumerError"]
 
