@@ -25,15 +25,12 @@ Bad options and consumer names raise ``IllegalArgumentException`` through py4j a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 from pyspark.sql import DataFrame, Row, SparkSession
 
 from pyspark_kinesis._aws_consumers import AwsConsumerCalls, ConsumerCallError
 from pyspark_kinesis._jvm import jvm_class
-
-if TYPE_CHECKING:
-    pass  # type: ignore[import-untyped]
 
 __all__ = ["AWSKinesisConsumerManager", "AWSKinesisConsumerManagerBuilder", "KinesisConsumerError"]
 
