@@ -66,7 +66,6 @@ class AwsCredentialsSuite extends AnyFunSuite with Matchers {
     val keys = StaticKeys(accessKey, secretKey, None)
     AwsCredentials.provider(keys) should be theSameInstanceAs AwsCredentials.provider(keys.copy())
     AwsCredentials.provider(keys) should not be theSameInstanceAs(AwsCredentials.provider(DefaultChain))
-    KinesisClients.credentialsProvider(keys) should be theSameInstanceAs AwsCredentials.provider(keys)
   }
 
   test("a role is assumed with the base keys, sending role ARN, external id, session name and duration") {
