@@ -153,14 +153,12 @@ def test_efo_on_separate_executor_jvms_logs_no_key_at_debug(kinesis, tmp_path):
     executors = Path(pyspark.__file__).parent / "work" / (out / "app-id.txt").read_text()
     executor_logs = sorted(executors.rglob("stderr"))
     assert len(executor_logs) >= 2, f"no executor logs under {executors}"
-    try:
-        # The search below is not vacuous: the SDK ran at DEBUG, subscribing, in the executors.
-        assert " DEBUG io.github.sparkkinesis" in (logs / "driver.log").read_text()
-        executor_text = "".join(p.read_text(errors="replace") for p in executor_logs)
-        assert " DEBUG io.github.sparkkinesis.shaded.software.amazon.awssdk" in executor_text
-        assert "SubscribeToShard" in executor_text
-        assert leaks(tmp_path) == [], "a key shows up in the driver's logs"
-        assert leaks(executors) == [], "a key shows up in an executor's log"
-        assert not any(m in done.stdout + done.stderr for ms in MARKERS.values() for m in ms)
-    finally:
-        shutil.rmtree(executors, ignore_errors=True)
+    # The search below is not vacuous: the SDK ran at DEBUG, subscribing, in the executors.
+    assert " DEBUG io.github.sparkkinesis" in (logs / "driver.log").read_text()
+    executor_text = "".join(p.read_text(errors="replace") for p in executor_logs)
+    assert " DEBUG io.github.sparkkinesis.shaded.software.amazon.awssdk" in executor_text
+    assert "SubscribeToShard" in executor_text
+    assert leaks(tmp_path) == [], "a key shows up in the driver's logs"
+    assert leaks(executors) == [], f"a key shows up in an executor's log (under {executors})"
+    assert not any(m in done.stdout + done.stderr for ms in MARKERS.values() for m in ms)
+    shutil.rmtree(executors)  # Only when clean: a leak's logs stay for the diagnosis.

@@ -16,8 +16,9 @@ import software.amazon.awssdk.services.sts.StsClient
 /**
  * The one place SDK clients are built: the synchronous Kinesis client (GetRecords, ListShards,
  * PutRecords, consumer management), the asynchronous HTTP/2 one (SubscribeToShard) and STS (for
- * roles). Every build first pins the SDK's signer loggers at INFO, as they print the session
- * token at DEBUG (ARCHITECTURE.md invariant 7), so no JVM can build a client that skips it.
+ * roles). Every build first pins the loggers that print credentials at DEBUG (the SDK's signers,
+ * Netty's HTTP/2 frame logger) at INFO (ARCHITECTURE.md invariant 7, [[SdkLogging]]), so no JVM
+ * can build a client that skips it.
  *
  * Request encoding: Kinesis clients speak CBOR unless the JVM property `aws.cborEnabled=false`
  * (or `AWS_CBOR_DISABLED`) asks for JSON; the SDK reads that itself, for every client alike.
@@ -43,7 +44,7 @@ private[client] object AwsClientFactory {
   val HealthCheckPingPeriod: Duration = Duration.ofSeconds(10)
 
   def syncKinesis(connection: ConnectionConfig): KinesisClient = {
-    SdkLogging.quietSigners()
+    SdkLogging.quietSecretLoggers()
     val http = UrlConnectionHttpClient.builder()
       .connectionTimeout(ConnectTimeout)
       .socketTimeout(SyncSocketTimeout)
@@ -57,7 +58,7 @@ private[client] object AwsClientFactory {
    * (h2c), which kinesis-mock accepts.
    */
   def asyncKinesis(connection: ConnectionConfig): KinesisAsyncClient = {
-    SdkLogging.quietSigners()
+    SdkLogging.quietSecretLoggers()
     val negotiation = if (isPlainHttp(connection)) ProtocolNegotiation.ASSUME_PROTOCOL else ProtocolNegotiation.ALPN
     val http = NettyNioAsyncHttpClient.builder()
       .protocol(Protocol.HTTP2)
@@ -77,7 +78,7 @@ private[client] object AwsClientFactory {
 
   /** The STS client a role is assumed with, signed with the role's base credentials. */
   def sts(role: CredentialsConfig.AssumeRole, base: AwsCredentialsProvider): StsClient = {
-    SdkLogging.quietSigners()
+    SdkLogging.quietSecretLoggers()
     val http = UrlConnectionHttpClient.builder()
       .connectionTimeout(ConnectTimeout)
       .socketTimeout(StsSocketTimeout)
