@@ -57,6 +57,9 @@ object Retryable {
     case _ => false
   }
 
+  /** Whether Kinesis refused a call because the resource is in use (a subscription still held). */
+  def resourceInUse(failure: Throwable): Boolean = causes(failure).exists(_.isInstanceOf[ResourceInUseException])
+
   /** Whether a PutRecords entry refused with `code` is worth sending again. */
   def entryCode(code: String): Boolean = !FinalCodes.contains(code)
 

@@ -6,9 +6,8 @@ import scala.util.Random
 import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
-import software.amazon.awssdk.services.kinesis.model.{KinesisException, ResourceInUseException}
 
-import io.github.sparkkinesis.client.{BackOff, KinesisRecord, RecordBatch, RetryPolicy, Retryable, ShardEvent,
+import io.github.sparkkinesis.client.{AwsFailures, BackOff, KinesisRecord, RecordBatch, RetryPolicy, Retryable, ShardEvent,
   SubscriptionHandle, SubscriptionTransport}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
@@ -225,7 +224,7 @@ final class SubscriptionCursor(
       throw KinesisErrors.efoSubscriptionFailed(shard.toString, consumerArn, where, rootOf(error))
     }
     if (consecutiveFailures >= settings.maxConsecutiveFailures) {
-      if (causes(error).exists(_.isInstanceOf[ResourceInUseException])) {
+      if (Retryable.resourceInUse(error)) {
         throw KinesisErrors.efoSubscriptionInUse(shard.toString, consumerArn, consecutiveFailures, rootOf(error))
       }
       throw KinesisErrors.efoSubscriptionFailed(shard.toString, consumerArn, where, rootOf(error))
@@ -244,16 +243,8 @@ object SubscriptionCursor {
   /** Whether a subscription failure is worth another SubscribeToShard ([[Retryable]]). */
   def isRetryable(error: Throwable): Boolean = Retryable(error)
 
-  private[efo] def causes(error: Throwable): Seq[Throwable] =
-    Iterator.iterate(error)(_.getCause).takeWhile(_ != null).take(20).toSeq
-
-  /** The most telling exception: the service's own, else the innermost. */
-  private[efo] def rootOf(error: Throwable): Throwable = {
-    val chain = causes(error)
-    chain.collectFirst { case k: KinesisException => k }.getOrElse(
-      chain.filterNot(c => c.isInstanceOf[java.util.concurrent.CompletionException] ||
-        c.isInstanceOf[java.util.concurrent.ExecutionException]).headOption.getOrElse(error))
-  }
+  /** The most telling exception of a failed subscription ([[AwsFailures.mostTelling]]). */
+  private[efo] def rootOf(error: Throwable): Throwable = AwsFailures.mostTelling(error)
 
   private def describe(error: Throwable): String = {
     val root = rootOf(error)
