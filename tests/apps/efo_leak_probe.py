@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from pyspark.sql import SparkSession
+
 from pyspark_kinesis import AWSKinesisConsumerManager
 
 output, endpoint, region, stream, consumer = sys.argv[1:6]
