@@ -11,7 +11,7 @@ import io.github.sparkkinesis.client.{AwsFailures, BackOff, KinesisRecord, Recor
   SubscriptionHandle, SubscriptionTransport}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.polling.{Clock, SystemClock}
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /** How a [[SubscriptionCursor]] buffers and retries (by default, [[RetryPolicy.SubscribeToShard]]). */
 final case class SubscriptionSettings(
