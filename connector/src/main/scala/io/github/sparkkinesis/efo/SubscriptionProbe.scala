@@ -67,7 +67,7 @@ object SubscriptionProbe {
 
   private def run(opts: Map[String, String], flags: Set[String]): String = {
     val connection = ConnectionOptions.parse(new OptionValues(
-      opts.view.filterKeys(Set("region", "endpoint")).toMap.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }))
+      opts.filter { case (k, _) => Set("region", "endpoint")(k) }.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }))
     val stream = opts("stream")
     val expect = opts("expect").toInt
     val resubscribeAfter = opts.get("resubscribe-after").map(_.toInt).getOrElse(0)

@@ -100,7 +100,7 @@ final class PutRecordsBatcher(
     all.foreach(outcomeOf)
     if (failures.nonEmpty) {
       val failed = failures.map(_.failed).sum
-      val codes = failures.flatMap(_.codes).groupMapReduce(_._1)(_._2)(_ + _).toSeq.sortBy(-_._2)
+      val codes = failures.flatMap(_.codes).groupBy(_._1).map { case (code, ns) => code -> ns.map(_._2).sum }.toSeq.sortBy(-_._2)
       throw KinesisErrors.sinkPutFailed(failed, failures.map(_.stream).distinct.toSeq, where,
         failures.map(_.attempts).max, codes.map { case (code, n) => s"$code ($n)" })
     }
@@ -150,7 +150,7 @@ final class PutRecordsBatcher(
           s"$attempts attempts (${codes.mkString(", ")}); first refusal: ${refused.head._2.message}")
         counters.failedRecords.addAndGet(refused.size)
         someRecordFailed = true
-        return Outcome(stream, refused.size, refused.groupMapReduce(_._2.code)(_ => 1)(_ + _), attempts)
+        return Outcome(stream, refused.size, refused.groupBy(_._2.code).map { case (code, rs) => code -> rs.size }.toMap, attempts)
       }
     }
     throw new IllegalStateException("unreachable")
@@ -165,7 +165,7 @@ object PutRecordsBatcher {
 
 
   private def summary(failures: Iterable[PutFailure]): Seq[String] =
-    failures.groupMapReduce(_.code)(_ => 1)(_ + _).toSeq.sortBy(-_._2).map { case (code, n) => s"$code: $n" }
+    failures.groupBy(_.code).map { case (code, fs) => code -> fs.size }.toSeq.sortBy(-_._2).map { case (code, n) => s"$code: $n" }
 
   private object PutThreads extends ThreadFactory {
     private val count = new AtomicInteger()

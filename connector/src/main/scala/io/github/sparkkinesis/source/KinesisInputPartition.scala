@@ -21,7 +21,7 @@ final case class ShardRange(shard: ShardKey, start: ShardPosition, endSequence: 
 final case class KinesisInputPartition(ranges: Seq[ShardRange]) extends InputPartition {
   // Run where most of the data already is.
   override def preferredLocations(): Array[String] =
-    ranges.flatMap(_.blocks).groupBy(_.location).view.mapValues(_.map(_.bytes).sum)
+    ranges.flatMap(_.blocks).groupBy(_.location).map { case (host, blocks) => host -> blocks.map(_.bytes).sum }
       .toSeq.sortBy(-_._2).headOption.map(_._1).toArray
 }
 

@@ -199,7 +199,7 @@ final class KinesisMicroBatchStream(
     if (!due) return tracked
     val listed = listShards()
     val children = listed.toSeq.flatMap { case (key, d) => d.parents.map(p => ShardKey(key.stream, p) -> key) }
-      .groupMap(_._1)(_._2)
+      .groupBy(_._1).map { case (parent, pairs) => parent -> pairs.map(_._2) }
     // Read before: every child is tracked, or (after later reshards dropped the children in
     // turn) some descendant is. Kinesis lists closed shards for the whole retention period.
     def descendants(key: ShardKey): Set[ShardKey] = {
