@@ -13,13 +13,13 @@ VERSION := $(shell sed -n 's/.*val project = "\(.*\)"/\1/p' project/Versions.sca
 JAR := connector/target/scala-2.13/spark-sql-kinesis-assembly_2.13-$(VERSION).jar
 JARS_DIR := python/pyspark_kinesis/jars
 
-.PHONY: help demo test test-reliability soak bench test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean
+.PHONY: help demo test test-reliability soak bench bench-mock bench-jar bench-baseline test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
 	@echo "make test   - build everything and run every test (Scala, Python, end to end)"
 	@echo "make test-reliability - every row of the reliability suite: faults x mode x trigger (< 30 min)"
-	@echo "make bench  - benchmark: records/s and latency against the local Kinesis (on demand)"
+	@echo "make bench  - benchmark against a memory-speed Kinesis: throughput, CPU per record, limits, latency, scale (BENCH_ARGS, on demand)"
 	@echo "make soak   - soak run under periodic faults, memory and threads over time (SOAK_ARGS, on demand)"
 	@echo "make jar | wheel | publish-local | kinesis-up | kinesis-down | clean"
 
@@ -79,10 +79,33 @@ test: venv
 demo: wheel
 	$(PY) examples/demo/watch_events_demo.py $(DEMO_ARGS)
 
-# On demand, never in CI: throughput and latency against the local Kinesis (results in
-# tests/benchmarks/results/).
-bench: wheel
-	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_ARGS)
+# On demand, never in CI: the connector against the benchmark Kinesis of benchmarks/ (results
+# and chart in tests/benchmarks/results/<date>.md|png). BENCH_ARGS picks rows and builds, e.g.
+# BENCH_ARGS="--rows polling efo"; `make bench-baseline` first adds the build of BENCH_BASELINE.
+BENCH_JAR := benchmarks/target/scala-2.13/kinesis-bench.jar
+BENCH_SOURCES := $(shell find benchmarks/src/main -type f) project/Dependencies.scala build.sbt
+
+$(BENCH_JAR): $(BENCH_SOURCES)
+	$(SBT) benchmarks/assembly
+	touch $@
+
+bench-jar: $(BENCH_JAR)
+
+bench: wheel $(BENCH_JAR)
+	$(PY) tests/benchmarks/bench.py $(BENCH_ARGS)
+
+# The connector as of BENCH_BASELINE (the commit before the read-path work of issue 15), built
+# from `git archive` into .bench/, for the "before" column.
+BENCH_BASELINE ?= 4642f45
+bench-baseline:
+	rm -rf .bench/src && mkdir -p .bench/src
+	git archive $(BENCH_BASELINE) | tar -x -C .bench/src
+	cd .bench/src && ../../$(SBT) connector/assembly
+	cp .bench/src/connector/target/scala-2.13/spark-sql-kinesis-assembly_2.13-*.jar .bench/baseline.jar
+
+# The older benchmark: records/s and latency against kinesis-mock (conformance, not speed).
+bench-mock: wheel
+	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_MOCK_ARGS)
 
 # On demand, never in CI: a long query under periodic faults (default 30 minutes; e.g.
 # SOAK_ARGS="--minutes 3 --mode polling"); results in tests/benchmarks/results/.
