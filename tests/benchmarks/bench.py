@@ -67,9 +67,10 @@ def throughput(mode):
         if mode == "efo":
             options.update(consumerMode="efo", consumerName=f"bench-{int(time.time())}")
         results = []
-        with BenchKinesis(["--stream", f"s:8:{per_shard}:{RECORD}"]) as k:
+        warm = max(1000, per_shard // 10)
+        with BenchKinesis(["--stream", f"s:8:{per_shard}:{RECORD}", "--stream", f"warm:8:{warm}:{RECORD}"]) as k:
             spec = {"endpoint": k.endpoint, "stream": "s", "record_size": RECORD, "options": options,
-                    "records_per_shard": per_shard}
+                    "records_per_shard": per_shard, "warm_stream": "warm", "warm_records_per_shard": warm}
             for label, jar in jars:
                 results.append({"build": label, **run_spark("throughput", jar, spec)})
             if mode == "polling":
@@ -193,7 +194,7 @@ def main():
             results = [{"build": "-", "error": str(e).strip().splitlines()[-1][:300]}]
         rows.append({"row": name, "seconds": time.time() - began, "results": results,
                      "command": f'make bench BENCH_ARGS="--rows {name}"'})
-    out = write_report(rows, jars, started, HERE / "results")
+        out = write_report(rows, jars, started, HERE / "results")  # after every row: a stopped run keeps what it measured
     print(out.read_text())
     print(f"written to {out} and {out.with_suffix('.png')}")
 

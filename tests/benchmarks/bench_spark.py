@@ -4,6 +4,7 @@ in $PYSPARK_KINESIS_JAR, so rows of two builds of the connector run side by side
 CPU is the Spark JVM's, from /proc/<pid>/stat."""
 
 import json
+import os
 import statistics
 import sys
 import threading
@@ -28,6 +29,9 @@ def session():
     import pyspark_kinesis
     builder = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
                .config("spark.driver.memory", "2g").config("spark.sql.shuffle.partitions", "2"))
+    if os.environ.get("BENCH_JFR"):  # a JDK Flight Recorder profile of the Spark JVM, for finding the costs
+        builder = builder.config("spark.driver.extraJavaOptions",
+                                 f"-XX:StartFlightRecording=filename={os.environ['BENCH_JFR']},settings=profile")
     spark = pyspark_kinesis.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark, spark._jvm.java.lang.ProcessHandle.current().pid()
@@ -52,12 +56,19 @@ def source_metric(query, name):
     return None
 
 
-def throughput(spark, pid, spec, workdir):
-    """Everything in the stream, once (Trigger.AvailableNow), into the noop sink."""
-    cpu, began = cpu_seconds(pid), time.time()
-    query = (reader(spark, spec).writeStream.format("noop").trigger(availableNow=True)
-             .option("checkpointLocation", str(workdir / "checkpoint")).start())
+def read_once(spark, spec, checkpoint, **extra):
+    query = (reader(spark, spec, **extra).writeStream.format("noop").trigger(availableNow=True)
+             .option("checkpointLocation", str(checkpoint)).start())
     query.awaitTermination()
+    return query
+
+
+def throughput(spark, pid, spec, workdir):
+    """Everything in the stream, once (Trigger.AvailableNow), into the noop sink, after the same
+    over a small stream (`warm_stream`) so that class loading and JIT are not counted."""
+    read_once(spark, spec, workdir / "warm", streamName=spec["warm_stream"])
+    cpu, began = cpu_seconds(pid), time.time()
+    query = read_once(spark, spec, workdir / "checkpoint")
     seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
     records = rows_read(query)
     return {"records": records, "seconds": seconds, "cpu_seconds": cpu, "records_per_s": records / seconds,
@@ -86,17 +97,20 @@ def ceiling_polling(spark, pid, spec, workdir):
                                                       .streamName(spec["stream"]).build()).shards()]
     counts = []
 
-    def read(shard):
-        it = client.getShardIterator(sdk(model + "GetShardIteratorRequest").builder().streamName(spec["stream"])
+    def read(shard, stream=spec["stream"], records=spec["records_per_shard"]):
+        it = client.getShardIterator(sdk(model + "GetShardIteratorRequest").builder().streamName(stream)
                                      .shardId(shard).shardIteratorType(sdk(model + "ShardIteratorType").TRIM_HORIZON)
                                      .build()).shardIterator()
         n = 0
-        while n < spec["records_per_shard"]:
+        while n < records:
             response = client.getRecords(sdk(model + "GetRecordsRequest").builder().shardIterator(it).limit(10000).build())
             n += response.records().size()
             it = response.nextShardIterator()
         counts.append(n)
 
+    for shard in shards:  # warm up, as the connector's row does
+        read(shard, spec["warm_stream"], spec["warm_records_per_shard"])
+    counts.clear()
     cpu, began = cpu_seconds(pid), time.time()
     threads = [threading.Thread(target=read, args=(s,)) for s in shards]
     for t in threads:
