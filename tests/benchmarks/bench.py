@@ -45,11 +45,14 @@ def run_spark(kind, jar, spec):
 
 
 def backend(args, jars):
-    """The endpoint on one event-loop thread, read by the bare SDK: records per CPU-second of the endpoint."""
+    """The endpoint on one event-loop thread, read by the bare SDK after a warm-up read: records
+    per CPU-second of the endpoint (its whole process: one thread serves, GC and JIT add)."""
     records = 8 * args.records_per_shard * 2
     results = []
     for mode in ("polling", "efo"):
-        with BenchKinesis([f"--stream", f"s:8:{records // 8}:{RECORD}"], threads=1) as k:
+        with BenchKinesis(["--stream", f"s:8:{records // 8}:{RECORD}", "--stream", f"warm:8:{records // 32}:{RECORD}"],
+                          threads=1) as k:
+            bare_sdk_reader(k.endpoint, "warm", records // 4, mode)
             before = cpu_seconds(k.pid)
             bare = bare_sdk_reader(k.endpoint, "s", records, mode)
             server_cpu = cpu_seconds(k.pid) - before

@@ -21,6 +21,8 @@ final class BenchShard(val stream: BenchStream, val index: Int, synthetic: Long,
   val sequencePrefix: Array[Byte] = Sequence.prefix(index)
   val syntheticData: Array[Byte] = Array.tabulate(recordSize)(i => ('a' + i % 26).toByte)
   val syntheticKey: String = s"pk-$index"
+  lazy val cborTemplate: (Array[Byte], Array[Byte]) = RecordRun.template(this, cbor = true)
+  lazy val jsonTemplate: (Array[Byte], Array[Byte]) = RecordRun.template(this, cbor = false)
   private val appended = new java.util.ArrayList[StoredRecord]()
   @volatile private var appendedCount = 0
 

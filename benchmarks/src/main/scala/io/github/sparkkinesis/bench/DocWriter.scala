@@ -24,6 +24,8 @@ sealed trait DocWriter {
   def long(value: Long): Unit
   def blob(value: Array[Byte]): Unit
   def timestamp(epochMillis: Long): Unit
+  /** A value encoded ahead of time, with a sequence number's digits written between its two parts. */
+  def template(before: Array[Byte], prefix: Array[Byte], position: Long, after: Array[Byte]): Unit
 }
 
 object DocWriter {
@@ -77,14 +79,19 @@ final class Cbor(val out: ByteBuf) extends DocWriter {
     out.writeByte(0xc1)
     long(epochMillis)
   }
+
+  def template(before: Array[Byte], prefix: Array[Byte], position: Long, after: Array[Byte]): Unit = {
+    Sequence.write(prefix, position, digits, 0)
+    out.writeBytes(before)
+    out.writeBytes(digits)
+    out.writeBytes(after)
+  }
 }
 
 final class Json(val out: ByteBuf) extends DocWriter {
   private var needComma = false
   private var afterKey = false
   private val digits = new Array[Byte](Sequence.Width)
-  private var lastBlob: Array[Byte] = _
-  private var lastEncoded: Array[Byte] = _
 
   private def separate(): Unit = {
     if (afterKey) afterKey = false
@@ -135,12 +142,7 @@ final class Json(val out: ByteBuf) extends DocWriter {
   def blob(value: Array[Byte]): Unit = {
     separate()
     out.writeByte('"')
-    // Synthetic records share one data array: encode it once.
-    if (!(value eq lastBlob)) {
-      lastBlob = value
-      lastEncoded = Base64.getEncoder.encode(value)
-    }
-    out.writeBytes(lastEncoded)
+    out.writeBytes(Base64.getEncoder.encode(value))
     out.writeByte('"')
     needComma = true
   }
@@ -150,6 +152,15 @@ final class Json(val out: ByteBuf) extends DocWriter {
     separate()
     val fraction = epochMillis % 1000
     out.writeCharSequence(s"${epochMillis / 1000}.${if (fraction < 10) "00" else if (fraction < 100) "0" else ""}$fraction", US_ASCII)
+    needComma = true
+  }
+
+  def template(before: Array[Byte], prefix: Array[Byte], position: Long, after: Array[Byte]): Unit = {
+    separate()
+    Sequence.write(prefix, position, digits, 0)
+    out.writeBytes(before)
+    out.writeBytes(digits)
+    out.writeBytes(after)
     needComma = true
   }
 }
