@@ -131,7 +131,8 @@ def scale(shards):
         results = []
         for label, jar in jars:
             with BenchKinesis(["--stream", f"s:{shards}:2:100"]) as k:
-                spec = {"endpoint": k.endpoint, "stream": "s", "triggers": 6, "timeout_s": 240 if shards >= 10000 else 150,
+                spec = {"endpoint": k.endpoint, "stream": "s", "triggers": 6,
+                        "timeout_s": 240 if shards >= 10000 else 150,
                         "options": LOW_LATENCY}
                 results.append({"build": label, **run_spark("scale", jar, spec)})
         return results
@@ -179,8 +180,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", nargs="+", choices=list(ROWS), default=list(ROWS))
     parser.add_argument("--jar", action="append", default=[], help="label=path of a connector jar (repeatable)")
-    parser.add_argument("--records-per-shard", type=int, default=50000, help="throughput rows: 8 shards x this many 1 KB records")
-    parser.add_argument("--window-s", type=int, default=30, help="measuring window of the limits, latency and idle rows")
+    parser.add_argument("--records-per-shard", type=int, default=25000,
+                        help="throughput rows: 8 shards x this many 1 KB records")
+    parser.add_argument("--window-s", type=int, default=30,
+                        help="measuring window of the limits, latency and idle rows")
     args = parser.parse_args()
     jars = [tuple(j.split("=", 1)) for j in args.jar] or default_jars()
     if not jars:
@@ -197,7 +200,8 @@ def main():
             results = [{"build": "-", "error": str(e).strip().splitlines()[-1][:300]}]
         rows.append({"row": name, "seconds": time.time() - began, "results": results,
                      "command": f'make bench BENCH_ARGS="--rows {name}"'})
-        out = write_report(rows, jars, started, HERE / "results")  # after every row: a stopped run keeps what it measured
+        # After every row: a run stopped half-way keeps what it measured.
+        out = write_report(rows, jars, started, HERE / "results")
     print(out.read_text())
     print(f"written to {out} and {out.with_suffix('.png')}")
 

@@ -37,12 +37,13 @@ class BenchKinesis:
 
     def __enter__(self):
         if not BENCH_JAR.exists():
-            raise FileNotFoundError(f"{BENCH_JAR} is missing: build it with build/sbt benchmarks/assembly (make bench does)")
+            raise FileNotFoundError(f"{BENCH_JAR} is missing: make bench-jar builds it")
         self._dir = tempfile.TemporaryDirectory(prefix="bench-kinesis-")
         port_file = Path(self._dir.name) / "port"
         self._log = open(Path(self._dir.name) / "log", "w")
         self.process = subprocess.Popen(
-            ["java", "-Xms512m", "-Xmx2g", "-XX:+UseParallelGC", "-cp", str(BENCH_JAR), "io.github.sparkkinesis.bench.BenchKinesis",
+            ["java", "-Xms512m", "-Xmx2g", "-XX:+UseParallelGC", "-cp", str(BENCH_JAR),
+             "io.github.sparkkinesis.bench.BenchKinesis",
              "--port-file", str(port_file), "--threads", str(self.threads)] + self.args,
             stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.time() + 60

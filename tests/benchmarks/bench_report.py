@@ -20,7 +20,8 @@ def figures(row, r):
     if "error" in r:
         return f"failed: {r['error']}"
     if row == "backend":
-        return (f"{_n(r['endpoint_records_per_cpu_s'])} records per CPU-second of the endpoint (one event-loop thread); "
+        return (f"{_n(r['endpoint_records_per_cpu_s'])} records per CPU-second of the endpoint "
+                "(one event-loop thread); "
                 f"client {_n(r['client_records_per_cpu_s'])}/CPU-s; {_n(r['records_per_s'])} records/s wall")
     if row in ("polling", "efo"):
         return (f"{_n(r['records_per_s'])} records/s, {_n(r['mb_per_s'], 1)} MB/s, "
@@ -30,7 +31,8 @@ def figures(row, r):
         return (f"{_n(r['mib_per_s_per_shard'], 2)} MiB/s per shard = **{_n(r['pct_of_2mib'], 1)}% of 2 MiB/s**, "
                 f"throttle events {_n(r['throttle_events'])}")
     if row.startswith("latency"):
-        return (f"p50 **{_n(r['p50_ms'])} ms**, p90 {_n(r['p90_ms'])}, p99 **{_n(r['p99_ms'])}**, max {_n(r['max_ms'])} ms "
+        return (f"p50 **{_n(r['p50_ms'])} ms**, p90 {_n(r['p90_ms'])}, p99 **{_n(r['p99_ms'])}**, "
+                f"max {_n(r['max_ms'])} ms "
                 f"({_n(r['records'])} records); **{_n(r['cores'], 3)} cores**")
     if row == "idle":
         return f"**{_n(r['cores'], 3)} cores** with nothing to read"
@@ -76,10 +78,12 @@ def chart(rows, path):
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
     by_row = {row["row"]: [r for r in row["results"] if "error" not in r] for row in rows}
 
-    bars = [(f"{name}\n{r['build']}", r["records_per_cpu_s"]) for name in ("polling", "efo") for r in by_row.get(name, [])]
+    bars = [(f"{name}\n{r['build']}", r["records_per_cpu_s"])
+            for name in ("polling", "efo") for r in by_row.get(name, [])]
     _bars(axes[0], bars, "records per CPU-second (1 KB, 8 shards)")
 
-    lat = [(f"{name[8:]}\n{r['build']}", r) for name in ("latency-default", "latency-low") for r in by_row.get(name, [])]
+    lat = [(f"{name[8:]}\n{r['build']}", r)
+           for name in ("latency-default", "latency-low") for r in by_row.get(name, [])]
     if lat:
         x = range(len(lat))
         for key, offset in (("p50_ms", -0.2), ("p99_ms", 0.2)):
@@ -88,7 +92,8 @@ def chart(rows, path):
         axes[1].legend()
     axes[1].set_title("put to sink latency, ms (1,000 records/s)")
 
-    cores = [(f"{name.replace('latency-', '')}\n{r['build']}", r["cores"]) for name in ("latency-default", "latency-low", "idle")
+    cores = [(f"{name.replace('latency-', '')}\n{r['build']}", r["cores"])
+             for name in ("latency-default", "latency-low", "idle")
              for r in by_row.get(name, [])]
     _bars(axes[2], cores, "cores used by the Spark JVM")
     fig.tight_layout()

@@ -6,6 +6,7 @@ CPU is the Spark JVM's, from /proc/<pid>/stat."""
 import json
 import os
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -29,9 +30,6 @@ def session():
     import pyspark_kinesis
     builder = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
                .config("spark.driver.memory", "2g").config("spark.sql.shuffle.partitions", "2"))
-    if os.environ.get("BENCH_JFR"):  # a JDK Flight Recorder profile of the Spark JVM, for finding the costs
-        builder = builder.config("spark.driver.extraJavaOptions",
-                                 f"-XX:StartFlightRecording=filename={os.environ['BENCH_JFR']},settings=profile")
     spark = pyspark_kinesis.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark, spark._jvm.java.lang.ProcessHandle.current().pid()
@@ -67,8 +65,14 @@ def throughput(spark, pid, spec, workdir):
     """Everything in the stream, once (Trigger.AvailableNow), into the noop sink, after the same
     over a small stream (`warm_stream`) so that class loading and JIT are not counted."""
     read_once(spark, spec, workdir / "warm", streamName=spec["warm_stream"])
+    profile = os.environ.get("BENCH_JFR")  # a JDK Flight Recorder profile of the measured read, to find its costs
+    if profile:
+        subprocess.run(["jcmd", str(pid), "JFR.start", "name=bench", "settings=profile", f"filename={profile}"],
+                       check=True)
     cpu, began = cpu_seconds(pid), time.time()
     query = read_once(spark, spec, workdir / "checkpoint")
+    if profile:
+        subprocess.run(["jcmd", str(pid), "JFR.stop", "name=bench", f"filename={profile}"], check=True)
     seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
     records = rows_read(query)
     return {"records": records, "seconds": seconds, "cpu_seconds": cpu, "records_per_s": records / seconds,
@@ -103,7 +107,8 @@ def ceiling_polling(spark, pid, spec, workdir):
                                      .build()).shardIterator()
         n = 0
         while n < records:
-            response = client.getRecords(sdk(model + "GetRecordsRequest").builder().shardIterator(it).limit(10000).build())
+            request = sdk(model + "GetRecordsRequest").builder().shardIterator(it).limit(10000).build()
+            response = client.getRecords(request)
             n += response.records().size()
             it = response.nextShardIterator()
         counts.append(n)
