@@ -29,14 +29,14 @@ JARS := $(ALL_JARS)
 endif
 JARS_DIR := python/pyspark_kinesis/jars
 
-.PHONY: help readme-options fmt lint demo test test-reliability soak bench test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line
+.PHONY: help readme-options fmt lint demo test test-reliability soak bench test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line bench-mock bench-jar bench-baseline
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
 	@echo "make test   - build everything and run every test (Scala, Python, end to end)"
 	@echo "make test-compat - every Spark line: Scala tests, end-to-end core on 3.5/4.0/4.1, --packages per line"
 	@echo "make test-reliability - every row of the reliability suite: faults x mode x trigger (< 30 min)"
-	@echo "make bench  - benchmark: records/s and latency against the local Kinesis (on demand)"
+	@echo "make bench  - benchmark against a memory-speed Kinesis: throughput, CPU per record, limits, latency, scale (BENCH_ARGS, on demand)"
 	@echo "make soak   - soak run under periodic faults, memory and threads over time (SOAK_ARGS, on demand)"
 	@echo "make fmt    - apply the formatters (scalafmt, ruff's safe fixes); make lint - check (make test runs it)"
 	@echo "make readme-options - regenerate README's option tables and the Python registry from KinesisOptions.scala"
@@ -167,10 +167,33 @@ test-connect: wheel
 demo: wheel
 	$(PY) examples/demo/watch_events_demo.py $(DEMO_ARGS)
 
-# On demand, never in CI: throughput and latency against the local Kinesis (results in
-# tests/benchmarks/results/).
-bench: wheel
-	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_ARGS)
+# On demand, never in CI: the connector against the benchmark Kinesis of benchmarks/ (results
+# and chart in tests/benchmarks/results/<date>.md|png). BENCH_ARGS picks rows and builds, e.g.
+# BENCH_ARGS="--rows polling efo"; `make bench-baseline` first adds the build of BENCH_BASELINE.
+BENCH_JAR := benchmarks/target/scala-2.13/kinesis-bench.jar
+BENCH_SOURCES := $(shell find benchmarks/src/main -type f) project/Dependencies.scala build.sbt
+
+$(BENCH_JAR): $(BENCH_SOURCES)
+	$(SBT) benchmarks/assembly
+	touch $@
+
+bench-jar: $(BENCH_JAR)
+
+bench: wheel $(BENCH_JAR)
+	$(PY) tests/benchmarks/bench.py $(BENCH_ARGS)
+
+# The connector as of BENCH_BASELINE (the commit before the read-path work of issue 15), built
+# from `git archive` into .bench/, for the "before" column.
+BENCH_BASELINE ?= 4642f45
+bench-baseline:
+	rm -rf .bench/src && mkdir -p .bench/src
+	git archive $(BENCH_BASELINE) | tar -x -C .bench/src
+	cd .bench/src && ../../$(SBT) connector/assembly
+	cp .bench/src/connector/target/scala-2.13/spark-sql-kinesis-assembly_2.13-*.jar .bench/baseline.jar
+
+# The older benchmark: records/s and latency against kinesis-mock (conformance, not speed).
+bench-mock: wheel
+	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_MOCK_ARGS)
 
 # On demand, never in CI: a long query under periodic faults (default 30 minutes; e.g.
 # SOAK_ARGS="--minutes 3 --mode polling"); results in tests/benchmarks/results/.

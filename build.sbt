@@ -126,3 +126,22 @@ def sparkLineProject(line: SparkLine, base: File): Project =
     },
   )
   .settings(lintSettings)
+
+// A memory-speed Kinesis endpoint and a bare SDK client for `make bench` (issue #15). Not
+// aggregated into root: `connector/test` and the published jar never build it.
+lazy val benchmarks = (project in file("benchmarks"))
+  .settings(
+    name := "kinesis-bench",
+    publish / skip := true,
+    libraryDependencies ++= Dependencies.benchmarks,
+    Test / fork := true,
+    Test / parallelExecution := false,
+    assembly / assemblyJarName := "kinesis-bench.jar",
+    assembly / test := {},
+    assembly / assemblyMergeStrategy := {
+      case PathList("META-INF", "services", _*) => MergeStrategy.filterDistinctLines
+      case PathList("META-INF", _*) => MergeStrategy.discard
+      case "module-info.class" => MergeStrategy.discard
+      case x => (assembly / assemblyMergeStrategy).value(x)
+    },
+  )

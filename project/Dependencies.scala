@@ -32,4 +32,12 @@ object Dependencies {
     "org.scalatest" %% "scalatest" % Versions.scalatest % Test,
     "org.apache.spark" %% "spark-sql" % sparkVersion % Test
   )
+
+  /** The benchmark Kinesis (Netty, as the SDK's HTTP/2 client brings it) and its bare SDK client. */
+  val benchmarks = Seq(
+    "software.amazon.awssdk" % "kinesis" % Versions.awsSdk,
+    "software.amazon.awssdk" % "url-connection-client" % Versions.awsSdk,
+    "software.amazon.awssdk" % "netty-nio-client" % Versions.awsSdk,
+    "org.scalatest" %% "scalatest" % Versions.scalatest % Test
+  ).map(_.exclude("software.amazon.awssdk", "apache-client"))
 }

@@ -10,8 +10,8 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
 
-import io.github.sparkkinesis.client.{KinesisApi, KinesisClients, ShardDescription, ThrottleRetry}
-import io.github.sparkkinesis.efo.EfoClients
+import io.github.sparkkinesis.client.{KinesisApi, KinesisClients, RetryPolicy, ShardDescription}
+import io.github.sparkkinesis.efo.ConsumerRegistry
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
 import io.github.sparkkinesis.options.{EfoSettings, KinesisSourceOptions}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
@@ -35,6 +35,8 @@ final class KinesisMicroBatchStream(
     this(options, metadataPath, KinesisClients.api(options.connection), SparkSession.active.sparkContext)
 
   private val name = s"KinesisV2[${options.streamNames.mkString(",")}]"
+  // The driver's clients for this connection stay open until the last query using them stops.
+  KinesisClients.acquire(options.connection)
   private lazy val kinesis = api
   private lazy val prefetcher = new Prefetcher(sparkContext, options.connection,
     PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize), name)
@@ -118,8 +120,9 @@ final class KinesisMicroBatchStream(
   override def stop(): Unit = {
     prefetcher.stop()
     for (efo <- options.efo if efo.requireDeregistration; (stream, consumer) <- consumers) {
-      EfoClients.registry(options.connection).deregisterQuietly(stream, consumer)
+      ConsumerRegistry(options.connection).deregisterQuietly(stream, consumer)
     }
+    KinesisClients.release(options.connection)
   }
 
   override def toString: String = name
@@ -150,7 +153,7 @@ final class KinesisMicroBatchStream(
     if (due) {
       lazy val queryId = Option(sparkContext.getLocalProperty("sql.streaming.queryId"))
         .getOrElse(java.util.UUID.randomUUID().toString)
-      val registry = EfoClients.registry(options.connection)
+      val registry = ConsumerRegistry(options.connection)
       if (consumers.isEmpty) consumers = options.streamNames.map(s => s -> efo.consumerName(s, queryId)).toMap
       val arns = consumers.map { case (stream, consumer) => stream -> registry.resolve(stream, consumer) }
       if (consumersCheckedNanos == Long.MinValue) logInfo(s"$name reads through enhanced fan-out consumers $arns")
@@ -218,7 +221,7 @@ final class KinesisMicroBatchStream(
 
   private def listShards(): Map[ShardKey, ShardDescription] = {
     val listed = options.streamNames.flatMap { stream =>
-      ThrottleRetry(s"ListShards of stream '$stream'") {
+      RetryPolicy.ListShards.run(s"ListShards of stream '$stream'") {
         kinesis.listShards(stream, options.maxShardsPerDescribe)
       }.map(d => ShardKey(stream, d.shardId) -> d)
     }.toMap
