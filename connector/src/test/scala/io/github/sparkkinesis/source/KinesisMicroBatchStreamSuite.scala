@@ -205,7 +205,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
   test("small blocks are coalesced into few tasks, which read every record back in shard order") {
     val api = new FakeKinesisApi().createStream("clicks", 6)
     val put = (0 until 6).map(i => shardId(i) -> api.putMany("clicks", shardId(i), s"s$i", 3 + i)).toMap
-    def perShard(rows: Seq[Out]): Map[String, Seq[String]] = rows.groupBy(_.shardId).view.mapValues(_.map(_.sequenceNumber)).toMap
+    def perShard(rows: Seq[Out]): Map[String, Seq[String]] = rows.groupBy(_.shardId).map { case (shard, out) => shard -> out.map(_.sequenceNumber) }
 
     // By default (blocks far below coalesceThresholdBlockSize) every shard of the one local executor shares a task.
     withQuery(api) { q =>
