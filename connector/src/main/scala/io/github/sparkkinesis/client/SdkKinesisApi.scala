@@ -13,6 +13,7 @@ import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
 import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
@@ -42,7 +43,8 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
         shardId = s.shardId(),
         parentShardId = Option(s.parentShardId()),
         adjacentParentShardId = Option(s.adjacentParentShardId()),
-        closed = Option(s.sequenceNumberRange()).flatMap(r => Option(r.endingSequenceNumber())).isDefined)
+        closed = Option(s.sequenceNumberRange()).flatMap(r => Option(r.endingSequenceNumber())).isDefined,
+        hashKeyRange = Option(s.hashKeyRange()).map(r => HashKeyRange(r.startingHashKey(), r.endingHashKey())))
     }
   }
 
@@ -59,8 +61,11 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
       case ShardPosition.TrimHorizon => base.shardIteratorType(ShardIteratorType.TRIM_HORIZON)
       case ShardPosition.AtTimestamp(ms) =>
         base.shardIteratorType(ShardIteratorType.AT_TIMESTAMP).timestamp(Instant.ofEpochMilli(ms))
-      case ShardPosition.AfterSequence(seq) =>
+      case ShardPosition.AfterSequence(seq, None) =>
         base.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).startingSequenceNumber(seq)
+      case ShardPosition.AfterSequence(seq, Some(_)) =>
+        // Inside an aggregate: read it again; the reader skips the user records already read.
+        base.shardIteratorType(ShardIteratorType.AT_SEQUENCE_NUMBER).startingSequenceNumber(seq)
       case ShardPosition.AtSequence(seq) =>
         base.shardIteratorType(ShardIteratorType.AT_SEQUENCE_NUMBER).startingSequenceNumber(seq)
       case end: ShardPosition.ShardEnd =>
@@ -71,18 +76,17 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
     }
   }
 
-  override def getRecords(iterator: String, limit: Int): RecordBatch = {
+  override def getRecords(iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch = {
     val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
       .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.addPlugin(ThrottlingSurfaces.plugin))
       .build()
     val response = call("GetRecords", "a shard iterator", None)(client.getRecords(request))
+    val (records, kpl) = UserRecords.expand(response.records().asScala.map(SdkKinesisApi.raw), hashRange)
     RecordBatch(
-      records = response.records().asScala.map { r =>
-        KinesisRecord(r.partitionKey(), r.data().asByteArray(), r.sequenceNumber(),
-          Option(r.approximateArrivalTimestamp()).map(_.toEpochMilli).getOrElse(0L))
-      }.toSeq,
+      records = records,
       nextIterator = Option(response.nextShardIterator()),
-      millisBehindLatest = Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L))
+      millisBehindLatest = Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L),
+      kpl = kpl)
   }
 
   override def putRecords(stream: String, entries: IndexedSeq[PutEntry]): IndexedSeq[Option[PutFailure]] = {
@@ -131,4 +135,10 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
       case e @ (_: KinesisException | _: SdkException) =>
         throw AwsFailures.toConnectorError(operation, target, connection, e)
     }
+}
+
+object SdkKinesisApi {
+  /** A record of GetRecords or of a SubscribeToShard event, before its aggregate is split. */
+  def raw(r: Record): UserRecords.Raw = UserRecords.Raw(r.partitionKey(), r.data().asByteArray(), r.sequenceNumber(),
+    Option(r.approximateArrivalTimestamp()).map(_.toEpochMilli).getOrElse(0L))
 }

@@ -11,13 +11,14 @@ import software.amazon.awssdk.services.kinesis.KinesisAsyncClient
 import software.amazon.awssdk.services.kinesis.model.{ShardIteratorType, StartingPosition, SubscribeToShardEvent,
   SubscribeToShardEventStream, SubscribeToShardRequest, SubscribeToShardResponse, SubscribeToShardResponseHandler}
 
-import io.github.sparkkinesis.client.KinesisRecord
+import io.github.sparkkinesis.client.{SdkKinesisApi, UserRecords}
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /** [[SubscriptionTransport]] on the AWS SDK v2 async client (Netty, HTTP/2). */
 final class SdkSubscriptionTransport(client: KinesisAsyncClient) extends SubscriptionTransport {
 
-  override def subscribe(consumerArn: String, shardId: String, start: ShardPosition,
+  override def subscribe(consumerArn: String, shardId: String, start: ShardPosition, hashRange: Option[HashKeyRange],
       subscriber: Subscriber[ShardEvent]): SubscriptionHandle = {
     val request = SubscribeToShardRequest.builder()
       .consumerARN(consumerArn)
@@ -28,7 +29,7 @@ final class SdkSubscriptionTransport(client: KinesisAsyncClient) extends Subscri
     val handler = new SubscribeToShardResponseHandler {
       override def responseReceived(response: SubscribeToShardResponse): Unit = ()
       override def onEventStream(publisher: SdkPublisher[SubscribeToShardEventStream]): Unit =
-        publisher.filter(classOf[SubscribeToShardEvent]).map[ShardEvent](SdkSubscriptionTransport.toShardEvent(_))
+        publisher.filter(classOf[SubscribeToShardEvent]).map[ShardEvent](SdkSubscriptionTransport.toShardEvent(_, hashRange))
           .subscribe(once)
       override def exceptionOccurred(t: Throwable): Unit = once.fail(t)
       // The end is signalled by the event publisher's onComplete, after its last event.
@@ -50,20 +51,26 @@ object SdkSubscriptionTransport {
     case ShardPosition.TrimHorizon => StartingPosition.builder().`type`(ShardIteratorType.TRIM_HORIZON).build()
     case ShardPosition.AtTimestamp(ms) =>
       StartingPosition.builder().`type`(ShardIteratorType.AT_TIMESTAMP).timestamp(Instant.ofEpochMilli(ms)).build()
-    case ShardPosition.AfterSequence(seq) =>
+    case ShardPosition.AfterSequence(seq, None) =>
       StartingPosition.builder().`type`(ShardIteratorType.AFTER_SEQUENCE_NUMBER).sequenceNumber(seq).build()
+    case ShardPosition.AfterSequence(seq, Some(_)) =>
+      // Inside an aggregate: read it again; the cursor skips the user records already read.
+      StartingPosition.builder().`type`(ShardIteratorType.AT_SEQUENCE_NUMBER).sequenceNumber(seq).build()
+    case ShardPosition.AtSequence(seq) =>
+      StartingPosition.builder().`type`(ShardIteratorType.AT_SEQUENCE_NUMBER).sequenceNumber(seq).build()
     case end: ShardPosition.ShardEnd =>
       throw new IllegalArgumentException(s"nothing to subscribe to past the end of a closed shard ($end)")
   }
 
-  def toShardEvent(e: SubscribeToShardEvent): ShardEvent = ShardEvent(
-    records = e.records().asScala.map { r =>
-      KinesisRecord(r.partitionKey(), r.data().asByteArray(), r.sequenceNumber(),
-        Option(r.approximateArrivalTimestamp()).map(_.toEpochMilli).getOrElse(0L))
-    }.toSeq,
-    continuationSequenceNumber = Option(e.continuationSequenceNumber()).filter(_.nonEmpty),
-    millisBehindLatest = Option(e.millisBehindLatest()).map(_.longValue).getOrElse(0L),
-    childShards = Option(e.childShards()).map(_.asScala.map(_.shardId()).toSeq).getOrElse(Nil))
+  def toShardEvent(e: SubscribeToShardEvent, hashRange: Option[HashKeyRange]): ShardEvent = {
+    val (records, kpl) = UserRecords.expand(e.records().asScala.map(SdkKinesisApi.raw), hashRange)
+    ShardEvent(
+      records = records,
+      continuationSequenceNumber = Option(e.continuationSequenceNumber()).filter(_.nonEmpty),
+      millisBehindLatest = Option(e.millisBehindLatest()).map(_.longValue).getOrElse(0L),
+      childShards = Option(e.childShards()).map(_.asScala.map(_.shardId()).toSeq).getOrElse(Nil),
+      kpl = kpl)
+  }
 }
 
 /**

@@ -12,8 +12,9 @@ import software.amazon.awssdk.core.exception.SdkClientException
 import software.amazon.awssdk.services.kinesis.model.{InternalFailureException, KinesisException,
   LimitExceededException, ResourceInUseException}
 
-import io.github.sparkkinesis.client.{RecordBatch, KinesisRecord}
+import io.github.sparkkinesis.client.{KinesisRecord, KplCounts, RecordBatch}
 import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.polling.{Clock, SystemClock}
 
@@ -58,7 +59,8 @@ final class SubscriptionCursor(
     limiter: SubscribeLimiter = SubscribeLimiter.global,
     metrics: EfoMetrics = EfoMetrics.global,
     clock: Clock = SystemClock,
-    random: Random = new Random()) extends Closeable with Logging {
+    random: Random = new Random(),
+    hashRange: Option[HashKeyRange] = None) extends Closeable with Logging {
 
   import ShardSubscription._
   import SubscriptionCursor._
@@ -73,6 +75,7 @@ final class SubscriptionCursor(
   private var nextAttemptNanos = clock.nanoTime()
   private var lastMillisBehind: Option[Long] = None
   private var closed = false
+  private var corruptionLogged = false
 
   /**
    * Where the next record handed out would come from: the start, `AfterSequence` of the last
@@ -173,7 +176,7 @@ final class SubscriptionCursor(
     if (renewal) logInfo(s"Subscribing again to $shard for $consumerArn from $resumeFrom")
     val receiver = new ShardSubscription(settings.maxBufferedEvents, settings.maxBufferedBytes, clock)
     try {
-      val handle = transport.subscribe(consumerArn, shard.shardId, resumeFrom, receiver)
+      val handle = transport.subscribe(consumerArn, shard.shardId, resumeFrom, hashRange, receiver)
       current = Some(new Live(receiver, handle))
     } catch {
       case NonFatal(e) =>
@@ -185,19 +188,24 @@ final class SubscriptionCursor(
   private def handOut(live: Live, events: Seq[ShardEvent]): RecordBatch = {
     consecutiveFailures = 0
     // A record at or before the last one handed out is a repeat (a resumed subscription must
-    // not deliver one, but offsets must stay exact even if it does).
-    var last = handedOut.lastSequence
+    // not deliver one, but offsets must stay exact even if it does), and so are the user records
+    // of an aggregate the start stopped inside.
     val records = Vector.newBuilder[KinesisRecord]
+    var kpl = KplCounts.Zero
     events.foreach { e =>
       e.records.foreach { r =>
-        if (last.forall(l => ShardPosition.compareSequences(r.sequenceNumber, l) > 0)) {
+        if (r.isPast(handedOut)) {
           records += r
-          last = Some(r.sequenceNumber)
+          handedOut = r.positionAfter
         }
       }
       e.continuationSequenceNumber.foreach(c => resumeFrom = ShardPosition.AfterSequence(c))
+      kpl = kpl + e.kpl
     }
-    last.filter(l => !handedOut.lastSequence.contains(l)).foreach(l => handedOut = ShardPosition.AfterSequence(l))
+    kpl.firstCorruption.filterNot(_ => corruptionLogged).foreach { reason =>
+      corruptionLogged = true
+      logWarning(s"Shard $shard: $reason; such records are returned as they are, not split")
+    }
     lastMillisBehind = Some(events.last.millisBehindLatest)
     if (events.exists(_.isShardEnd)) {
       handedOut = ShardPosition.ShardEnd(handedOut.lastSequence)
@@ -206,13 +214,14 @@ final class SubscriptionCursor(
       finish(failed = false)
       logInfo(s"Shard $shard was read to its end; its children: ${events.last.childShards.mkString(", ")}")
     }
-    batch(records.result())
+    batch(records.result(), kpl)
   }
 
-  private def batch(records: Seq[KinesisRecord]): RecordBatch = RecordBatch(
+  private def batch(records: Seq[KinesisRecord], kpl: KplCounts = KplCounts.Zero): RecordBatch = RecordBatch(
     records,
     nextIterator = if (isEnded) None else Some(resumeFrom.lastSequence.getOrElse("")),
-    millisBehindLatest = lastMillisBehind.getOrElse(UnknownMillisBehind))
+    millisBehindLatest = lastMillisBehind.getOrElse(UnknownMillisBehind),
+    kpl = kpl)
 
   private def finish(failed: Boolean): Unit = {
     current = None

@@ -2,7 +2,8 @@ package io.github.sparkkinesis.efo
 
 import org.reactivestreams.Subscriber
 
-import io.github.sparkkinesis.client.KinesisRecord
+import io.github.sparkkinesis.client.{KinesisRecord, KplCounts}
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
@@ -14,7 +15,8 @@ final case class ShardEvent(
     records: Seq[KinesisRecord],
     continuationSequenceNumber: Option[String],
     millisBehindLatest: Long,
-    childShards: Seq[String] = Nil) {
+    childShards: Seq[String] = Nil,
+    kpl: KplCounts = KplCounts.Zero) {
   def isShardEnd: Boolean = continuationSequenceNumber.isEmpty
   def bytes: Long = records.iterator.map(r => r.data.length.toLong + r.partitionKey.length).sum
 }
@@ -31,10 +33,11 @@ trait SubscriptionHandle {
 trait SubscriptionTransport {
   /**
    * Subscribes to `shardId` for `consumerArn` from `start` (not a ShardEnd) and delivers the
-   * events to `subscriber` as reactive streams do: onSubscribe first, then at most as many
+   * events (their KPL aggregates split, checked against the shard's `hashRange`) to
+   * `subscriber` as reactive streams do: onSubscribe first, then at most as many
    * onNext as were requested, then exactly one of onComplete (the subscription's life ended)
    * or onError, also when the call fails before any event (then after an onSubscribe).
    */
-  def subscribe(consumerArn: String, shardId: String, start: ShardPosition,
+  def subscribe(consumerArn: String, shardId: String, start: ShardPosition, hashRange: Option[HashKeyRange],
       subscriber: Subscriber[ShardEvent]): SubscriptionHandle
 }

@@ -5,6 +5,7 @@ import java.util.concurrent.{Callable, ConcurrentHashMap, ExecutionException, Ex
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.KinesisApi
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
@@ -14,8 +15,8 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
  * number it saw. The records themselves are read again on the executors, by that exact range.
  * Cursors are kept between triggers so an idle shard costs one paced GetRecords per trigger.
  */
-final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: Clock = SystemClock)
-  extends AutoCloseable {
+final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: Clock = SystemClock,
+    hashRanges: Map[ShardKey, HashKeyRange] = Map.empty) extends AutoCloseable {
 
   private val cursors = new ConcurrentHashMap[ShardKey, ShardCursor]()
   private val pool = Executors.newFixedThreadPool(LatestOffsetProbe.Threads, new ThreadFactory {
@@ -42,7 +43,7 @@ final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: C
   private def readAhead(key: ShardKey, start: ShardPosition, deadline: Long): ShardPosition = {
     if (start.isInstanceOf[ShardPosition.ShardEnd]) return start
     val cached = Option(cursors.get(key)).filter(_.position == start)
-    val cursor = cached.getOrElse(new ShardCursor(api, key, start, settings, clock))
+    val cursor = cached.getOrElse(new ShardCursor(api, key, start, settings, clock, hashRanges.get(key)))
     cursors.put(key, cursor)
     var caughtUp = false
     while (!cursor.isEnded && !caughtUp && clock.nanoTime() < deadline) {

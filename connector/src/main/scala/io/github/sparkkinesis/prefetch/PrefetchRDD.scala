@@ -33,7 +33,7 @@ final class PrefetchRDD(
     val newReader = (r: ShardFetchRequest) => work.consumers.get(r.shard.stream) match {
       case Some(consumerArn) =>
         val cursor = new SubscriptionCursor(EfoClients.transport(connection), r.shard, consumerArn, r.from,
-          where = connection.where, metrics = efoMetrics)
+          where = connection.where, metrics = efoMetrics, hashRange = r.hashRange)
         new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs)
       case None => polling(r)
     }

@@ -14,6 +14,7 @@ import org.apache.spark.sql.kinesis.KinesisBlockStore
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.efo.EfoMetrics
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
@@ -41,6 +42,7 @@ final class Prefetcher(
   private val subscriptions = new SubscriptionReports
   private var aliveExecutors = Set.empty[String]
   private var parentsOf = Map.empty[ShardKey, Seq[ShardKey]]
+  private var hashRanges = Map.empty[ShardKey, HashKeyRange]
   private var availableNowAt: Option[Long] = None
   private var consumers = Map.empty[String, String]
   private var rounds = 0L
@@ -53,10 +55,14 @@ final class Prefetcher(
   private val recordsFetched = new AtomicLong()
   private val bytesFetched = new AtomicLong()
   private val throttleEvents = new AtomicLong()
+  private val corruptAggregates = new AtomicLong()
+  private val outOfRangeRecords = new AtomicLong()
 
   /** Follows the shards of the batch about to be planned, starting each new one at its position. */
-  def track(start: Map[ShardKey, ShardPosition], parents: Map[ShardKey, Seq[ShardKey]]): Unit = synchronized {
+  def track(start: Map[ShardKey, ShardPosition], parents: Map[ShardKey, Seq[ShardKey]],
+      ranges: Map[ShardKey, HashKeyRange] = Map.empty): Unit = synchronized {
     parentsOf = parents
+    hashRanges = ranges
     start.foreach { case (shard, position) =>
       if (index.reachable(shard, position).isEmpty) {
         removeBlocks(index.reset(shard, position))
@@ -139,6 +145,8 @@ final class Prefetcher(
       "fetchedRecords" -> recordsFetched.get.toString,
       "fetchedBytes" -> bytesFetched.get.toString,
       "throttleEvents" -> throttleEvents.get.toString,
+      "corruptAggregates" -> corruptAggregates.get.toString,
+      "outOfRangeRecords" -> outOfRangeRecords.get.toString,
       "trackedShards" -> index.shards.size.toString,
       "prefetchRounds" -> rounds.toString)
   }
@@ -212,6 +220,8 @@ final class Prefetcher(
 
   private def absorb(result: PrefetchResult): Unit = {
     result.subscriptions.foreach(subscriptions.record(result.location, _))
+    corruptAggregates.addAndGet(result.kpl.corruptAggregates)
+    outOfRangeRecords.addAndGet(result.kpl.outOfRangeRecords)
     result.blocks.foreach { block =>
       if (index.append(block)) {
         recordsFetched.addAndGet(block.records)
@@ -238,7 +248,7 @@ final class Prefetcher(
       val parentsDone = parentsOf.getOrElse(shard, Nil).forall { p =>
         index.tail(p).forall(_.isInstanceOf[ShardPosition.ShardEnd])
       }
-      if (tail.isInstanceOf[ShardPosition.ShardEnd] || !parentsDone) None else Some(ShardFetchRequest(shard, tail))
+      if (tail.isInstanceOf[ShardPosition.ShardEnd] || !parentsDone) None else Some(ShardFetchRequest(shard, tail, hashRanges.get(shard)))
     }
 
   /** A Kinesis error that retrying cannot fix ends the query; anything else is retried a few times. */

@@ -13,6 +13,7 @@ import org.apache.spark.sql.connector.read.streaming._
 import io.github.sparkkinesis.client.{KinesisApi, KinesisClients, ShardDescription, ThrottleRetry}
 import io.github.sparkkinesis.efo.EfoClients
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.{EfoSettings, KinesisSourceOptions}
 import io.github.sparkkinesis.offsets.{KinesisOffsetJson, KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.prefetch.{PrefetchSettings, Prefetcher}
@@ -40,6 +41,8 @@ final class KinesisMicroBatchStream(
     PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize), name)
 
   private var shardDescriptions = Map.empty[ShardKey, ShardDescription]
+  // Every shard's hash-key range ever listed (they never change), also for a shard that expired since.
+  private var hashRanges = Map.empty[ShardKey, HashKeyRange]
   private var lastListingNanos = Long.MinValue
   private var streamsCreatedAt = Map.empty[String, Long]
   private var availableNowSince: Option[Long] = None
@@ -75,7 +78,7 @@ final class KinesisMicroBatchStream(
     val startOffset = start.asInstanceOf[KinesisSourceOffset]
     checkSameStreams(startOffset)
     val tracked = trackNewShards(startOffset.shards)
-    prefetcher.track(tracked, parentsOf(tracked.keySet))
+    prefetcher.track(tracked, parentsOf(tracked.keySet), hashRanges)
     options.efo.foreach(registerConsumers)
     prefetcher.start()
     if (!started) {
@@ -94,13 +97,9 @@ final class KinesisMicroBatchStream(
     val from = start.asInstanceOf[KinesisSourceOffset].shards
     val ranges = end.asInstanceOf[KinesisSourceOffset].shards.toSeq.sortBy(_._1).flatMap { case (shard, until) =>
       val since = from.getOrElse(shard, ShardPosition.TrimHorizon)
-      until.lastSequence.filterNot(seq => since.lastSequence.contains(seq)).map { endSeq =>
-        val blocks = prefetcher.blocks(shard, since, until).collect {
-          case b if b.blockName.isDefined && b.records > 0 =>
-            BlockRef(b.blockName.get, b.from, b.lastSequence.get, b.bytes, b.location.get)
-        }
-        ShardRange(shard, since, endSeq, blocks)
-      }
+      ShardRange.between(shard, since, until, hashRanges.get(shard), prefetcher.blocks(shard, since, until).collect {
+        case b if b.blockName.isDefined && b.records > 0 => BlockRef(b.blockName.get, b.from, b.to, b.bytes, b.location.get)
+      })
     }
     PartitionPlanner.plan(ranges, options.buffer.coalesceThresholdBlockSize, options.buffer.coalesceBinSize).toArray
   }
@@ -223,6 +222,7 @@ final class KinesisMicroBatchStream(
       }.map(d => ShardKey(stream, d.shardId) -> d)
     }.toMap
     shardDescriptions = listed
+    hashRanges ++= listed.flatMap { case (key, d) => d.hashKeyRange.map(key -> _) }
     lastListingNanos = System.nanoTime()
     listed
   }

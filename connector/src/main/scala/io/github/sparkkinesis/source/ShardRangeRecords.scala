@@ -28,14 +28,14 @@ object ShardRangeRecords extends Logging {
         records.isDefined
       }
       .flatMap { case (block, records) =>
-        position = ShardPosition.AfterSequence(block.lastSequence)
+        position = block.to
         records.get.iterator
       }
     // `++` takes its argument by name: this runs once the blocks are used up, and reads from
     // Kinesis whatever they did not cover.
     fromBlocks ++ {
-      if (position.lastSequence.contains(range.endSequence)) Iterator.empty
-      else new ShardRangeReader(api, range.shard, position, range.endSequence, fetch)
+      if (ShardPosition.covers(position, range.end)) Iterator.empty
+      else new ShardRangeReader(api, range.shard, position, range.end, fetch, hashRange = range.hashRange)
     }
   }
 }
