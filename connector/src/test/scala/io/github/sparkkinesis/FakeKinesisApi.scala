@@ -8,6 +8,7 @@ import scala.collection.mutable
 
 import io.github.sparkkinesis.client._
 import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.polling.Clock
 
@@ -33,6 +34,7 @@ final class FakeKinesisApi extends KinesisApi {
     val records = mutable.ArrayBuffer.empty[KinesisRecord]
     var closed = false
     var trimmedBefore = 0
+    var hashRange: Option[HashKeyRange] = None
   }
 
   private final class Stream {
@@ -81,6 +83,23 @@ final class FakeKinesisApi extends KinesisApi {
         arrivalMillis)
       seq
     }
+  }
+
+  /** Appends one Kinesis record with this partition key and data (a KPL aggregate, say); returns its sequence number. */
+  def putRecord(stream: String, shardId: String, partitionKey: String, data: Array[Byte]): String = synchronized {
+    val s = streams(stream)
+    val shard = s.shards(shardId)
+    require(!shard.closed, s"shard $shardId is closed")
+    val seq = (SequenceBase + BigInt(s.putCount) * 1000).toString
+    s.putCount += 1
+    arrivalMillis = if (wallClockArrival) System.currentTimeMillis() else arrivalMillis + 1000
+    shard.records += KinesisRecord(partitionKey, data, seq, arrivalMillis)
+    seq
+  }
+
+  /** The hash-key range ListShards reports for a shard (none by default). */
+  def setHashRange(stream: String, shardId: String, range: HashKeyRange): Unit = synchronized {
+    streams(stream).shards(shardId).hashRange = Some(range)
   }
 
   /** Appends `count` records named `prefix-0`, `prefix-1`, ...; returns their sequence numbers. */
@@ -160,7 +179,7 @@ final class FakeKinesisApi extends KinesisApi {
       throw new ThrottledException("Rate exceeded for stream (fake)", null)
     }
     val s = streams.getOrElse(stream, throw new IllegalArgumentException(s"no stream $stream"))
-    s.shards.values.map(sh => ShardDescription(sh.id, sh.parent, sh.adjacentParent, sh.closed)).toSeq
+    s.shards.values.map(sh => ShardDescription(sh.id, sh.parent, sh.adjacentParent, sh.closed, sh.hashRange)).toSeq
   }
 
   override def shardIterator(stream: String, shardId: String, position: ShardPosition): String =
@@ -172,10 +191,10 @@ final class FakeKinesisApi extends KinesisApi {
         case ShardPosition.AtTimestamp(ms) =>
           val i = shard.records.indexWhere(_.approximateArrivalMillis >= ms)
           if (i < 0) shard.records.size else i
-        case ShardPosition.AfterSequence(seq) =>
+        case ShardPosition.AfterSequence(seq, sub) =>
           val i = shard.records.indexWhere(_.sequenceNumber == seq)
           require(i >= 0, s"sequence number $seq is not in shard $shardId")
-          i + 1
+          if (sub.isDefined) i else i + 1 // inside an aggregate: the reader asks for it again
         case ShardPosition.AtSequence(seq) =>
           val i = shard.records.indexWhere(_.sequenceNumber == seq)
           require(i >= 0, s"sequence number $seq is not in shard $shardId")
@@ -187,7 +206,7 @@ final class FakeKinesisApi extends KinesisApi {
       encode(stream, shardId, math.max(index, shard.trimmedBefore))
     }
 
-  override def getRecords(iterator: String, limit: Int): RecordBatch = synchronized {
+  override def getRecords(iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch = synchronized {
     count("GetRecords")
     require(limit >= 1 && limit <= 10000, s"limit $limit is out of range")
     if (throttledCalls > 0) {
@@ -211,7 +230,10 @@ final class FakeKinesisApi extends KinesisApi {
     val next = if (atTip && shard.closed) None else Some(encode(stream, shardId, until))
     val behind = if (atTip || alwaysZeroBehind) 0L else (shard.records.last.approximateArrivalMillis -
       shard.records(until - 1).approximateArrivalMillis).max(1L)
-    RecordBatch(batch, next, behind)
+    // Split aggregates as the SDK adapter does.
+    val (records, kpl) = UserRecords.expand(
+      batch.map(r => UserRecords.Raw(r.partitionKey, r.data, r.sequenceNumber, r.approximateArrivalMillis)), hashRange)
+    RecordBatch(records, next, behind, kpl)
   }
 
   private def count(operation: String): Unit =

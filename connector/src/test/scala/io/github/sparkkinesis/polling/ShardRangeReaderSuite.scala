@@ -28,7 +28,7 @@ class ShardRangeReaderSuite extends AnyFunSuite with Matchers {
     val clock = new FakeClock
 
     def read(start: ShardPosition, end: String, settings: FetchSettings = smallPages): Seq[KinesisRecord] =
-      new ShardRangeReader(api, shard, start, end, settings, clock).toList
+      new ShardRangeReader(api, shard, start, AfterSequence(end), settings, clock).toList
 
     def payloads(range: Range): Seq[String] = range.map(i => s"r-$i")
   }
@@ -73,7 +73,7 @@ class ShardRangeReaderSuite extends AnyFunSuite with Matchers {
     f.api.callCount("GetRecords") shouldBe 1
 
     f.api.resetCallCounts()
-    val reader = new ShardRangeReader(f.api, shard, TrimHorizon, f.seqs(5), smallPages, f.clock)
+    val reader = new ShardRangeReader(f.api, shard, TrimHorizon, AfterSequence(f.seqs(5)), smallPages, f.clock)
     texts(reader.toList) shouldBe f.payloads(0 to 5)
     reader.hasNext shouldBe false
     f.api.callCount("GetRecords") shouldBe 2 // [0, 1, 2] and [3, 4, 5]
@@ -87,7 +87,7 @@ class ShardRangeReaderSuite extends AnyFunSuite with Matchers {
 
   test("recovers from an expired iterator without losing or repeating records") {
     val f = new Fixture(9)
-    val reader = new ShardRangeReader(f.api, shard, TrimHorizon, f.seqs(8), smallPages, f.clock)
+    val reader = new ShardRangeReader(f.api, shard, TrimHorizon, AfterSequence(f.seqs(8)), smallPages, f.clock)
     val first = reader.take(4).toList
     f.api.expireNextIterator()
     val rest = reader.toList
@@ -98,7 +98,7 @@ class ShardRangeReaderSuite extends AnyFunSuite with Matchers {
   test("an iterator that keeps expiring fails instead of looping forever") {
     val f = new Fixture(3)
     f.api.expireEveryIterator()
-    val reader = new ShardRangeReader(f.api, shard, TrimHorizon, f.seqs(2), smallPages, f.clock)
+    val reader = new ShardRangeReader(f.api, shard, TrimHorizon, AfterSequence(f.seqs(2)), smallPages, f.clock)
     an[IteratorExpiredException] should be thrownBy reader.toList
     f.api.callCount("GetShardIterator") shouldBe 1 + ShardCursor.MaxExpiredRetries
   }
