@@ -37,13 +37,15 @@ final case class KinesisRecord(
 
 /**
  * One GetRecords answer. `nextIterator` is empty when the shard is closed and read to its
- * end; `millisBehindLatest` is 0 when the reader has caught up with the tip.
+ * end; `millisBehindLatest` is 0 when the reader has caught up with the tip. `dataLossEvents`
+ * counts the times the reader found records deleted by retention before it read them.
  */
 final case class RecordBatch(
     records: Seq[KinesisRecord],
     nextIterator: Option[String],
     millisBehindLatest: Long,
-    kpl: KplCounts = KplCounts.Zero) {
+    kpl: KplCounts = KplCounts.Zero,
+    dataLossEvents: Int = 0) {
   def bytes: Long = records.iterator.map(r => r.data.length.toLong + r.partitionKey.length).sum
 }
 

@@ -60,7 +60,9 @@ final class SubscriptionCursor(
     metrics: EfoMetrics = EfoMetrics.global,
     clock: Clock = SystemClock,
     random: Random = new Random(),
-    hashRange: Option[HashKeyRange] = None) extends Closeable with Logging {
+    hashRange: Option[HashKeyRange] = None,
+    /** Run before the first subscription: where to start instead, when retention deleted records past the start. */
+    startCheck: ShardPosition => Option[ShardPosition] = _ => None) extends Closeable with Logging {
 
   import ShardSubscription._
   import SubscriptionCursor._
@@ -76,6 +78,7 @@ final class SubscriptionCursor(
   private var lastMillisBehind: Option[Long] = None
   private var closed = false
   private var corruptionLogged = false
+  private var lossesToReport = 0
 
   /**
    * Where the next record handed out would come from: the start, `AfterSequence` of the last
@@ -171,6 +174,11 @@ final class SubscriptionCursor(
       return
     }
     val renewal = subscriptionCount > 0
+    if (!renewal) startCheck(resumeFrom).foreach { from =>
+      lossesToReport += 1
+      resumeFrom = from
+      handedOut = from
+    }
     subscriptionCount += 1
     metrics.subscribed(renewal)
     if (renewal) logInfo(s"Subscribing again to $shard for $consumerArn from $resumeFrom")
@@ -217,11 +225,16 @@ final class SubscriptionCursor(
     batch(records.result(), kpl)
   }
 
-  private def batch(records: Seq[KinesisRecord], kpl: KplCounts = KplCounts.Zero): RecordBatch = RecordBatch(
-    records,
-    nextIterator = if (isEnded) None else Some(resumeFrom.lastSequence.getOrElse("")),
-    millisBehindLatest = lastMillisBehind.getOrElse(UnknownMillisBehind),
-    kpl = kpl)
+  private def batch(records: Seq[KinesisRecord], kpl: KplCounts = KplCounts.Zero): RecordBatch = {
+    val losses = lossesToReport
+    lossesToReport = 0
+    RecordBatch(
+      records,
+      nextIterator = if (isEnded) None else Some(resumeFrom.lastSequence.getOrElse("")),
+      millisBehindLatest = lastMillisBehind.getOrElse(UnknownMillisBehind),
+      kpl = kpl,
+      dataLossEvents = losses)
+  }
 
   private def finish(failed: Boolean): Unit = {
     current = None

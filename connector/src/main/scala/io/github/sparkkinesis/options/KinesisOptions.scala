@@ -89,6 +89,11 @@ object KinesisOptions {
     "polling (GetRecords, shared 2 MB/s per shard) or efo (enhanced fan-out: a registered consumer with its own 2 MB/s per shard).")
   val RequireConsumerDeregistration = OptionSpec("requireConsumerDeregistration", Some("false"),
     "Deregister the EFO consumer when the query stops.")
+  // ---- KPL and data loss (issue #12) ----
+  val FailOnDataLoss = OptionSpec("failOnDataLoss", Some("true"),
+    "Fail the query when records it still had to read were trimmed by retention before it read them; " +
+      "false logs it, counts it in dataLossEvents and goes on from the oldest record left.")
+  // ---- end KPL and data loss ----
   val MaxShardsPerDescribe = OptionSpec("maxShardsPerDescribe", Some("100"),
     "Shards listed per ListShards call (1 to 10000).")
   val ConsumerName = OptionSpec("consumerName", None,
@@ -122,7 +127,7 @@ object KinesisOptions {
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
     AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId, RoleSessionName,
     StsEndpoint, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,
-    RequireConsumerDeregistration, MaxShardsPerDescribe, ConsumerName, ConsumerNamePrefix,
+    RequireConsumerDeregistration, FailOnDataLoss, MaxShardsPerDescribe, ConsumerName, ConsumerNamePrefix,
     ConsumerRefreshInterval,
     MaxRecordsPerPut, MaxBytesPerPut, MaxInFlightPuts, MaxPutRetries, PutRetryBackoff,
     MaxPutRetryBackoff)

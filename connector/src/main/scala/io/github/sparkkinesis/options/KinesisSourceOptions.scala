@@ -37,7 +37,8 @@ final case class FetchSettings(
     maxRecordsPerFetch: Int,
     maxFetchRateMBps: Double,
     minFetchPeriodMs: Long,
-    maxFetchDurationMs: Long)
+    maxFetchDurationMs: Long,
+    failOnDataLoss: Boolean = true)
 
 /** The source options, parsed and validated once, when the DataFrame is defined. */
 final case class KinesisSourceOptions(
@@ -83,7 +84,8 @@ object KinesisSourceOptions {
       maxRecordsPerFetch = values.int(MaxRecordsPerFetch, 1, 10000),
       maxFetchRateMBps = values.positiveDouble(MaxFetchRate, 2.0),
       minFetchPeriodMs = values.durationMs(MinFetchPeriod, minMs = 200, maxMs = MaxIntervalMs),
-      maxFetchDurationMs = values.durationMs(MaxFetchDuration, minMs = 1, maxMs = MaxIntervalMs))
+      maxFetchDurationMs = values.durationMs(MaxFetchDuration, minMs = 1, maxMs = MaxIntervalMs),
+      failOnDataLoss = values.boolean(FailOnDataLoss))
     val shardFetchInterval = values.durationMs(ShardFetchInterval, minMs = 1, maxMs = MaxIntervalMs)
     val maxShardsPerDescribe = values.int(MaxShardsPerDescribe, 1, 10000)
     val buffer = BufferSettings(

@@ -37,6 +37,8 @@ final class ShardCursor(
   private var pending: Seq[KinesisRecord] = Nil // user records of the last call not handed out yet
   private var lastMillisBehind = 0L
   private var corruptionLogged = false
+  private val trimCheck = new TrimHorizonCheck(api, shard, settings.failOnDataLoss)
+  private var lossesToReport = 0
 
   /** How many records the next GetRecords asks for; halved after throttling, then regrown. */
   def recordsPerCall: Int = limit
@@ -68,7 +70,7 @@ final class ShardCursor(
     var expired = 0
     while (true) {
       try {
-        val it = iterator.getOrElse(api.shardIterator(shard.stream, shard.shardId, current))
+        val it = iterator.getOrElse(newIterator())
         iterator = Some(it)
         pacer.awaitTurn()
         val batch = api.getRecords(it, limit, hashRange)
@@ -103,12 +105,23 @@ final class ShardCursor(
     throw new IllegalStateException("unreachable")
   }
 
+  /** An iterator at the current position, after checking retention has not deleted records past it. */
+  private def newIterator(): String = {
+    trimCheck.check(current, () => { pacer.awaitTurn(); pacer.recordFetch(0L) }).foreach { from =>
+      lossesToReport += 1
+      current = from
+    }
+    api.shardIterator(shard.stream, shard.shardId, current)
+  }
+
   private def handOut(kpl: KplCounts): RecordBatch = {
     val (now, later) = pending.splitAt(settings.maxRecordsPerFetch)
     pending = later
     now.lastOption.foreach(r => current = r.positionAfter)
     if (pending.isEmpty && iterator.isEmpty) current = ShardPosition.ShardEnd(current.lastSequence)
-    RecordBatch(now, if (isEnded) None else iterator.orElse(Some("")), lastMillisBehind, kpl)
+    val losses = lossesToReport
+    lossesToReport = 0
+    RecordBatch(now, if (isEnded) None else iterator.orElse(Some("")), lastMillisBehind, kpl, losses)
   }
 }
 

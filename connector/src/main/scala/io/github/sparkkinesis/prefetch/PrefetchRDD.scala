@@ -5,6 +5,7 @@ import org.apache.spark.rdd.RDD
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
 import io.github.sparkkinesis.efo.{EfoClients, EfoMetrics, SubscriptionCursor, SubscriptionShardReader}
+import io.github.sparkkinesis.polling.TrimHorizonCheck
 
 /**
  * One prefetch task: a few shards, and the executor that read them last time, if any. With no
@@ -33,7 +34,9 @@ final class PrefetchRDD(
     val newReader = (r: ShardFetchRequest) => work.consumers.get(r.shard.stream) match {
       case Some(consumerArn) =>
         val cursor = new SubscriptionCursor(EfoClients.transport(connection), r.shard, consumerArn, r.from,
-          where = connection.where, metrics = efoMetrics, hashRange = r.hashRange)
+          where = connection.where, metrics = efoMetrics, hashRange = r.hashRange,
+          startCheck = new TrimHorizonCheck(KinesisClients.api(connection), r.shard, work.fetch.failOnDataLoss)
+            .check(_, () => ()))
         new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs)
       case None => polling(r)
     }

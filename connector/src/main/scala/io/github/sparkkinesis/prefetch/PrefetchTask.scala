@@ -63,6 +63,7 @@ object PrefetchTask {
       new ShardRun(r, ExecutorCursors.acquire(work.streamInstance, r.shard, r.from)(newReader(r)))
     }
     var kpl = KplCounts.Zero
+    var dataLossEvents = 0
     try {
       var done = false
       while (!done) {
@@ -71,6 +72,7 @@ object PrefetchTask {
           val batch = run.cursor.fetch()
           run.records ++= batch.records
           kpl = kpl + batch.kpl
+          dataLossEvents += batch.dataLossEvents
           run.bytes += batch.bytes
           // Negative: not known yet (an EFO subscription before its first event).
           if (batch.millisBehindLatest >= 0) run.millisBehindLatest = batch.millisBehindLatest
@@ -88,7 +90,7 @@ object PrefetchTask {
         ShardFetchStatus(run.request.shard, run.cursor.position,
           if (run.cursor.isEnded) 0L else run.millisBehindLatest,
           run.caughtUpAtMillis, run.cursor.throttleEvents, location)
-      }, location, kpl = kpl)
+      }, location, kpl = kpl, dataLossEvents = dataLossEvents)
     } finally {
       runs.foreach(run => ExecutorCursors.release(work.streamInstance, run.cursor))
     }

@@ -46,7 +46,8 @@ final case class PrefetchResult(
     status: Seq[ShardFetchStatus],
     location: String,
     subscriptions: Option[SubscriptionCounts] = None,
-    kpl: KplCounts = KplCounts.Zero)
+    kpl: KplCounts = KplCounts.Zero,
+    dataLossEvents: Int = 0)
 
 /** One shard to fetch from, starting at `from`; `hashRange` is the shard's (KPL aggregates are checked against it). */
 final case class ShardFetchRequest(shard: ShardKey, from: ShardPosition, hashRange: Option[HashKeyRange] = None)

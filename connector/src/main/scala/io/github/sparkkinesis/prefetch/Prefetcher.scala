@@ -57,6 +57,7 @@ final class Prefetcher(
   private val throttleEvents = new AtomicLong()
   private val corruptAggregates = new AtomicLong()
   private val outOfRangeRecords = new AtomicLong()
+  private val dataLossEvents = new AtomicLong()
 
   /** Follows the shards of the batch about to be planned, starting each new one at its position. */
   def track(start: Map[ShardKey, ShardPosition], parents: Map[ShardKey, Seq[ShardKey]],
@@ -147,6 +148,7 @@ final class Prefetcher(
       "throttleEvents" -> throttleEvents.get.toString,
       "corruptAggregates" -> corruptAggregates.get.toString,
       "outOfRangeRecords" -> outOfRangeRecords.get.toString,
+      "dataLossEvents" -> dataLossEvents.get.toString,
       "trackedShards" -> index.shards.size.toString,
       "prefetchRounds" -> rounds.toString)
   }
@@ -222,6 +224,7 @@ final class Prefetcher(
     result.subscriptions.foreach(subscriptions.record(result.location, _))
     corruptAggregates.addAndGet(result.kpl.corruptAggregates)
     outOfRangeRecords.addAndGet(result.kpl.outOfRangeRecords)
+    dataLossEvents.addAndGet(result.dataLossEvents)
     result.blocks.foreach { block =>
       if (index.append(block)) {
         recordsFetched.addAndGet(block.records)
