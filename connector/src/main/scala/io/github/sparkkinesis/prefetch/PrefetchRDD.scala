@@ -37,7 +37,7 @@ final class PrefetchRDD(
           where = connection.where, metrics = efoMetrics, hashRange = r.hashRange,
           startCheck = new TrimHorizonCheck(KinesisClients.api(connection), r.shard, work.fetch.failOnDataLoss)
             .check(_, () => ()))
-        new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs)
+        new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs, work.fetch.maxRecordsPerFetch)
       case None => polling(r)
     }
     val result = PrefetchTask.run(newReader, task.requests, work)
