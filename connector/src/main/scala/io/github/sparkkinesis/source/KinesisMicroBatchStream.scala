@@ -77,6 +77,9 @@ final class KinesisMicroBatchStream(
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val startOffset = start.asInstanceOf[KinesisSourceOffset]
     checkSameStreams(startOffset)
+    // Spark commits a batch's end only once the next batch runs: blocks up to `start` are no
+    // longer needed now. Kept until then, a full fetchBufferSize would stop prefetching for good.
+    prefetcher.release(startOffset.shards)
     val tracked = trackNewShards(startOffset.shards)
     prefetcher.track(tracked, parentsOf(tracked.keySet), hashRanges)
     options.efo.foreach(registerConsumers)
