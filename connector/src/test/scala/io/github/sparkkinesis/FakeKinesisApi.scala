@@ -34,7 +34,6 @@ final class FakeKinesisApi extends KinesisApi {
     val records = mutable.ArrayBuffer.empty[KinesisRecord]
     var closed = false
     var trimmedBefore = 0
-    var hashRange: Option[HashKeyRange] = None
   }
 
   private final class Stream {
@@ -72,17 +71,7 @@ final class FakeKinesisApi extends KinesisApi {
 
   /** Appends records with these payloads to one shard; returns their sequence numbers. */
   def put(stream: String, shardId: String, payloads: String*): Seq[String] = synchronized {
-    val s = streams(stream)
-    val shard = s.shards(shardId)
-    require(!shard.closed, s"shard $shardId is closed")
-    payloads.map { payload =>
-      val seq = (SequenceBase + BigInt(s.putCount) * 1000).toString
-      s.putCount += 1
-      arrivalMillis = if (wallClockArrival) System.currentTimeMillis() else arrivalMillis + 1000
-      shard.records += KinesisRecord(s"key-$payload", payload.getBytes(StandardCharsets.UTF_8), seq,
-        arrivalMillis)
-      seq
-    }
+    payloads.map(payload => putRecord(stream, shardId, s"key-$payload", payload.getBytes(StandardCharsets.UTF_8)))
   }
 
   /** Appends one Kinesis record with this partition key and data (a KPL aggregate, say); returns its sequence number. */
@@ -95,11 +84,6 @@ final class FakeKinesisApi extends KinesisApi {
     arrivalMillis = if (wallClockArrival) System.currentTimeMillis() else arrivalMillis + 1000
     shard.records += KinesisRecord(partitionKey, data, seq, arrivalMillis)
     seq
-  }
-
-  /** The hash-key range ListShards reports for a shard (none by default). */
-  def setHashRange(stream: String, shardId: String, range: HashKeyRange): Unit = synchronized {
-    streams(stream).shards(shardId).hashRange = Some(range)
   }
 
   /** Appends `count` records named `prefix-0`, `prefix-1`, ...; returns their sequence numbers. */
@@ -179,7 +163,7 @@ final class FakeKinesisApi extends KinesisApi {
       throw new ThrottledException("Rate exceeded for stream (fake)", null)
     }
     val s = streams.getOrElse(stream, throw new IllegalArgumentException(s"no stream $stream"))
-    s.shards.values.map(sh => ShardDescription(sh.id, sh.parent, sh.adjacentParent, sh.closed, sh.hashRange)).toSeq
+    s.shards.values.map(sh => ShardDescription(sh.id, sh.parent, sh.adjacentParent, sh.closed)).toSeq
   }
 
   override def shardIterator(stream: String, shardId: String, position: ShardPosition): String =
