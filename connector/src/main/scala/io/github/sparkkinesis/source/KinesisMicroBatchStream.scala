@@ -15,7 +15,7 @@ import io.github.sparkkinesis.efo.EfoClients
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
 import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.{EfoSettings, KinesisSourceOptions}
-import io.github.sparkkinesis.offsets.{KinesisOffsetJson, KinesisSourceOffset, ShardKey, ShardPosition}
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.prefetch.{PrefetchSettings, Prefetcher}
 
 /**
