@@ -116,11 +116,16 @@ EFO = [
 
 BASELINE = [Row("none (baseline)", "polling", "micro-batch"), Row("none (baseline)", "efo", "available-now")]
 
+def reset_and_throttled_reads(proxy, Fault):
+    proxy.add(Fault.error("GetRecords", THROTTLED, share=0.3))
+    proxy.add(Fault.reset("GetRecords", share=0.05))
+
+
 # KPL aggregates under faults: every user record once, in order per key, also when batches end
 # inside aggregates (a small maxRecordsPerFetch) and across a restart.
 KPL = [
     Row("KPL aggregates, GetRecords throttled and reset, restart", "polling", "micro-batch",
-        lambda p, Fault: (p.add(Fault.error("GetRecords", THROTTLED, share=0.3)), p.add(Fault.reset("GetRecords", share=0.05))),
+        reset_and_throttled_reads,
         (("GetRecords", THROTTLED),), fast=True, restart=True, aggregated=True),
     Row("KPL aggregates, subscriptions cut mid-event", "efo", "micro-batch",
         lambda p, Fault: p.add(Fault.cut_mid_event(after_events=2, first=2)),

@@ -8,7 +8,7 @@ import org.apache.spark.sql.kinesis.KinesisBlockStore
 
 import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord, KplCounts}
 import io.github.sparkkinesis.options.FetchSettings
-import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.offsets.ShardKey
 import io.github.sparkkinesis.polling.{Clock, ShardCursor, SystemClock}
 
 /** What a prefetch task is asked to do, besides which shards to read. */
