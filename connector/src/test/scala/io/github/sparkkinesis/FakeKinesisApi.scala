@@ -10,7 +10,7 @@ import io.github.sparkkinesis.client._
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.polling.Clock
+import io.github.sparkkinesis.time.Clock
 
 /**
  * An in-memory Kinesis behind [[KinesisApi]], so unit tests need no network.

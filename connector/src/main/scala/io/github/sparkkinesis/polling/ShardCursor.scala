@@ -7,7 +7,8 @@ import io.github.sparkkinesis.client.{IteratorExpiredException, KinesisApi, Kine
 import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.prefetch.ShardReader
+import io.github.sparkkinesis.time.{Clock, SystemClock}
+import io.github.sparkkinesis.reader.ShardReader
 
 /**
  * Reads one shard forward from a concrete position with GetRecords, keeping its position

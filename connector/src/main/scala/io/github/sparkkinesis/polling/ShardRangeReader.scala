@@ -5,6 +5,7 @@ import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
  * Yields exactly the user records of a shard after `start` up to `end` (inside a KPL aggregate,

@@ -89,7 +89,7 @@ final class KinesisMicroBatchStream(
       prefetcher.awaitRoundAfter(0, options.fetch.maxFetchDurationMs + KinesisMicroBatchStream.RoundGraceMs)
       started = true
     }
-    availableNowSince.foreach(since => awaitAvailableNow(startOffset, tracked, since))
+    availableNowSince.foreach(since => awaitAvailableNow(tracked, since))
     prefetcher.checkHealthy()
     val readable = ShardLineage.readable(tracked, shardDescriptions)
     val ends = readable.map { case (shard, from) => shard -> prefetcher.reachable(shard, from, availableNowSince) }
@@ -130,7 +130,7 @@ final class KinesisMicroBatchStream(
    * Trigger.AvailableNow ends when a trigger finds no new data, so each trigger waits until
    * either new records are buffered or every shard has been read up to the start instant.
    */
-  private def awaitAvailableNow(start: KinesisSourceOffset, tracked: Map[ShardKey, ShardPosition], since: Long): Unit = {
+  private def awaitAvailableNow(tracked: Map[ShardKey, ShardPosition], since: Long): Unit = {
     def readable = ShardLineage.readable(tracked, shardDescriptions)
     def newData = readable.exists { case (shard, from) => prefetcher.reachable(shard, from, Some(since)) != from }
     def allRead = tracked.forall { case (shard, position) =>
