@@ -3,7 +3,7 @@ package io.github.sparkkinesis.polling
 import org.apache.spark.internal.Logging
 
 import io.github.sparkkinesis.client.{IteratorExpiredException, KinesisApi, KinesisRecord, KplCounts, RecordBatch,
-  ThrottledException}
+  RetryPolicy, ThrottledException}
 import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
@@ -96,7 +96,7 @@ final class ShardCursor(
           attempts += 1
           throttled += 1
           limit = math.max(1, limit / 2)
-          val wait = ThrottleBackOffMs * attempts
+          val wait = Throttled.backOff.delayMs(attempts - 1, RetryPolicy.uniform())
           logWarning(s"Hit rate limit on shard $shard. Sleeping for ${wait / 1000.0} seconds; " +
             s"reading at most $limit records per call. (${e.getMessage})")
           pacer.backOff(wait)
@@ -127,8 +127,8 @@ final class ShardCursor(
 }
 
 object ShardCursor {
-  val MaxThrottledRetries = 10
+  private val Throttled = RetryPolicy.GetRecordsThrottled
+  val MaxThrottledRetries: Int = Throttled.maxAttempts - 1
   // A fresh iterator expiring at once again means the clock is badly skewed; do not loop.
   val MaxExpiredRetries = 3
-  val ThrottleBackOffMs = 1000L
 }

@@ -1,11 +1,9 @@
 package io.github.sparkkinesis.source
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
-import org.apache.spark.unsafe.types.UTF8String
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients, KinesisRecord}
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
 import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
@@ -43,7 +41,7 @@ object ShardRange {
 final case class KinesisInputPartition(ranges: Seq[ShardRange]) extends InputPartition {
   // Run where most of the data already is.
   override def preferredLocations(): Array[String] =
-    ranges.flatMap(_.blocks).groupBy(_.location).view.mapValues(_.map(_.bytes).sum)
+    ranges.flatMap(_.blocks).groupBy(_.location).map { case (host, blocks) => host -> blocks.map(_.bytes).sum }
       .toSeq.sortBy(-_._2).headOption.map(_._1).toArray
 }
 
@@ -53,33 +51,22 @@ final class KinesisPartitionReaderFactory(connection: ConnectionConfig, fetch: F
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val ranges = partition.asInstanceOf[KinesisInputPartition].ranges
     lazy val api = KinesisClients.api(connection)
-    new KinesisPartitionReader(ranges.iterator.flatMap(r => ShardRangeRecords(r, api, fetch).map(r.shard -> _)))
+    new KinesisPartitionReader(ranges.iterator.flatMap(r => ShardRangeRecords(r, api, fetch)))
   }
 }
 
-/** Turns records into rows of [[io.github.sparkkinesis.KinesisSchema]]. */
-final class KinesisPartitionReader(records: Iterator[(ShardKey, KinesisRecord)])
-  extends PartitionReader[InternalRow] {
+/** The rows of a task's shard ranges, one after the other. */
+final class KinesisPartitionReader(rows: Iterator[InternalRow]) extends PartitionReader[InternalRow] {
 
-  private var current: (ShardKey, KinesisRecord) = _
+  private var current: InternalRow = _
 
   override def next(): Boolean = {
-    val more = records.hasNext
-    if (more) current = records.next()
+    val more = rows.hasNext
+    if (more) current = rows.next()
     more
   }
 
-  override def get(): InternalRow = {
-    val (shard, record) = current
-    new GenericInternalRow(Array[Any](
-      UTF8String.fromString(record.partitionKey),
-      record.data,
-      UTF8String.fromString(shard.stream),
-      UTF8String.fromString(shard.shardId),
-      UTF8String.fromString(record.sequenceNumber),
-      record.approximateArrivalMillis * 1000L,
-      record.subSequenceNumber))
-  }
+  override def get(): InternalRow = current
 
   override def close(): Unit = ()
 }

@@ -10,8 +10,8 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
 
-import io.github.sparkkinesis.client.{KinesisApi, KinesisClients, ShardDescription, ThrottleRetry}
-import io.github.sparkkinesis.efo.EfoClients
+import io.github.sparkkinesis.client.{KinesisApi, KinesisClients, RetryPolicy, ShardDescription}
+import io.github.sparkkinesis.efo.ConsumerRegistry
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
 import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.{EfoSettings, KinesisSourceOptions}
@@ -36,6 +36,8 @@ final class KinesisMicroBatchStream(
     this(options, metadataPath, KinesisClients.api(options.connection), SparkSession.active.sparkContext)
 
   private val name = s"KinesisV2[${options.streamNames.mkString(",")}]"
+  // The driver's clients for this connection stay open until the last query using them stops.
+  KinesisClients.acquire(options.connection)
   private lazy val kinesis = api
   private lazy val prefetcher = new Prefetcher(sparkContext, options.connection,
     PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize), name)
@@ -120,8 +122,9 @@ final class KinesisMicroBatchStream(
   override def stop(): Unit = {
     prefetcher.stop()
     for (efo <- options.efo if efo.requireDeregistration; (stream, consumer) <- consumers) {
-      EfoClients.registry(options.connection).deregisterQuietly(stream, consumer)
+      ConsumerRegistry(options.connection).deregisterQuietly(stream, consumer)
     }
+    KinesisClients.release(options.connection)
   }
 
   override def toString: String = name
@@ -152,7 +155,7 @@ final class KinesisMicroBatchStream(
     if (due) {
       lazy val queryId = Option(sparkContext.getLocalProperty("sql.streaming.queryId"))
         .getOrElse(java.util.UUID.randomUUID().toString)
-      val registry = EfoClients.registry(options.connection)
+      val registry = ConsumerRegistry(options.connection)
       if (consumers.isEmpty) consumers = options.streamNames.map(s => s -> efo.consumerName(s, queryId)).toMap
       val arns = consumers.map { case (stream, consumer) => stream -> registry.resolve(stream, consumer) }
       if (consumersCheckedNanos == Long.MinValue) logInfo(s"$name reads through enhanced fan-out consumers $arns")
@@ -198,7 +201,7 @@ final class KinesisMicroBatchStream(
     if (!due) return tracked
     val listed = listShards()
     val children = listed.toSeq.flatMap { case (key, d) => d.parents.map(p => ShardKey(key.stream, p) -> key) }
-      .groupMap(_._1)(_._2)
+      .groupBy(_._1).map { case (parent, pairs) => parent -> pairs.map(_._2) }
     // Read before: every child is tracked, or (after later reshards dropped the children in
     // turn) some descendant is. Kinesis lists closed shards for the whole retention period.
     def descendants(key: ShardKey): Set[ShardKey] = {
@@ -220,7 +223,7 @@ final class KinesisMicroBatchStream(
 
   private def listShards(): Map[ShardKey, ShardDescription] = {
     val listed = options.streamNames.flatMap { stream =>
-      ThrottleRetry(s"ListShards of stream '$stream'") {
+      RetryPolicy.ListShards.run(s"ListShards of stream '$stream'") {
         kinesis.listShards(stream, options.maxShardsPerDescribe)
       }.map(d => ShardKey(stream, d.shardId) -> d)
     }.toMap

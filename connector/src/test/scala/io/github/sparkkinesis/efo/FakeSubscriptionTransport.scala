@@ -7,7 +7,7 @@ import scala.collection.mutable
 import org.reactivestreams.{Subscriber, Subscription}
 
 import io.github.sparkkinesis.FakeClock
-import io.github.sparkkinesis.client.{KinesisRecord, UserRecords}
+import io.github.sparkkinesis.client.{KinesisRecord, ShardEvent, SubscriptionHandle, SubscriptionTransport, UserRecords}
 import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.ShardPosition
 

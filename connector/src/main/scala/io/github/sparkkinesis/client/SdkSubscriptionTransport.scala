@@ -1,6 +1,5 @@
-package io.github.sparkkinesis.efo
+package io.github.sparkkinesis.client
 
-import java.time.Instant
 import java.util.concurrent.atomic.AtomicBoolean
 
 import scala.jdk.CollectionConverters._
@@ -8,22 +7,24 @@ import scala.jdk.CollectionConverters._
 import org.reactivestreams.{Subscriber, Subscription}
 import software.amazon.awssdk.core.async.SdkPublisher
 import software.amazon.awssdk.services.kinesis.KinesisAsyncClient
-import software.amazon.awssdk.services.kinesis.model.{ShardIteratorType, StartingPosition, SubscribeToShardEvent,
-  SubscribeToShardEventStream, SubscribeToShardRequest, SubscribeToShardResponse, SubscribeToShardResponseHandler}
+import software.amazon.awssdk.services.kinesis.model.{SubscribeToShardEvent, SubscribeToShardEventStream,
+  SubscribeToShardRequest, SubscribeToShardResponse, SubscribeToShardResponseHandler}
 
-import io.github.sparkkinesis.client.{SdkKinesisApi, UserRecords}
 import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.ShardPosition
 
-/** [[SubscriptionTransport]] on the AWS SDK v2 async client (Netty, HTTP/2). */
-final class SdkSubscriptionTransport(client: KinesisAsyncClient) extends SubscriptionTransport {
+/**
+ * [[SubscriptionTransport]] on the AWS SDK v2 async client (Netty, HTTP/2). `client` is asked
+ * for at every call, so a client the JVM's cache closed while idle is built again.
+ */
+final class SdkSubscriptionTransport(client: () => KinesisAsyncClient) extends SubscriptionTransport {
 
   override def subscribe(consumerArn: String, shardId: String, start: ShardPosition, hashRange: Option[HashKeyRange],
       subscriber: Subscriber[ShardEvent]): SubscriptionHandle = {
     val request = SubscribeToShardRequest.builder()
       .consumerARN(consumerArn)
       .shardId(shardId)
-      .startingPosition(SdkSubscriptionTransport.startingPosition(start))
+      .startingPosition(SdkPositions.startingPosition(start))
       .build()
     val once = new TerminatingOnce(subscriber)
     val handler = new SubscribeToShardResponseHandler {
@@ -35,7 +36,7 @@ final class SdkSubscriptionTransport(client: KinesisAsyncClient) extends Subscri
       // The end is signalled by the event publisher's onComplete, after its last event.
       override def complete(): Unit = ()
     }
-    val future = client.subscribeToShard(request, handler)
+    val future = client().subscribeToShard(request, handler)
     future.whenComplete { (_, t) =>
       if (t != null) once.fail(t) else once.completeIfNoStream()
     }
@@ -47,23 +48,8 @@ final class SdkSubscriptionTransport(client: KinesisAsyncClient) extends Subscri
 }
 
 object SdkSubscriptionTransport {
-  def startingPosition(start: ShardPosition): StartingPosition = start match {
-    case ShardPosition.TrimHorizon => StartingPosition.builder().`type`(ShardIteratorType.TRIM_HORIZON).build()
-    case ShardPosition.AtTimestamp(ms) =>
-      StartingPosition.builder().`type`(ShardIteratorType.AT_TIMESTAMP).timestamp(Instant.ofEpochMilli(ms)).build()
-    case ShardPosition.AfterSequence(seq, None) =>
-      StartingPosition.builder().`type`(ShardIteratorType.AFTER_SEQUENCE_NUMBER).sequenceNumber(seq).build()
-    case ShardPosition.AfterSequence(seq, Some(_)) =>
-      // Inside an aggregate: read it again; the cursor skips the user records already read.
-      StartingPosition.builder().`type`(ShardIteratorType.AT_SEQUENCE_NUMBER).sequenceNumber(seq).build()
-    case ShardPosition.AtSequence(seq) =>
-      StartingPosition.builder().`type`(ShardIteratorType.AT_SEQUENCE_NUMBER).sequenceNumber(seq).build()
-    case end: ShardPosition.ShardEnd =>
-      throw new IllegalArgumentException(s"nothing to subscribe to past the end of a closed shard ($end)")
-  }
-
   def toShardEvent(e: SubscribeToShardEvent, hashRange: Option[HashKeyRange]): ShardEvent = {
-    val (records, kpl) = UserRecords.expand(e.records().asScala.map(SdkKinesisApi.raw), hashRange)
+    val (records, kpl) = SdkRecords.toKinesisRecords(e.records(), hashRange)
     ShardEvent(
       records = records,
       continuationSequenceNumber = Option(e.continuationSequenceNumber()).filter(_.nonEmpty),
