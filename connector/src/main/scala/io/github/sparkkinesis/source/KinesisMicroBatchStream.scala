@@ -13,6 +13,7 @@ import org.apache.spark.sql.connector.read.streaming._
 import io.github.sparkkinesis.client.{KinesisApi, KinesisClients, RetryPolicy, ShardDescription}
 import io.github.sparkkinesis.efo.ConsumerRegistry
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.{EfoSettings, KinesisSourceOptions}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.prefetch.{PrefetchSettings, Prefetcher}
@@ -42,6 +43,8 @@ final class KinesisMicroBatchStream(
     PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize), name)
 
   private var shardDescriptions = Map.empty[ShardKey, ShardDescription]
+  // Every shard's hash-key range ever listed (they never change), also for a shard that expired since.
+  private var hashRanges = Map.empty[ShardKey, HashKeyRange]
   private var lastListingNanos = Long.MinValue
   private var streamsCreatedAt = Map.empty[String, Long]
   private var availableNowSince: Option[Long] = None
@@ -76,8 +79,11 @@ final class KinesisMicroBatchStream(
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val startOffset = start.asInstanceOf[KinesisSourceOffset]
     checkSameStreams(startOffset)
+    // Spark commits a batch's end only once the next batch runs: blocks up to `start` are no
+    // longer needed now. Kept until then, a full fetchBufferSize would stop prefetching for good.
+    prefetcher.release(startOffset.shards)
     val tracked = trackNewShards(startOffset.shards)
-    prefetcher.track(tracked, parentsOf(tracked.keySet))
+    prefetcher.track(tracked, parentsOf(tracked.keySet), hashRanges)
     options.efo.foreach(registerConsumers)
     prefetcher.start()
     if (!started) {
@@ -96,13 +102,9 @@ final class KinesisMicroBatchStream(
     val from = start.asInstanceOf[KinesisSourceOffset].shards
     val ranges = end.asInstanceOf[KinesisSourceOffset].shards.toSeq.sortBy(_._1).flatMap { case (shard, until) =>
       val since = from.getOrElse(shard, ShardPosition.TrimHorizon)
-      until.lastSequence.filterNot(seq => since.lastSequence.contains(seq)).map { endSeq =>
-        val blocks = prefetcher.blocks(shard, since, until).collect {
-          case b if b.blockName.isDefined && b.records > 0 =>
-            BlockRef(b.blockName.get, b.from, b.lastSequence.get, b.bytes, b.location.get)
-        }
-        ShardRange(shard, since, endSeq, blocks)
-      }
+      ShardRange.between(shard, since, until, hashRanges.get(shard), prefetcher.blocks(shard, since, until).collect {
+        case b if b.blockName.isDefined && b.records > 0 => BlockRef(b.blockName.get, b.from, b.to, b.bytes, b.location.get)
+      })
     }
     PartitionPlanner.plan(ranges, options.buffer.coalesceThresholdBlockSize, options.buffer.coalesceBinSize).toArray
   }
@@ -226,6 +228,7 @@ final class KinesisMicroBatchStream(
       }.map(d => ShardKey(stream, d.shardId) -> d)
     }.toMap
     shardDescriptions = listed
+    hashRanges ++= listed.flatMap { case (key, d) => d.hashKeyRange.map(key -> _) }
     lastListingNanos = System.nanoTime()
     listed
   }

@@ -193,7 +193,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
       end.shards shouldBe Map(ShardKey("clicks", shardId(0)) -> AfterSequence(a.last),
         ShardKey("clicks", shardId(1)) -> TrimHorizon, ShardKey("clicks", shardId(2)) -> AfterSequence(c.last))
       val planned = q.partitions(q.committed, end).flatMap(_.ranges)
-      planned.map(r => (r.shard, r.start, r.endSequence)) shouldBe Seq(
+      planned.map(r => (r.shard, r.start, r.end.sequenceNumber)) shouldBe Seq(
         (ShardKey("clicks", shardId(0)), TrimHorizon, a.last),
         (ShardKey("clicks", shardId(2)), TrimHorizon, c.last))
       all(planned.map(_.blocks)) should not be empty // read from prefetched blocks
