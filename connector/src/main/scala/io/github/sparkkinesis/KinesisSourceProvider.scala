@@ -14,7 +14,6 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.github.sparkkinesis.options.{KinesisOptions, KinesisSinkOptions, KinesisSourceOptions}
-import io.github.sparkkinesis.sink.KinesisBatchSave
 
 /**
  * The entry point Spark finds for `format("kinesis")`, for reading and writing. Options are
@@ -27,7 +26,7 @@ import io.github.sparkkinesis.sink.KinesisBatchSave
  * the sink options and the written columns. Spark makes a provider instance per read or write.
  *
  * Batch writes (`df.write`) come in through `createRelation`, with any save mode; see
- * [[sink.KinesisBatchSave]].
+ * [[KinesisBatchSave]].
  */
 class KinesisSourceProvider extends TableProvider with CreatableRelationProvider with DataSourceRegister
   with Logging {

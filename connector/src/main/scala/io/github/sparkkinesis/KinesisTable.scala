@@ -41,7 +41,7 @@ final class KinesisTable private (use: KinesisTable.Use, batchWrite: Boolean = f
 
   // ACCEPT_ANY_SCHEMA: the sink takes any DataFrame with the columns it needs and checks them
   // itself, so Spark does not match the written columns against schema(). BATCH_WRITE only
-  // for the table sink.KinesisBatchSave writes through (it says why).
+  // for the table KinesisBatchSave writes through (it says why).
   override def capabilities(): util.Set[TableCapability] = {
     val capabilities = util.EnumSet.of(TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_READ,
       TableCapability.STREAMING_WRITE, TableCapability.ACCEPT_ANY_SCHEMA)
@@ -80,7 +80,7 @@ object KinesisTable {
 
   /**
    * Fails, naming the column, unless `written` has the columns the sink needs. `batch`: the
-   * table offers batch writes (see sink.KinesisBatchSave).
+   * table offers batch writes (see KinesisBatchSave).
    */
   def forWrite(options: KinesisSinkOptions, written: StructType, batch: Boolean = false): KinesisTable = {
     sink.KinesisSinkColumns.resolve(written, options.streamName.isDefined)

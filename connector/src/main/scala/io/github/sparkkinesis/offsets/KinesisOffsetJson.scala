@@ -88,7 +88,7 @@ object KinesisOffsetJson {
     // so offsets written before aggregates were split still read.
     def subSequence: Option[Long] = Option(node.get("sub")).map { n =>
       if (n.canConvertToLong && n.isIntegralNumber && n.asLong >= 0) n.asLong
-      else throw malformed(s"shard $shard has a \"sub\" that is not a non-negative integer")
+      else throw malformed(s"shard $shard has a 'sub' that is not a non-negative integer")
     }
     text("type") match {
       case Some("trim_horizon") => ShardPosition.TrimHorizon

@@ -1,4 +1,4 @@
-package io.github.sparkkinesis.sink
+package io.github.sparkkinesis
 
 import java.util
 
@@ -11,7 +11,6 @@ import org.apache.spark.sql.sources.BaseRelation
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.github.sparkkinesis.KinesisTable
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.KinesisSinkOptions
 
