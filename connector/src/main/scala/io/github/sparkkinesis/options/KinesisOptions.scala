@@ -127,6 +127,18 @@ object KinesisOptions {
     MaxRecordsPerPut, MaxBytesPerPut, MaxInFlightPuts, MaxPutRetries, PutRetryBackoff,
     MaxPutRetryBackoff)
 
+  /**
+   * Source options that cannot apply in real-time mode (`trigger(realTime=...)`), where one
+   * task per shard reads directly with no prefetching: a query that sets one is refused when
+   * it starts, with the reason, rather than run with the option silently ignored.
+   */
+  val NotInRealTime: Map[OptionSpec, String] = Map(
+    FetchBufferSize -> "nothing is prefetched; each shard's task returns records as they arrive",
+    ShardsPerTask -> "every open shard is read by a task of its own",
+    MaxFetchDuration -> "there are no prefetch rounds; a task reads its shard for the whole batch",
+    CoalesceThresholdBlockSize -> "there are no prefetched blocks to coalesce",
+    CoalesceBinSize -> "there are no prefetched blocks to coalesce")
+
   /** The options of the source (read-only and shared ones). */
   def sourceOptions: Seq[OptionSpec] = all.filter(_.usage.reads)
 

@@ -14,6 +14,10 @@ final class FetchPacer(minFetchPeriodMs: Long, maxFetchRateMBps: Double, clock: 
     if (nextCallNanos != Long.MinValue) clock.sleepNanos(nextCallNanos - clock.nanoTime())
   }
 
+  /** How long until the next call is allowed; 0 when it is now. */
+  def nanosUntilTurn: Long =
+    if (nextCallNanos == Long.MinValue) 0L else math.max(0L, nextCallNanos - clock.nanoTime())
+
   /** Records a call that returned `bytes`; the next one waits long enough to keep both limits. */
   def recordFetch(bytes: Long): Unit = {
     val rateGapNanos = (bytes / (maxFetchRateMBps * 1000000.0) * 1e9).toLong

@@ -1,10 +1,9 @@
 package io.github.sparkkinesis.source
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
-import org.apache.spark.unsafe.types.UTF8String
 
+import io.github.sparkkinesis.KinesisSchema
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients, KinesisRecord}
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
@@ -47,16 +46,7 @@ final class KinesisPartitionReader(records: Iterator[(ShardKey, KinesisRecord)])
     more
   }
 
-  override def get(): InternalRow = {
-    val (shard, record) = current
-    new GenericInternalRow(Array[Any](
-      UTF8String.fromString(record.partitionKey),
-      record.data,
-      UTF8String.fromString(shard.stream),
-      UTF8String.fromString(shard.shardId),
-      UTF8String.fromString(record.sequenceNumber),
-      record.approximateArrivalMillis * 1000L))
-  }
+  override def get(): InternalRow = KinesisSchema.row(current._1, current._2)
 
   override def close(): Unit = ()
 }
