@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from pyspark.errors import StreamingQueryException
 
 from realtime import (MIN_BATCH_DURATION, committed_offsets, deliveries, realtime_reader, start_realtime,
                       wait_for)
@@ -143,8 +144,9 @@ def query_error(spark, df, tmp_path):
     """The error a real-time query on `df` fails with."""
     query = start_realtime(df, tmp_path / "sink", tmp_path / "checkpoint")
     try:
-        assert query.awaitTermination(120), "the query should have failed"
-        return str(query.exception())
+        with pytest.raises(StreamingQueryException) as failure:
+            query.awaitTermination(120)
+        return str(failure.value)
     finally:
         query.stop()
 
