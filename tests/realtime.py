@@ -27,6 +27,7 @@ class FileSink:
         self.directory = str(directory)
 
     def open(self, partition_id, epoch_id):
+        self.batch = epoch_id
         name = f"{partition_id}-{epoch_id}-{uuid.uuid4().hex[:8]}.jsonl"
         self.file = open(os.path.join(self.directory, name), "a")
         return True
@@ -35,7 +36,7 @@ class FileSink:
         self.file.write(json.dumps({
             "seq": row.sequenceNumber, "shard": row.shardId, "key": row.partitionKey,
             "data": bytes(row.data).decode(), "arrival": row.approximateArrivalTimestamp.timestamp(),
-            "sinkTime": time.time()}) + "\n")
+            "batch": self.batch, "sinkTime": time.time()}) + "\n")
         self.file.flush()
 
     def close(self, error):

@@ -117,6 +117,10 @@ object KinesisOptions {
   val MaxPutRetryBackoff = OptionSpec("maxPutRetryBackoff", Some("5s"),
     "Longest wait between two retries (at least putRetryBackoff).", usage = write)
 
+  val MaxPutLinger = OptionSpec("maxPutLinger", Some("50ms"),
+    "Longest a record waits for its PutRecords call to fill before it is sent anyway (1ms to 10m): " +
+      "keeps latency low when rows come slowly, as in real-time mode.", usage = write)
+
   val all: Seq[OptionSpec] = Seq(
     StreamName, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
@@ -125,7 +129,7 @@ object KinesisOptions {
     RequireConsumerDeregistration, MaxShardsPerDescribe, ConsumerName, ConsumerNamePrefix,
     ConsumerRefreshInterval,
     MaxRecordsPerPut, MaxBytesPerPut, MaxInFlightPuts, MaxPutRetries, PutRetryBackoff,
-    MaxPutRetryBackoff)
+    MaxPutRetryBackoff, MaxPutLinger)
 
   /**
    * Source options that cannot apply in real-time mode (`trigger(realTime=...)`), where one

@@ -10,7 +10,9 @@ final case class PutSettings(
     maxInFlightPuts: Int,
     maxPutRetries: Int,
     retryBackoffMs: Long,
-    maxRetryBackoffMs: Long)
+    maxRetryBackoffMs: Long,
+    /** How long a record may wait for its PutRecords call to fill before it is sent anyway. */
+    maxPutLingerMs: Long = KinesisSinkOptions.DefaultPutLingerMs)
 
 /**
  * The sink options, parsed and validated once, when the write is defined (`save()`,
@@ -28,6 +30,8 @@ object KinesisSinkOptions {
   val MaxRecordsPerCall = 500
   val MaxBytesPerCall: Long = 5L * 1024 * 1024
   val MaxRecordBytes: Long = 1024L * 1024
+
+  val DefaultPutLingerMs = 50L
 
   /**
    * Names Spark itself reads from a writer's options and hands to the sink along with its own:
@@ -57,7 +61,8 @@ object KinesisSinkOptions {
       maxInFlightPuts = values.int(MaxInFlightPuts, 1, 64),
       maxPutRetries = values.int(MaxPutRetries, 0, 1000),
       retryBackoffMs = values.durationMs(PutRetryBackoff, minMs = 1, maxMs = 600000L),
-      maxRetryBackoffMs = values.durationMs(MaxPutRetryBackoff, minMs = 1, maxMs = 600000L))
+      maxRetryBackoffMs = values.durationMs(MaxPutRetryBackoff, minMs = 1, maxMs = 600000L),
+      maxPutLingerMs = values.durationMs(MaxPutLinger, minMs = 1, maxMs = 600000L))
     if (put.maxRetryBackoffMs < put.retryBackoffMs) {
       throw KinesisErrors.conflictingOptions(Seq(PutRetryBackoff, MaxPutRetryBackoff).map(values.name),
         s"maxPutRetryBackoff (${put.maxRetryBackoffMs}ms) must be at least putRetryBackoff " +

@@ -31,7 +31,6 @@ final class KinesisRealTimeReader(partition: RealTimeShardPartition, reader: Rea
 
   private val before = reader.stats
   private var current: KinesisRecord = _
-  private var ranToEnd = false
 
   override def nextWithTimeout(startTimeMs: java.lang.Long, timeoutMs: java.lang.Long): RecordStatus = {
     // Spark's times are wall-clock milliseconds; the reader waits on the monotonic clock.
@@ -40,9 +39,7 @@ final class KinesisRealTimeReader(partition: RealTimeShardPartition, reader: Rea
       case Some(record) =>
         current = record
         RecordStatus.newStatusWithArrivalTimeMs(record.approximateArrivalMillis)
-      case None =>
-        ranToEnd = true
-        RecordStatus.newStatusWithoutArrivalTime(false)
+      case None => RecordStatus.newStatusWithoutArrivalTime(false)
     }
   }
 
@@ -55,8 +52,10 @@ final class KinesisRealTimeReader(partition: RealTimeShardPartition, reader: Rea
   override def next(): Boolean =
     throw new IllegalStateException(s"the real-time reader of ${partition.shard} was used outside real-time mode")
 
+  // Spark ends a task without asking the reader again once the batch's time is up, so a task
+  // that was neither failed nor cancelled (the query stopped) ran to the batch's end.
   override def close(): Unit = {
-    val cancelled = Option(TaskContext.get()).exists(t => t.isInterrupted() || t.isFailed())
-    RealTimeShardReaders.release(partition, reader, keep = ranToEnd && !cancelled)
+    val cancelled = Option(TaskContext.get()).forall(t => t.isInterrupted() || t.isFailed())
+    RealTimeShardReaders.release(partition, reader, keep = !cancelled)
   }
 }

@@ -120,6 +120,7 @@ class RealTimeShardReaderSuite extends AnyFunSuite with Matchers {
     reader.next(deadline) shouldBe None
     e.clock.nanoTime() should be >= deadline
     val seqs = e.transport.put(2)
+    e.transport.pump()
     drain(reader, e.clock, seconds = 1) shouldBe seqs
     e.transport.calls should have size 1
   }
