@@ -13,13 +13,14 @@ VERSION := $(shell sed -n 's/.*val project = "\(.*\)"/\1/p' project/Versions.sca
 JAR := connector/target/scala-2.13/spark-sql-kinesis-assembly_2.13-$(VERSION).jar
 JARS_DIR := python/pyspark_kinesis/jars
 
-.PHONY: help demo test test-reliability soak bench test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean
+.PHONY: help demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
 	@echo "make test   - build everything and run every test (Scala, Python, end to end)"
 	@echo "make test-reliability - every row of the reliability suite: faults x mode x trigger (< 30 min)"
 	@echo "make bench  - benchmark: records/s and latency against the local Kinesis (on demand)"
+	@echo "make bench-realtime - real-time mode latency (put -> sink), both modes vs micro-batch (BENCH_ARGS, on demand)"
 	@echo "make soak   - soak run under periodic faults, memory and threads over time (SOAK_ARGS, on demand)"
 	@echo "make jar | wheel | publish-local | kinesis-up | kinesis-down | clean"
 
@@ -83,6 +84,11 @@ demo: wheel
 # tests/benchmarks/results/).
 bench: wheel
 	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_ARGS)
+
+# On demand, never in CI: real-time mode's latency, put -> visible in a foreach sink, in both
+# consumer modes and in micro-batch mode (results in tests/benchmarks/results/).
+bench-realtime: wheel
+	$(PY) tests/benchmarks/realtime_latency.py $(BENCH_ARGS)
 
 # On demand, never in CI: a long query under periodic faults (default 30 minutes; e.g.
 # SOAK_ARGS="--minutes 3 --mode polling"); results in tests/benchmarks/results/.
