@@ -6,6 +6,15 @@ ThisBuild / scalaVersion := Versions.scala
 ThisBuild / javacOptions ++= Seq("--release", "17")
 ThisBuild / scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-Xlint:-unused")
 
+/**
+ * `make lint` compiles with SPARKKINESIS_LINT=1 set: unused imports, privates and locals are
+ * errors there. It compiles into target/lint so the normal build's incremental state stays.
+ */
+val lintBuild = sys.env.get("SPARKKINESIS_LINT").contains("1")
+val lintSettings = if (!lintBuild) Nil else Seq(
+  scalacOptions ++= Seq("-Wunused:imports,privates,locals", "-Wconf:cat=unused:e"),
+  target := baseDirectory.value / "target" / "lint")
+
 lazy val root = (project in file("."))
   .aggregate(connector)
   .settings(publish / skip := true)
@@ -83,3 +92,4 @@ lazy val connector = (project in file("connector"))
       case x => (assembly / assemblyMergeStrategy).value(x)
     },
   )
+  .settings(lintSettings)

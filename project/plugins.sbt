@@ -1,1 +1,3 @@
 addSbtPlugin("com.eed3si9n" % "sbt-assembly" % "2.3.1")
+// make fmt / make lint: Scala formatting with the checked-in .scalafmt.conf.
+addSbtPlugin("org.scalameta" % "sbt-scalafmt" % "2.5.4")

@@ -7,11 +7,13 @@ AnalysisException; a runtime fault as the connector's own error, never an unrela
 exception or a hang."""
 
 import http.server
+import json
 import threading
 import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib import resources
 
 import pytest
 from py4j.protocol import Py4JJavaError
@@ -40,6 +42,8 @@ class Row:
         return f"{self.option}={self.value[:24]!r}" + (f"+{sorted(self.extra)}" if self.extra else "")
 
 
+# The option registry as the installed package carries it (generated from KinesisOptions.scala).
+REGISTRY = json.loads(resources.files("pyspark_kinesis").joinpath("_registry.json").read_text("utf-8"))["options"]
 EFO = {"consumerMode": "efo"}
 ROLE = {"roleArn": "arn:aws:iam::123456789012:role/reader"}
 INT_1_10000 = "an integer from 1 to 10000"
@@ -69,7 +73,38 @@ CONNECTION_ROWS = [
     Row("stsEndpoint", "sts.local", URL, ROLE),
 ]
 
-SOURCE_ROWS = CONNECTION_ROWS + [
+
+def rows_from_registry(usage):
+    """Bad values derived from each option's kind and bounds in the registry (below the minimum,
+    above the maximum, of the wrong type, not an allowed word), each expected to fail with the
+    allowed values as the registry words them. EFO-only options get consumerMode efo."""
+    rows = []
+    for facts in REGISTRY:
+        if facts["usage"] not in (usage, "both") or "allowedText" not in facts:
+            continue
+        rows += [Row(facts["name"], value, facts["allowedText"], {} if "polling" in facts["modes"] else EFO)
+                 for value in bad_values(facts)]
+    return rows
+
+
+def bad_values(facts):
+    low, high, kind = facts.get("min"), facts.get("max"), facts["type"]
+    if kind == "int":
+        return [str(low - 1), str(high + 1), "1.5", "many"]
+    if kind == "long":
+        return [str(low - 1), "big"]
+    if kind == "double":
+        return ["0", str(high * 1.25), "fast"]
+    if kind == "duration":
+        return [f"{low - 1}ms", f"{high + 1}ms", "soon"]
+    if kind == "size":
+        return ["0", "lots"] + ([f"{high + 1}b"] if high else [])
+    if kind == "bool":
+        return ["yes"]
+    return [f"not-{facts['allowed'][0]}"]  # enum
+
+
+SOURCE_ROWS = CONNECTION_ROWS + rows_from_registry("read") + [
     Row("streamName", "", "is required"),
     Row("streamName", " , ", "stream names of 1 to 128"),
     Row("streamName", "has space", "stream names of 1 to 128"),
@@ -89,40 +124,18 @@ SOURCE_ROWS = CONNECTION_ROWS + [
         "per-shard positions of the streams read (streamName 'bad-inputs'); these name only 'typo'"),
     Row("initialPosition", '{"version": 1, "shards": {"typo": {"shardId-000000000000": {"type": "at", "seq": "1"}}}}',
         "per-shard positions of the streams read (streamName 'bad-inputs'); these name only 'typo'"),
-    Row("maxRecordsPerFetch", "0", INT_1_10000),
-    Row("maxRecordsPerFetch", "10001", INT_1_10000),
-    Row("maxRecordsPerFetch", "1.5", INT_1_10000),
     Row("maxRecordsPerFetch", "99999999999", INT_1_10000),
-    Row("maxFetchRate", "0", "above 0 and at most 2.0"),
-    Row("maxFetchRate", "2.5", "above 0 and at most 2.0"),
     Row("maxFetchRate", "NaN", "above 0 and at most 2.0"),
-    Row("maxFetchRate", "fast", "above 0 and at most 2.0"),
-    Row("minFetchPeriod", "100ms", "from 200ms to 3600000ms"),
     Row("minFetchPeriod", "-1s", "from 200ms to 3600000ms"),
-    Row("minFetchPeriod", "often", "a duration such as"),
-    Row("minFetchPeriod", "2h", "from 200ms to 3600000ms"),
-    Row("maxFetchDuration", "0s", "from 1ms to 3600000ms"),
     Row("maxFetchDuration", "10 parsecs", "a duration such as"),
     Row("maxFetchDuration", "9999999999999d", "from 1ms to 3600000ms"),
-    Row("fetchBufferSize", "0", SIZE),
     Row("fetchBufferSize", "-5mb", SIZE),
-    Row("fetchBufferSize", "lots", SIZE),
     Row("fetchBufferSize", "99999999999pb", SIZE),
-    Row("shardsPerTask", "0", INT_1_10000),
-    Row("shardsPerTask", "five", INT_1_10000),
-    Row("shardFetchInterval", "0ms", "from 1ms to 3600000ms"),
-    Row("shardFetchInterval", "hourly", "a duration such as"),
     Row("shardFetchInterval", "2d", "from 1ms to 3600000ms"),
-    Row("coalesceThresholdBlockSize", "0", AT_LEAST_1),
     Row("coalesceThresholdBlockSize", "10 MB", AT_LEAST_1),
     Row("coalesceBinSize", "-1", AT_LEAST_1),
-    Row("coalesceBinSize", "big", AT_LEAST_1),
     Row("coalesceBinSize", "99999999999999999999", AT_LEAST_1),
-    Row("consumerMode", "fanout", "one of polling, efo"),
-    Row("maxShardsPerDescribe", "0", INT_1_10000),
-    Row("maxShardsPerDescribe", "10001", INT_1_10000),
     Row("requireConsumerDeregistration", "true", "applies to enhanced fan-out only"),
-    Row("requireConsumerDeregistration", "yes", "true or false", EFO),
     Row("consumerName", "app", "applies to enhanced fan-out only"),
     Row("consumerName", "has space", "is not a valid name", EFO),
     Row("consumerName", "a,b", "got 2 names", EFO),
@@ -132,29 +145,14 @@ SOURCE_ROWS = CONNECTION_ROWS + [
     Row("consumerNamePrefix", "p" * 100, "leaves room for the query id", EFO),
     Row("consumerNamePrefix", "bad prefix!", "leaves room for the query id", EFO),
     Row("consumerRefreshInterval", "60s", "applies to enhanced fan-out only"),
-    Row("consumerRefreshInterval", "500ms", "from 1000ms to 3600000ms", EFO),
-    Row("consumerRefreshInterval", "2h", "from 1000ms to 3600000ms", EFO),
     Row("maxPutRetries", "3", "applies only to writing"),
     Row("streamNme", "x", "Did you mean 'streamName'"),
 ]
 
-SINK_ROWS = CONNECTION_ROWS + [
+SINK_ROWS = CONNECTION_ROWS + rows_from_registry("write") + [
     Row("streamName", "a,b", "one stream name of 1 to 128"),
     Row("streamName", "has space", "one stream name of 1 to 128"),
-    Row("maxRecordsPerPut", "0", "an integer from 1 to 500"),
-    Row("maxRecordsPerPut", "501", "an integer from 1 to 500"),
-    Row("maxRecordsPerPut", "many", "an integer from 1 to 500"),
-    Row("maxBytesPerPut", "0", SIZE),
     Row("maxBytesPerPut", "6mb", "at most 5mb"),
-    Row("maxBytesPerPut", "huge", SIZE),
-    Row("maxInFlightPuts", "0", "an integer from 1 to 64"),
-    Row("maxInFlightPuts", "65", "an integer from 1 to 64"),
-    Row("maxPutRetries", "-1", "an integer from 0 to 1000"),
-    Row("maxPutRetries", "1001", "an integer from 0 to 1000"),
-    Row("putRetryBackoff", "0ms", "from 1ms to 600000ms"),
-    Row("putRetryBackoff", "11m", "from 1ms to 600000ms"),
-    Row("putRetryBackoff", "soon", "a duration such as"),
-    Row("maxPutRetryBackoff", "0ms", "from 1ms to 600000ms"),
     Row("maxPutRetryBackoff", "1s", "must be at least putRetryBackoff", {"putRetryBackoff": "2s"}),
     Row("initialPosition", "latest", "applies only to reading"),
     Row("maxPutRetrys", "3", "Did you mean 'maxPutRetries'"),
@@ -163,8 +161,7 @@ SINK_ROWS = CONNECTION_ROWS + [
 # An empty value of these means "not given" (the default region, endpoint, credentials), so
 # that options filled from an unset environment variable behave as if left out. Every other
 # option refuses an empty value.
-EMPTY_MEANS_NOT_GIVEN = {"region", "endpoint", "awsAccessKey", "awsSecretKey", "awsSessionToken",
-                         "roleArn", "roleExternalId", "roleSessionName", "stsEndpoint"}
+EMPTY_MEANS_NOT_GIVEN = {o["name"] for o in REGISTRY if o["emptyMeansNotGiven"]}
 
 
 def registry(spark):

@@ -16,7 +16,8 @@ from pyspark_kinesis import AWSKinesisConsumerManager, KinesisConsumerError, _cl
 def consumers_of(kinesis, stream):
     """{name: status} of the stream's consumers, from boto3 (independent of the code under test)."""
     arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
-    return {c["ConsumerName"]: c["ConsumerStatus"] for c in kinesis.client.list_stream_consumers(StreamARN=arn)["Consumers"]}
+    consumers = kinesis.client.list_stream_consumers(StreamARN=arn)["Consumers"]
+    return {c["ConsumerName"]: c["ConsumerStatus"] for c in consumers}
 
 
 def wait_gone(kinesis, stream, name, timeout=30):

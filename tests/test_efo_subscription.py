@@ -11,16 +11,14 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import threading
 import uuid
 from pathlib import Path
 
+import pyspark
 import pytest
 
-import pyspark
 import pyspark_kinesis
-
 from streaming import make_records
 
 

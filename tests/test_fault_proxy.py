@@ -181,7 +181,8 @@ def test_a_partial_put_fails_the_picked_entries_inside_a_200_and_writes_only_the
     codes = [r.get("ErrorCode") for r in answer["Records"]]
     assert codes == [None, THROTTLED] * 3
     assert all(r["SequenceNumber"] and r["ShardId"] for r in answer["Records"][0::2])
-    assert all("Rate exceeded for shard shardId-" in r["ErrorMessage"] for r in answer["Records"][1::2]), answer["Records"]
+    refused = answer["Records"][1::2]
+    assert all("Rate exceeded for shard shardId-" in r["ErrorMessage"] for r in refused), answer["Records"]
     assert records_in(kinesis, stream) == [(f"k{i}", f"d{i}".encode()) for i in (0, 2, 4)]
     assert fault_proxy.injected == {("PutRecords", "partial"): 3}
 
@@ -298,7 +299,8 @@ def register_consumer(kinesis, stream):
     consumer_arn = kinesis.client.register_stream_consumer(
         StreamARN=arn, ConsumerName=f"probe-{uuid.uuid4().hex[:6]}")["Consumer"]["ConsumerARN"]
     deadline = time.monotonic() + 30
-    while kinesis.client.describe_stream_consumer(ConsumerARN=consumer_arn)["ConsumerDescription"]["ConsumerStatus"] != "ACTIVE":
+    while (kinesis.client.describe_stream_consumer(ConsumerARN=consumer_arn)["ConsumerDescription"]["ConsumerStatus"]
+           != "ACTIVE"):
         assert time.monotonic() < deadline, "consumer not ACTIVE"
         time.sleep(0.2)
     return consumer_arn
@@ -414,7 +416,8 @@ def test_a_merged_shard_ends_with_the_child_naming_both_parents(kinesis, fault_p
         kinesis.wait_active(stream)
         with subscribe(kinesis, fault_proxy, consumer_arn, shard="shardId-000000000001") as s:
             events = list(s.events())
-        assert [c["ParentShards"] for c in events[-1]["ChildShards"]] == [["shardId-000000000000", "shardId-000000000001"]]
+        parents = [c["ParentShards"] for c in events[-1]["ChildShards"]]
+        assert parents == [["shardId-000000000000", "shardId-000000000001"]]
         assert s.outcome == "ended"
     finally:
         kinesis.delete_stream(stream)

@@ -104,7 +104,8 @@ def test_several_streams_in_one_query(spark, kinesis, tmp_path):
 
     run_available_now(kinesis_reader(spark, kinesis, f"{a}, {b}"), tmp_path / "sink", tmp_path / "checkpoint")
 
-    counts = {r.stream: r["count"] for r in spark.read.parquet(str(tmp_path / "sink")).groupBy("stream").count().collect()}
+    written = spark.read.parquet(str(tmp_path / "sink"))
+    counts = {r.stream: r["count"] for r in written.groupBy("stream").count().collect()}
     assert counts == {a: 20, b: 30}
 
 

@@ -15,8 +15,8 @@ import os
 import urllib.parse
 from pathlib import Path
 
-from streaming import make_records
 from kinesis_local import free_ports
+from streaming import make_records
 from submit import APPS, spark_submit
 
 # Each holds a marker found nowhere else, so a partial or re-encoded copy is caught as well.
@@ -68,7 +68,8 @@ def test_keys_given_as_options_appear_in_no_log_plan_ui_page_error_or_checkpoint
     log4j = tmp_path / "log4j2.properties"
     log4j.write_text(LOG4J2.format(log=logs / "driver.log"))
     # SPARK_LOCAL_IP: the UI listens on loopback only, not on every interface.
-    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", LEAK_ACCESS_KEY=ACCESS_KEY, LEAK_SECRET_KEY=SECRET_KEY, LEAK_SESSION_TOKEN=SESSION_TOKEN)
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", LEAK_ACCESS_KEY=ACCESS_KEY, LEAK_SECRET_KEY=SECRET_KEY,
+               LEAK_SESSION_TOKEN=SESSION_TOKEN)
 
     done = spark_submit([
         # JSON rather than CBOR, for moto's Kinesis (kinesis-mock speaks both).

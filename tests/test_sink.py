@@ -11,8 +11,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import functions as F
 
 from faults import Fault
-from streaming import (kinesis_reader, kinesis_writer, make_records, read_all, run_available_now,
-                       sink_metrics)
+from streaming import kinesis_reader, kinesis_writer, make_records, read_all, run_available_now, sink_metrics
 
 MIB = 1024 * 1024
 

@@ -27,8 +27,11 @@ import uuid
 from pathlib import Path
 
 import boto3
+from delta_jars import delta_jars
 
 REPO = Path(__file__).resolve().parents[2]
+# Not under --workdir, which each run empties.
+DELTA_JARS_DIR = REPO / ".demo-jars"
 EVENT_TYPES = ("play", "pause", "seek", "resume", "stop", "complete")
 DEVICES = ("tv", "phone", "tablet", "web")
 
@@ -100,8 +103,9 @@ def produce(client, stream, run_id, total, rate, produced, stop):
         time.sleep(max(0.0, len(events) / rate - (time.monotonic() - started)))
 
 
-def spark_session():
-    from delta import configure_spark_with_delta_pip
+def spark_session(jars_dir=DELTA_JARS_DIR):
+    """A local session with the connector and Delta Lake; Delta's jars are files fetched with
+    Maven (delta_jars.py), so Spark resolves no packages and the state of ~/.m2 cannot matter."""
     from pyspark.sql import SparkSession
 
     import pyspark_kinesis
@@ -111,11 +115,22 @@ def spark_session():
                .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
                .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
                .config("spark.sql.shuffle.partitions", "2")
+               # The bronze plan has more fields than Spark's default before it warns of truncating.
+               .config("spark.sql.debug.maxToStringFields", "100")
                .config("spark.ui.showConsoleProgress", "false"))
-    builder = pyspark_kinesis.configure(configure_spark_with_delta_pip(builder))
+    builder = pyspark_kinesis.configure(builder, extra_jars=delta_jars(jars_dir))
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     return spark
+
+
+def quiet_expected_stop_warnings(spark):
+    """Stopping the query cancels its job group and the connector's prefetch jobs; Spark warns
+    about each cancelled task and about a group with no job left to cancel. Those are expected
+    on a clean stop, so only errors of those two loggers are shown from here on."""
+    jvm = spark.sparkContext._jvm
+    for logger in ("org.apache.spark.scheduler.DAGScheduler", "org.apache.spark.scheduler.TaskSetManager"):
+        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(logger, jvm.org.apache.logging.log4j.Level.ERROR)
 
 
 def run(args, endpoint, stream, client):
@@ -170,6 +185,7 @@ def run(args, endpoint, stream, client):
     finally:
         stop.set()
         producer.join()
+        quiet_expected_stop_warnings(spark)
         query.stop()
 
     rows = spark.read.format("delta").load(str(table)).where(F.col("run_id") == run_id)

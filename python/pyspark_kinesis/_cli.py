@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import IO, TYPE_CHECKING, List, Optional, Sequence
 
 from pyspark_kinesis._units import parse_duration
@@ -69,7 +69,8 @@ def _table(rows: Sequence[Row]) -> str:
         [
             str(r["consumerName"]),
             str(r["consumerStatus"]),
-            _utc(r["consumerCreationTimestamp"]).strftime("%Y-%m-%d %H:%M:%S") if r["consumerCreationTimestamp"] else "",
+            (_utc(r["consumerCreationTimestamp"]).strftime("%Y-%m-%d %H:%M:%S")
+             if r["consumerCreationTimestamp"] else ""),
             str(r["consumerARN"]),
         ]
         for r in rows

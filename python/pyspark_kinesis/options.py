@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from collections.abc import Mapping
 from typing import Any, Dict, List, Optional, Protocol, Tuple, TypeVar, Union
 
+from pyspark_kinesis import _registry
 from pyspark_kinesis._units import ByteSize, Duration, parse_byte_size, parse_duration
 
 __all__ = [
@@ -27,59 +27,13 @@ __all__ = [
     "SECRET_OPTION_NAMES",
 ]
 
-SOURCE_OPTION_NAMES: Tuple[str, ...] = (
-    "streamName",
-    "region",
-    "endpoint",
-    "initialPosition",
-    "endingPosition",
-    "maxRecordsPerFetch",
-    "maxFetchRate",
-    "minFetchPeriod",
-    "maxFetchDuration",
-    "fetchBufferSize",
-    "shardsPerTask",
-    "shardFetchInterval",
-    "awsAccessKey",
-    "awsSecretKey",
-    "awsSessionToken",
-    "roleArn",
-    "roleExternalId",
-    "roleSessionName",
-    "stsEndpoint",
-    "coalesceThresholdBlockSize",
-    "coalesceBinSize",
-    "consumerMode",
-    "requireConsumerDeregistration",
-    "maxShardsPerDescribe",
-    "consumerName",
-    "consumerNamePrefix",
-    "consumerRefreshInterval",
-)
+SOURCE_OPTION_NAMES: Tuple[str, ...] = tuple(o.name for o in _registry.OPTIONS.values() if o.reads)
 """Every option name :class:`KinesisSourceOptions` can produce, spelled as the JVM reads it."""
 
-SINK_OPTION_NAMES: Tuple[str, ...] = (
-    "streamName",
-    "region",
-    "endpoint",
-    "awsAccessKey",
-    "awsSecretKey",
-    "awsSessionToken",
-    "roleArn",
-    "roleExternalId",
-    "roleSessionName",
-    "stsEndpoint",
-    "maxRecordsPerPut",
-    "maxBytesPerPut",
-    "maxInFlightPuts",
-    "maxPutRetries",
-    "putRetryBackoff",
-    "maxPutRetryBackoff",
-    "maxPutLinger",
-)
+SINK_OPTION_NAMES: Tuple[str, ...] = tuple(o.name for o in _registry.OPTIONS.values() if o.writes)
 """Every option name :class:`KinesisSinkOptions` can produce, spelled as the JVM reads it."""
 
-SECRET_OPTION_NAMES: frozenset[str] = frozenset({"awsAccessKey", "awsSecretKey", "awsSessionToken"})
+SECRET_OPTION_NAMES: frozenset[str] = frozenset(o.name for o in _registry.OPTIONS.values() if o.secret)
 """Options whose values are never shown by ``repr()`` or in error messages."""
 
 NameList = Union[str, Sequence[str]]
@@ -92,22 +46,12 @@ INITIAL_POSITIONS = ("latest", "trim_horizon", "earliest")
 # DateTimeFormatter.
 AT_TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSX"
 
-MAX_FETCH_RATE_MB_PER_S = 2.0
-MIN_FETCH_PERIOD = timedelta(milliseconds=200)
-# The longest minFetchPeriod, maxFetchDuration and shardFetchInterval the JVM accepts.
-MAX_INTERVAL = timedelta(hours=1)
-MAX_SHARDS_PER_DESCRIBE = 10_000
-MAX_CONSUMER_REFRESH_INTERVAL = timedelta(seconds=3600)
-CONSUMER_MODES = ("polling", "efo")
+# Bounds the builders check, from the registry.
+MAX_FETCH_RATE_MB_PER_S = float(_registry.option("maxFetchRate").max or 0)
+CONSUMER_MODES = _registry.option("consumerMode").allowed
 
 _REDACTED = "*********(redacted)"
 
-# The Kinesis limits of one PutRecords call, and the sink's own bounds.
-MAX_RECORDS_PER_PUT = 500
-MAX_BYTES_PER_PUT = 5 * 1024 * 1024
-MAX_IN_FLIGHT_PUTS = 64
-MAX_PUT_RETRIES = 1000
-MAX_PUT_RETRY_BACKOFF = timedelta(minutes=10)
 _STREAM_NAME = re.compile(r"[a-zA-Z0-9_.-]{1,128}")
 
 
@@ -295,8 +239,8 @@ class KinesisSourceOptions(_KinesisOptions):
     # -- polling and prefetching --------------------------------------------------------
 
     def max_records_per_fetch(self, records: int) -> KinesisSourceOptions:
-        """``maxRecordsPerFetch``: records asked for per GetRecords call (default 10000)."""
-        return self._set("maxRecordsPerFetch", str(_positive_int("maxRecordsPerFetch", records)))
+        """``maxRecordsPerFetch``: records asked for per GetRecords call, 1 to 10000 (default 10000)."""
+        return self._set("maxRecordsPerFetch", _int_option("maxRecordsPerFetch", records))
 
     def max_fetch_rate(self, mb_per_second: float) -> KinesisSourceOptions:
         """``maxFetchRate``: prefetch rate per shard in MB/s, above 0 and at most 2.0 (default 1.0)."""
@@ -316,51 +260,36 @@ class KinesisSourceOptions(_KinesisOptions):
 
         Kinesis allows 5 GetRecords calls per second per shard, hence the minimum.
         """
-        text, length = parse_duration("minFetchPeriod", period)
-        if length < MIN_FETCH_PERIOD:
-            raise ValueError(
-                f"minFetchPeriod must be at least 200ms (Kinesis allows 5 GetRecords calls per "
-                f"second per shard), got {_shown(period)}"
-            )
-        if length > MAX_INTERVAL:
-            raise ValueError(f"minFetchPeriod must be at most 1h, got {_shown(period)}")
+        text = _duration_option("minFetchPeriod", period)
         return self._set("minFetchPeriod", text)
 
     def max_fetch_duration(self, duration: Duration) -> KinesisSourceOptions:
         """``maxFetchDuration``: how long a prefetch task buffers before its data is offered (default 10s)."""
-        return self._set("maxFetchDuration", _positive_duration("maxFetchDuration", duration))
+        return self._set("maxFetchDuration", _duration_option("maxFetchDuration", duration))
 
     def fetch_buffer_size(self, size: ByteSize) -> KinesisSourceOptions:
         """``fetchBufferSize``: data buffered for the next trigger, e.g. ``"10mb"`` or bytes (default 20gb)."""
-        text, length = parse_byte_size("fetchBufferSize", size)
-        if length <= 0:
-            raise ValueError(f"fetchBufferSize must be positive, got {_shown(size)}")
-        return self._set("fetchBufferSize", text)
+        return self._set("fetchBufferSize", _size_option("fetchBufferSize", size))
 
     def shards_per_task(self, shards: int) -> KinesisSourceOptions:
-        """``shardsPerTask``: shards prefetched in parallel by one Spark task (default 5)."""
-        return self._set("shardsPerTask", str(_positive_int("shardsPerTask", shards)))
+        """``shardsPerTask``: shards prefetched in parallel by one Spark task, 1 to 10000 (default 5)."""
+        return self._set("shardsPerTask", _int_option("shardsPerTask", shards))
 
     def shard_fetch_interval(self, interval: Duration) -> KinesisSourceOptions:
         """``shardFetchInterval``: how often to look for resharding (default 1s)."""
-        return self._set("shardFetchInterval", _positive_duration("shardFetchInterval", interval))
+        return self._set("shardFetchInterval", _duration_option("shardFetchInterval", interval))
 
     def coalesce_threshold_block_size(self, size: int) -> KinesisSourceOptions:
         """``coalesceThresholdBlockSize``: average block size (bytes) below which blocks are coalesced."""
-        option = "coalesceThresholdBlockSize"
-        return self._set(option, str(_positive_int(option, size)))
+        return self._set("coalesceThresholdBlockSize", _int_option("coalesceThresholdBlockSize", size))
 
     def coalesce_bin_size(self, size: int) -> KinesisSourceOptions:
         """``coalesceBinSize``: approximate block size (bytes) after coalescing."""
-        return self._set("coalesceBinSize", str(_positive_int("coalesceBinSize", size)))
+        return self._set("coalesceBinSize", _int_option("coalesceBinSize", size))
 
     def max_shards_per_describe(self, shards: int) -> KinesisSourceOptions:
         """``maxShardsPerDescribe``: shards listed per ListShards call, 1 to 10000 (default 100)."""
-        option = "maxShardsPerDescribe"
-        value = _positive_int(option, shards)
-        if value > MAX_SHARDS_PER_DESCRIBE:
-            raise ValueError(f"{option} must be between 1 and {MAX_SHARDS_PER_DESCRIBE}, got {shards}")
-        return self._set(option, str(value))
+        return self._set("maxShardsPerDescribe", _int_option("maxShardsPerDescribe", shards))
 
     # -- enhanced fan-out -----------------------------------------------------------------
 
@@ -369,7 +298,8 @@ class KinesisSourceOptions(_KinesisOptions):
         _require_type("consumerMode", mode, str, "str")
         value = mode.strip().lower()
         if value not in CONSUMER_MODES:
-            raise ValueError(f"consumerMode must be 'polling' or 'efo', got {mode!r}")
+            shown = " or ".join(repr(m) for m in CONSUMER_MODES)
+            raise ValueError(f"consumerMode must be {shown}, got {mode!r}")
         return self._set("consumerMode", value)
 
     def require_consumer_deregistration(self, required: bool) -> KinesisSourceOptions:
@@ -387,13 +317,9 @@ class KinesisSourceOptions(_KinesisOptions):
         return self._set("consumerNamePrefix", prefix)
 
     def consumer_refresh_interval(self, interval: Duration) -> KinesisSourceOptions:
-        """``consumerRefreshInterval``: how often the EFO registration is checked, at most 3600s."""
+        """``consumerRefreshInterval``: how often the EFO registration is checked, 1s to 1h (default 300s)."""
         option = "consumerRefreshInterval"
-        text, length = parse_duration(option, interval)
-        if not timedelta(0) < length <= MAX_CONSUMER_REFRESH_INTERVAL:
-            raise ValueError(
-                f"{option} must be above 0 and at most 3600s, got {_shown(interval)}"
-            )
+        text = _duration_option(option, interval)
         return self._set(option, text)
 
     # -- output ---------------------------------------------------------------------------
@@ -422,17 +348,43 @@ def _non_empty_str(option: str, value: Any) -> str:
     return str(value)
 
 
-def _positive_int(option: str, value: Any) -> int:
+def _int_option(option: str, value: Any) -> str:
+    """An int within the option's bounds in the registry, as the string sent to the JVM."""
     _require_type(option, value, int, "int")
-    if value <= 0:
-        raise ValueError(f"{option} must be a positive integer, got {value}")
-    return int(value)
+    facts = _registry.option(option)
+    low = int(facts.min or 0)
+    if facts.max is None:
+        if value < low:
+            raise ValueError(f"{option} must be an integer of at least {low}, got {value}")
+    elif not low <= value <= int(facts.max):
+        raise ValueError(f"{option} must be between {low} and {int(facts.max)}, got {value}")
+    return str(int(value))
 
 
-def _positive_duration(option: str, value: Duration) -> str:
+def _duration_option(option: str, value: Duration) -> str:
+    """A duration within the option's bounds in the registry, as the string sent to the JVM."""
     text, length = parse_duration(option, value)
-    if not timedelta(0) < length <= MAX_INTERVAL:
-        raise ValueError(f"{option} must be a positive duration of at most 1h, got {_shown(value)}")
+    low, high = _registry.duration_bounds(option)
+    if low <= timedelta(milliseconds=1):
+        if not timedelta(0) < length <= high:
+            raise ValueError(
+                f"{option} must be a positive duration of at most {_registry.shown_duration(high)}, "
+                f"got {_shown(value)}"
+            )
+    elif length < low:
+        raise ValueError(f"{option} must be at least {_registry.shown_duration(low)}, got {_shown(value)}")
+    elif length > high:
+        raise ValueError(f"{option} must be at most {_registry.shown_duration(high)}, got {_shown(value)}")
+    return text
+
+
+def _size_option(option: str, value: ByteSize) -> str:
+    """A size above 0 and within the option's maximum in the registry, as the string sent to the JVM."""
+    text, length = parse_byte_size(option, value)
+    high = _registry.option(option).max
+    if length <= 0 or (high is not None and length > high):
+        limit = "" if high is None else f" and at most {_registry.shown_size(int(high))}"
+        raise ValueError(f"{option} must be above 0{limit}, got {_shown(value)}")
     return text
 
 
@@ -504,53 +456,32 @@ class KinesisSinkOptions(_KinesisOptions):
 
     def max_records_per_put(self, records: int) -> KinesisSinkOptions:
         """``maxRecordsPerPut``: records per PutRecords call, 1 to 500 (default 500)."""
-        option = "maxRecordsPerPut"
-        value = _positive_int(option, records)
-        if value > MAX_RECORDS_PER_PUT:
-            raise ValueError(
-                f"{option} must be between 1 and {MAX_RECORDS_PER_PUT} (the Kinesis limit), got {records}"
-            )
-        return self._set(option, str(value))
+        return self._set("maxRecordsPerPut", _int_option("maxRecordsPerPut", records))
 
     def max_bytes_per_put(self, size: ByteSize) -> KinesisSinkOptions:
         """``maxBytesPerPut``: data plus partition keys per call, above 0 and at most 5mb (default 5mb)."""
-        option = "maxBytesPerPut"
-        text, length = parse_byte_size(option, size)
-        if not 0 < length <= MAX_BYTES_PER_PUT:
-            raise ValueError(
-                f"{option} must be above 0 and at most 5mb (the Kinesis limit of a PutRecords "
-                f"call), got {_shown(size)}"
-            )
-        return self._set(option, text)
+        return self._set("maxBytesPerPut", _size_option("maxBytesPerPut", size))
 
     def max_in_flight_puts(self, calls: int) -> KinesisSinkOptions:
         """``maxInFlightPuts``: PutRecords calls one task keeps in flight, 1 to 64 (default 4)."""
-        option = "maxInFlightPuts"
-        value = _positive_int(option, calls)
-        if value > MAX_IN_FLIGHT_PUTS:
-            raise ValueError(f"{option} must be between 1 and {MAX_IN_FLIGHT_PUTS}, got {calls}")
-        return self._set(option, str(value))
+        return self._set("maxInFlightPuts", _int_option("maxInFlightPuts", calls))
 
     def max_put_retries(self, retries: int) -> KinesisSinkOptions:
         """``maxPutRetries``: how often a refused record is sent again, 0 to 1000 (default 10)."""
-        option = "maxPutRetries"
-        _require_type(option, retries, int, "int")
-        if not 0 <= retries <= MAX_PUT_RETRIES:
-            raise ValueError(f"{option} must be between 0 and {MAX_PUT_RETRIES}, got {retries}")
-        return self._set(option, str(retries))
+        return self._set("maxPutRetries", _int_option("maxPutRetries", retries))
 
     def put_retry_backoff(self, backoff: Duration) -> KinesisSinkOptions:
         """``putRetryBackoff``: wait before the first retry, doubled each retry (default 100ms)."""
-        return self._set("putRetryBackoff", _backoff("putRetryBackoff", backoff))
+        return self._set("putRetryBackoff", _duration_option("putRetryBackoff", backoff))
 
     def max_put_retry_backoff(self, backoff: Duration) -> KinesisSinkOptions:
         """``maxPutRetryBackoff``: longest wait between two retries (default 5s)."""
-        return self._set("maxPutRetryBackoff", _backoff("maxPutRetryBackoff", backoff))
+        return self._set("maxPutRetryBackoff", _duration_option("maxPutRetryBackoff", backoff))
 
     def max_put_linger(self, linger: Duration) -> KinesisSinkOptions:
         """``maxPutLinger``: longest a record waits for its PutRecords call to fill before it is
         sent anyway, 1ms to 10m (default 50ms); keeps latency low in real-time mode."""
-        return self._set("maxPutLinger", _backoff("maxPutLinger", linger))
+        return self._set("maxPutLinger", _duration_option("maxPutLinger", linger))
 
     # -- output ---------------------------------------------------------------------------
 
@@ -565,12 +496,6 @@ class KinesisSinkOptions(_KinesisOptions):
             )
         return writer.options(**self._options)
 
-
-def _backoff(option: str, value: Duration) -> str:
-    text, length = parse_duration(option, value)
-    if not timedelta(milliseconds=1) <= length <= MAX_PUT_RETRY_BACKOFF:
-        raise ValueError(f"{option} must be from 1ms to 10m, got {_shown(value)}")
-    return text
 
 def _sequence_positions(option: str, positions: Mapping[str, Mapping[str, str]], kind: str) -> str:
     """Offset JSON (version 1) with one position of type ``kind`` per named shard."""

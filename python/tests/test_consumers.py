@@ -153,7 +153,8 @@ class FakeManager:
     def deregisterConsumer(self, stream, name):
         self.calls.append(("deregister", stream, name))
         if name == "missing":
-            raise KinesisConsumerError("[KINESIS_EFO_CONSUMER_NOT_FOUND] no such consumer", "KINESIS_EFO_CONSUMER_NOT_FOUND")
+            raise KinesisConsumerError("[KINESIS_EFO_CONSUMER_NOT_FOUND] no such consumer",
+                                       "KINESIS_EFO_CONSUMER_NOT_FOUND")
 
 
 def test_list_prints_a_table_and_a_count(monkeypatch):

@@ -98,7 +98,8 @@ def main():
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"{'shards':>6} {'records/s':>10} {'p50 s':>7} {'p99 s':>7} complete")
     for r in runs:
-        print(f"{r['shards']:>6} {r['ingest_records_per_s']:>10} {r['latency_p50_s']:>7} {r['latency_p99_s']:>7} {r['complete']}")
+        print(f"{r['shards']:>6} {r['ingest_records_per_s']:>10} {r['latency_p50_s']:>7} "
+              f"{r['latency_p99_s']:>7} {r['complete']}")
     print(f"written to {out}")
 
 

@@ -25,8 +25,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "reliability"))
 
-from faults import Fault, FaultProxy  # noqa: E402
 from harness import Producer, reader_options  # noqa: E402
+
+from faults import Fault, FaultProxy  # noqa: E402
 from kinesis_local import kinesis_for_tests  # noqa: E402
 from processes import executor_pids, proc_status  # noqa: E402
 

@@ -60,7 +60,8 @@ def parse(raw):
 
 def build(headers, payload):
     """A message with string headers (name -> str) and the payload bytes."""
-    encoded = b"".join(struct.pack(">B", len(n.encode())) + n.encode() + struct.pack(">BH", STRING, len(v.encode())) + v.encode()
+    encoded = b"".join(struct.pack(">B", len(n.encode())) + n.encode()
+                       + struct.pack(">BH", STRING, len(v.encode())) + v.encode()
                        for n, v in headers.items())
     total = PRELUDE + len(encoded) + len(payload) + TRAILER
     prelude = struct.pack(">II", total, len(encoded))

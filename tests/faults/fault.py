@@ -57,7 +57,8 @@ class Fault:
         """Refuse the request with an AWS error (never forwarded): 400 with __type = code, or
         500 InternalFailure / 503 ServiceUnavailable."""
         if not code or not isinstance(code, str):
-            raise ValueError(f"code must be an AWS error code such as ProvisionedThroughputExceededException, got {code!r}")
+            raise ValueError(
+                f"code must be an AWS error code such as ProvisionedThroughputExceededException, got {code!r}")
         return cls("error", operation, code=code, **selector)
 
     @classmethod

@@ -37,8 +37,8 @@ class Subscription:
             (":method", "POST"), (":scheme", "http"), (":authority", parts.netloc), (":path", "/"),
             ("content-type", content_type), ("x-amz-target", "Kinesis_20131202.SubscribeToShard"),
             ("x-amz-date", stamp),
-            ("authorization", f"AWS4-HMAC-SHA256 Credential={FAKE_ACCESS_KEY}/{stamp[:8]}/{region}/kinesis/aws4_request, "
-                              f"SignedHeaders=host;x-amz-date, Signature={'0' * 64}")])
+            ("authorization", f"AWS4-HMAC-SHA256 Credential={FAKE_ACCESS_KEY}/{stamp[:8]}/{region}/kinesis/"
+                              f"aws4_request, SignedHeaders=host;x-amz-date, Signature={'0' * 64}")])
         self._conn.send_data(self._id, body, end_stream=True)
         self._sock.sendall(self._conn.data_to_send())
         self.status, self.headers, self.error, self.outcome, self.leftover = None, {}, None, None, 0

@@ -131,9 +131,11 @@ class FaultProxy:
             return await self._subscribe(request, document, stream_fault)
         if operation == "PutRecords":
             reply = await self._put_records(request, document)
-        elif operation == "PutRecord" and self._limits_on and (refused := await self._put_record_refused(request, document)):
+        elif (operation == "PutRecord" and self._limits_on
+              and (refused := await self._put_record_refused(request, document))):
             return refused
-        elif operation == "GetRecords" and self._limits_on and (refused := self._get_records_refused(request, document)):
+        elif (operation == "GetRecords" and self._limits_on
+              and (refused := self._get_records_refused(request, document))):
             return refused
         else:
             reply = Reply(*await self._upstream.call(request.headers, request.body))
@@ -214,9 +216,11 @@ class FaultProxy:
             return Reply(*await self._upstream.call(request.headers, request.body))
         request_type = request.header("content-type")
         kept = [e for i, e in enumerate(entries) if i not in failed]
-        answer, headers = {"Records": []}, [("Content-Type", awsbody.CBOR if awsbody.is_cbor(request_type) else awsbody.JSON)]
+        answer = {"Records": []}
+        headers = [("Content-Type", awsbody.CBOR if awsbody.is_cbor(request_type) else awsbody.JSON)]
         if kept:
-            status, headers, body = await self._upstream.call(request.headers, awsbody.encode({**document, "Records": kept}, request_type))
+            forward = awsbody.encode({**document, "Records": kept}, request_type)
+            status, headers, body = await self._upstream.call(request.headers, forward)
             if status != 200:
                 return Reply(status, headers, body)
             answer = awsbody.decode(body, dict((k.lower(), v) for k, v in headers).get("content-type"))
@@ -226,7 +230,8 @@ class FaultProxy:
                    if i in failed else next(forwarded) for i in range(len(entries))]
         merged = {**answer, "Records": results, "FailedRecordCount": sum(bool(r.get("ErrorCode")) for r in results)}
         content_type = dict((k.lower(), v) for k, v in headers).get("content-type", request_type)
-        return Reply(200, [(k, v) for k, v in headers if k.lower() != "content-length"], awsbody.encode(merged, content_type))
+        kept_headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
+        return Reply(200, kept_headers, awsbody.encode(merged, content_type))
 
     # -- enhanced fan-out ------------------------------------------------------------------------
 
@@ -236,7 +241,8 @@ class FaultProxy:
         if self._limits_on:
             if self._limits.subscribe_calls.full(key):
                 return self._error(request, "SubscribeToShard", "LimitExceededException",
-                                   f"Rate exceeded for consumer {consumer} and shard {shard} (fault proxy limits)", "limit")
+                                   f"Rate exceeded for consumer {consumer} and shard {shard} (fault proxy limits)",
+                                   "limit")
             self._limits.subscribe_calls.add(key)
             if self._limits.subscriptions.full(key):
                 return self._error(request, "SubscribeToShard", "ResourceInUseException",

@@ -8,12 +8,12 @@ Reply the way the protocol allows: whole, streamed (chunked / DATA frames), cut,
 import asyncio
 import logging
 
-import h11
 import h2.config
 import h2.connection
 import h2.errors
 import h2.events
 import h2.exceptions
+import h11
 
 from .upstream import HOP_BY_HOP
 

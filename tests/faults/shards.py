@@ -83,8 +83,8 @@ class ShardMap:
         once from the shard itself (kinesis-mock's EndingSequenceNumber is Long.MAX_VALUE)."""
         key = (stream, shard_id)
         if key not in self._last_records:
-            iterator = (await self._call("GetShardIterator", {"StreamName": stream, "ShardId": shard_id,
-                                                               "ShardIteratorType": "TRIM_HORIZON"}, auth))["ShardIterator"]
+            start = {"StreamName": stream, "ShardId": shard_id, "ShardIteratorType": "TRIM_HORIZON"}
+            iterator = (await self._call("GetShardIterator", start, auth))["ShardIterator"]
             last = None
             while iterator:
                 page = await self._call("GetRecords", {"ShardIterator": iterator, "Limit": 10000}, auth)

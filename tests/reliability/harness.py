@@ -221,7 +221,7 @@ def read_while_producing(spark, producer, options, out, checkpoint, trigger, res
         producer.start()
         try:
             if restart_at and not restarts:
-                wait_for(lambda: tick(query) >= restart_at * producer.total or not query.isActive,
+                wait_for(lambda query=query: tick(query) >= restart_at * producer.total or not query.isActive,
                          deadline - time.monotonic(), "records before the restart", query)
                 if query.isActive:
                     query.stop()

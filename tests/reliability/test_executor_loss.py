@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from harness import Producer, compare, reader_options, table_rows, wait_for
-from processes import executor_pids
 from results import record
+
+from processes import executor_pids
 
 APP = Path(__file__).parent / "apps" / "read_into_table.py"
 RECORDS = 2000

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 import pytest
-
 from harness import Producer, compare, read_while_producing, reader_options, table_rows
 from results import record
 
@@ -139,7 +138,8 @@ def resharder(kinesis, stream, total):
         if not done and count >= total // 4:
             shard = open_shards(client, stream)[0]
             low, high = int(shard["HashKeyRange"]["StartingHashKey"]), int(shard["HashKeyRange"]["EndingHashKey"])
-            client.split_shard(StreamName=stream, ShardToSplit=shard["ShardId"], NewStartingHashKey=str((low + high) // 2))
+            client.split_shard(StreamName=stream, ShardToSplit=shard["ShardId"],
+                               NewStartingHashKey=str((low + high) // 2))
             kinesis.wait_active(stream)
             done.append("split")
         elif done == ["split"] and count >= total // 2:

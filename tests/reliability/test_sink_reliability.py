@@ -12,8 +12,8 @@ from typing import Callable
 
 import pytest
 from pyspark.sql import functions as F
-
 from results import record
+
 from streaming import read_all, sink_metrics
 
 THROTTLED = "ProvisionedThroughputExceededException"

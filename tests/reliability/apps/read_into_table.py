@@ -12,7 +12,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from harness import fail_if_failed, start_query, table_count  # noqa: E402
-
 from pyspark.sql import SparkSession  # noqa: E402
 
 config = json.loads(sys.argv[1])

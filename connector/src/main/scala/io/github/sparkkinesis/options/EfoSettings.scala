@@ -71,7 +71,7 @@ object EfoSettings {
     EfoSettings(
       names = names,
       prefix = prefix,
-      refreshIntervalMs = values.durationMs(ConsumerRefreshInterval, minMs = 1000, maxMs = 3600 * 1000L),
+      refreshIntervalMs = values.durationMs(ConsumerRefreshInterval),
       requireDeregistration = values.boolean(RequireConsumerDeregistration))
   }
 

@@ -3,6 +3,7 @@ package io.github.sparkkinesis.options
 import java.util.Locale
 
 import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.options.OptionKind._
 
 /**
  * The registry of every option the connector knows: its name (as the Databricks Runtime docs
@@ -24,102 +25,135 @@ object KinesisOptions {
     case object ReadAndWrite extends Usage(true, true, "reading and writing")
   }
 
+  /**
+   * Everything about one option. Adding one is one line: `OptionSpec("name", Some("default"),
+   * "What it does.", kind = IntRange(1, 100))`, plus `usage`, `modes` or `secret` when they
+   * differ from a read option of every mode; then list it in `all`.
+   *
+   * @param shownDefault the default as the README says it, where it is not a plain value
+   * @param writeDescription what the option does when writing, where it differs
+   * @param emptyMeansNotGiven an empty value counts as not given (for options filled from an
+   *                           unset environment variable); other options refuse an empty value
+   */
   final case class OptionSpec(
       name: String,
       default: Option[String],
       description: String,
       support: Support = Supported,
       secret: Boolean = false,
-      usage: Usage = Usage.Read) {
+      usage: Usage = Usage.Read,
+      kind: OptionKind = Text,
+      modes: Seq[Mode] = Mode.all,
+      shownDefault: Option[String] = None,
+      writeDescription: Option[String] = None,
+      emptyMeansNotGiven: Boolean = false) {
     def key: String = name.toLowerCase(Locale.ROOT)
   }
 
-
   private val both = Usage.ReadAndWrite
 
-  val StreamName = OptionSpec("streamName", None, "Comma-separated list of stream names to read; " +
-    "when writing, the one stream to write to (else each row's 'stream' column).", usage = both)
-  val Region = OptionSpec("region", None,
-    "AWS region of the streams. Default: the region the AWS SDK resolves locally.", usage = both)
-  val Endpoint = OptionSpec("endpoint", None,
-    "Kinesis endpoint URL (http:// or https://). Default: the region's endpoint.", usage = both)
+  /**
+   * The longest minFetchPeriod, maxFetchDuration and shardFetchInterval: an hour. Longer would
+   * leave a trigger waiting for hours on an idle stream, and waits past Long.MaxValue overflow.
+   */
+  private val Hour: Long = 3600L * 1000
+
+  val StreamName = OptionSpec("streamName", None, "Comma-separated list of stream names to read.",
+    usage = both, kind = NameList, shownDefault = Some("(required)"),
+    writeDescription = Some("The one stream to write to; without it each row's `stream` column names its stream."))
+  val Region = OptionSpec("region", None, "AWS region of the streams; must be a region that exists " +
+    "(see [Authentication](#region-and-endpoint)).", usage = both, emptyMeansNotGiven = true,
+    shownDefault = Some("region the AWS SDK resolves locally"))
+  val Endpoint = OptionSpec("endpoint", None, "Kinesis endpoint URL (http:// or https://): VPC or FIPS " +
+    "endpoints, local Kinesis.", usage = both, emptyMeansNotGiven = true, shownDefault = Some("the region's endpoint"))
   val InitialPosition = OptionSpec("initialPosition", Some("latest"),
-    "Where a new query starts: latest, trim_horizon, earliest (alias of trim_horizon), " +
-      "at_timestamp as JSON {\"at_timestamp\": \"06/25/2020 10:23:45 PDT\"} with an optional " +
-      "\"format\" field, or per-shard positions as offset JSON (as in the checkpoint).")
+    "Where a new query starts: `latest`, `trim_horizon`, `earliest` (alias of trim_horizon), at_timestamp " +
+      "as JSON `{\"at_timestamp\": \"06/25/2020 10:23:45 PDT\"}` with an optional `\"format\"` (a " +
+      "`java.text.SimpleDateFormat` pattern; default `MM/dd/yyyy HH:mm:ss z`), or per-shard positions as " +
+      "offset JSON, e.g. `{\"version\":1,\"shards\":{\"s\":{\"shardId-000000000000\":{\"type\":\"at\"," +
+      "\"seq\":\"4959...\"}}}}` (`at` includes that record, `after` starts after it; shards not named start " +
+      "at trim_horizon; a line of a checkpoint's `offsets/N` file works as is).",
+    kind = Position, shownDefault = Some("latest (streams); trim_horizon (batch reads)"))
   val EndingPosition = OptionSpec("endingPosition", Some("latest"),
-    "Batch reads only: where to stop, latest (the tip when the read starts) or per-shard " +
-      "positions as offset JSON.")
+    "Where to stop: `latest` (the tip when the read is planned) or per-shard positions as offset JSON " +
+      "(`after` = last record to read).", kind = Position, modes = Mode.batchOnly)
   val MaxRecordsPerFetch = OptionSpec("maxRecordsPerFetch", Some("10000"),
-    "Records asked for per GetRecords call (1 to 10000).")
+    "Records asked for per GetRecords call.", kind = IntRange(1, 10000), modes = Mode.pollingOnly)
   val MaxFetchRate = OptionSpec("maxFetchRate", Some("1.0"),
-    "Read rate limit per shard in MB/s (above 0, at most 2.0).")
+    "Read rate limit per shard in MB/s (Kinesis allows 2 MB/s per shard).", kind = PositiveDecimal(2.0),
+    modes = Mode.pollingOnly)
   val MinFetchPeriod = OptionSpec("minFetchPeriod", Some("400ms"),
-    "Shortest wait between GetRecords calls on a shard (200ms to 1h).")
+    "Shortest wait between GetRecords calls on a shard (Kinesis allows 5 calls/s).", kind = Duration(200, Hour))
   val MaxFetchDuration = OptionSpec("maxFetchDuration", Some("10s"),
-    "How long a prefetch task reads before it makes its records available to the query (at most 1h).")
+    "How long a prefetch task reads before its records are made available (lower it, e.g. 200ms, " +
+      "for latency).", kind = Duration(1, Hour), modes = Mode.notRealTime)
   val FetchBufferSize = OptionSpec("fetchBufferSize", Some("20gb"),
-    "How much prefetched data to buffer for the next trigger.")
+    "How much prefetched data may wait for the query; prefetching pauses above it (a stopping " +
+      "condition, not a hard bound).", kind = Size(), modes = Mode.notRealTime)
   val ShardsPerTask = OptionSpec("shardsPerTask", Some("5"),
-    "How many shards one prefetching task reads.")
+    "Shards one prefetching task reads. Give the cluster at least 2 × shards / shardsPerTask cores so " +
+      "prefetching and the query run side by side.", kind = IntRange(1, 10000), modes = Mode.notRealTime)
   val ShardFetchInterval = OptionSpec("shardFetchInterval", Some("1s"),
-    "How often to list the shards of the streams, to follow resharding (at most 1h).")
+    "How often shards are listed, to follow resharding.", kind = Duration(1, Hour))
   val AwsAccessKey = OptionSpec("awsAccessKey", None,
-    "AWS access key id; give it together with awsSecretKey. Takes precedence over the default " +
-      "credential chain; with roleArn, the keys the role is assumed with.", secret = true, usage = both)
+    "AWS access key id; with awsSecretKey. Takes precedence over the default chain; with roleArn, the " +
+      "keys the role is assumed with.", secret = true, usage = both, emptyMeansNotGiven = true)
   val AwsSecretKey = OptionSpec("awsSecretKey", None,
-    "AWS secret access key matching awsAccessKey.", secret = true, usage = both)
+    "AWS secret access key matching awsAccessKey.", secret = true, usage = both, emptyMeansNotGiven = true)
   val AwsSessionToken = OptionSpec("awsSessionToken", None,
-    "Session token for temporary keys given in awsAccessKey/awsSecretKey.", secret = true, usage = both)
+    "Session token, for temporary keys.", secret = true, usage = both, emptyMeansNotGiven = true)
   val RoleArn = OptionSpec("roleArn", None,
-    "ARN of an IAM role to assume through STS, with awsAccessKey/awsSecretKey if given, else " +
-      "with the default credential chain; its credentials are renewed before they expire.", usage = both)
+    "IAM role to assume through STS, with the keys above if given, else with the default chain; " +
+      "renewed before it expires.", usage = both, emptyMeansNotGiven = true)
   val RoleExternalId = OptionSpec("roleExternalId", None,
-    "External id used when assuming roleArn (if the role's trust policy asks for one).", usage = both)
+    "External id for roleArn, if the role's trust policy asks for one.", usage = both, emptyMeansNotGiven = true)
   val RoleSessionName = OptionSpec("roleSessionName", Some(ConnectionOptions.DefaultRoleSessionName),
-    "Session name used when assuming roleArn; shows in CloudTrail.", usage = both)
+    "Session name for roleArn (shows in CloudTrail).", usage = both, emptyMeansNotGiven = true)
   val StsEndpoint = OptionSpec("stsEndpoint", None,
-    "STS endpoint URL used to assume roleArn (a VPC, FIPS or local STS). Default: the " +
-      "regional STS endpoint of region.", usage = both)
+    "STS endpoint URL for roleArn (VPC, FIPS, local STS).", usage = both, emptyMeansNotGiven = true,
+    shownDefault = Some("the region's STS endpoint"))
   val CoalesceThresholdBlockSize = OptionSpec("coalesceThresholdBlockSize", Some("10000000"),
-    "Average prefetched block size below which blocks are coalesced.")
+    "When prefetched blocks average less than this many bytes, a batch packs several shards into one task.",
+    kind = LongAtLeast(1), modes = Mode.notRealTime)
   val CoalesceBinSize = OptionSpec("coalesceBinSize", Some("128000000"),
-    "Approximate block size after coalescing.")
+    "The bytes a packed task aims for.", kind = LongAtLeast(1), modes = Mode.notRealTime)
   val ConsumerMode = OptionSpec("consumerMode", Some("polling"),
-    "polling (GetRecords, shared 2 MB/s per shard) or efo (enhanced fan-out: a registered consumer with its own 2 MB/s per shard).")
+    "`polling` (GetRecords, the shard's 2 MB/s shared with other readers) or `efo` (enhanced fan-out: a " +
+      "registered consumer with its own 2 MB/s per shard).", kind = Choice(Seq("polling", "efo")))
   val RequireConsumerDeregistration = OptionSpec("requireConsumerDeregistration", Some("false"),
-    "Deregister the EFO consumer when the query stops.")
+    "Deregister the EFO consumer on query stop.", kind = Bool, modes = Mode.efoOnly)
   val MaxShardsPerDescribe = OptionSpec("maxShardsPerDescribe", Some("100"),
-    "Shards listed per ListShards call (1 to 10000).")
+    "Shards per ListShards page.", kind = IntRange(1, 10000))
   val ConsumerName = OptionSpec("consumerName", None,
-    "EFO consumer name, or a comma-separated list, one per stream.")
+    "EFO consumer name, or a comma-separated list, one per stream.", kind = NameList, modes = Mode.efoOnly,
+    shownDefault = Some("the query id"))
   val ConsumerNamePrefix = OptionSpec("consumerNamePrefix", Some("sparkkinesis_"),
-    "Prefix of EFO consumer names.")
+    "Prefix of EFO consumer names (`databricks_` to reuse Databricks consumers).", modes = Mode.efoOnly)
   val ConsumerRefreshInterval = OptionSpec("consumerRefreshInterval", Some("300s"),
-    "How often the EFO consumer registration is checked (at most 3600s).")
+    "How often the EFO consumer registration is checked.", kind = Duration(1000, Hour), modes = Mode.efoOnly)
 
   // ---- the sink (writing); the connection options above apply as well ----
 
   private val write = Usage.Write
 
   val MaxRecordsPerPut = OptionSpec("maxRecordsPerPut", Some("500"),
-    "Most records sent in one PutRecords call (1 to 500, the Kinesis limit).", usage = write)
+    "Most records in one PutRecords call (500 is the Kinesis limit).", usage = write, kind = IntRange(1, 500))
   val MaxBytesPerPut = OptionSpec("maxBytesPerPut", Some("5mb"),
-    "Most bytes (data plus partition keys) sent in one PutRecords call (above 0, at most 5mb, " +
-      "the Kinesis limit); a larger single record goes alone.", usage = write)
+    "Most bytes (data plus partition keys) in one call (5mb is the Kinesis limit); a larger record goes alone.",
+    usage = write, kind = Size(5L * 1024 * 1024))
   val MaxInFlightPuts = OptionSpec("maxInFlightPuts", Some("4"),
-    "PutRecords calls one Spark task keeps in flight at once (1 to 64).", usage = write)
+    "PutRecords calls one task keeps in flight at once.", usage = write, kind = IntRange(1, 64))
   val MaxPutRetries = OptionSpec("maxPutRetries", Some("10"),
-    "How often a record Kinesis refused (throttling included) is sent again before the task " +
-      "fails (0 to 1000).", usage = write)
+    "How often a refused record (throttling included) is sent again before its task fails.", usage = write,
+    kind = IntRange(0, 1000))
   val PutRetryBackoff = OptionSpec("putRetryBackoff", Some("100ms"),
-    "Wait before the first retry; it doubles with each retry, with random jitter.", usage = write)
+    "Wait before the first retry; doubled each retry, randomized.", usage = write, kind = Duration(1, 600000))
   val MaxPutRetryBackoff = OptionSpec("maxPutRetryBackoff", Some("5s"),
-    "Longest wait between two retries (at least putRetryBackoff).", usage = write)
+    "Longest wait between retries (at least putRetryBackoff).", usage = write, kind = Duration(1, 600000))
 
   val MaxPutLinger = OptionSpec("maxPutLinger", Some("50ms"),
-    "Longest a record waits for its PutRecords call to fill before it is sent anyway (1ms to 10m): " +
-      "keeps latency low when rows come slowly, as in real-time mode.", usage = write)
+    "Longest a record waits for its PutRecords call to fill before it is sent anyway: keeps latency low " +
+      "when rows come slowly, as in real-time mode.", usage = write, kind = Duration(1, 600000))
 
   val all: Seq[OptionSpec] = Seq(
     StreamName, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
@@ -132,16 +166,12 @@ object KinesisOptions {
     MaxPutRetryBackoff, MaxPutLinger)
 
   /**
-   * Source options that cannot apply in real-time mode (`trigger(realTime=...)`), where one
-   * task per shard reads directly with no prefetching: a query that sets one is refused when
-   * it starts, with the reason, rather than run with the option silently ignored.
+   * Source options of streams that cannot apply in real-time mode (`trigger(realTime=...)`),
+   * where one task per shard reads directly with no prefetching: a query that sets one is
+   * refused when it starts rather than run with the option silently ignored.
    */
-  val NotInRealTime: Map[OptionSpec, String] = Map(
-    FetchBufferSize -> "nothing is prefetched; each shard's task returns records as they arrive",
-    ShardsPerTask -> "every open shard is read by a task of its own",
-    MaxFetchDuration -> "there are no prefetch rounds; a task reads its shard for the whole batch",
-    CoalesceThresholdBlockSize -> "there are no prefetched blocks to coalesce",
-    CoalesceBinSize -> "there are no prefetched blocks to coalesce")
+  def notInRealTime: Seq[OptionSpec] =
+    sourceOptions.filter(o => o.modes.contains(Mode.MicroBatch) && !o.modes.contains(Mode.RealTime))
 
   /** The options of the source (read-only and shared ones). */
   def sourceOptions: Seq[OptionSpec] = all.filter(_.usage.reads)

@@ -26,9 +26,7 @@ final case class KinesisSinkOptions(
 object KinesisSinkOptions {
   import KinesisOptions._
 
-  /** The Kinesis limits of one PutRecords call, and of one record (data plus partition key). */
-  val MaxRecordsPerCall = 500
-  val MaxBytesPerCall: Long = 5L * 1024 * 1024
+  /** The Kinesis limit of one record (data plus partition key). */
   val MaxRecordBytes: Long = 1024L * 1024
 
   val DefaultPutLingerMs = 50L
@@ -56,13 +54,13 @@ object KinesisSinkOptions {
       name
     }
     val put = PutSettings(
-      maxRecordsPerPut = values.int(MaxRecordsPerPut, 1, MaxRecordsPerCall),
-      maxBytesPerPut = maxBytesPerPut(values),
-      maxInFlightPuts = values.int(MaxInFlightPuts, 1, 64),
-      maxPutRetries = values.int(MaxPutRetries, 0, 1000),
-      retryBackoffMs = values.durationMs(PutRetryBackoff, minMs = 1, maxMs = 600000L),
-      maxRetryBackoffMs = values.durationMs(MaxPutRetryBackoff, minMs = 1, maxMs = 600000L),
-      maxPutLingerMs = values.durationMs(MaxPutLinger, minMs = 1, maxMs = 600000L))
+      maxRecordsPerPut = values.int(MaxRecordsPerPut),
+      maxBytesPerPut = values.bytes(MaxBytesPerPut),
+      maxInFlightPuts = values.int(MaxInFlightPuts),
+      maxPutRetries = values.int(MaxPutRetries),
+      retryBackoffMs = values.durationMs(PutRetryBackoff),
+      maxRetryBackoffMs = values.durationMs(MaxPutRetryBackoff),
+      maxPutLingerMs = values.durationMs(MaxPutLinger))
     if (put.maxRetryBackoffMs < put.retryBackoffMs) {
       throw KinesisErrors.conflictingOptions(Seq(PutRetryBackoff, MaxPutRetryBackoff).map(values.name),
         s"maxPutRetryBackoff (${put.maxRetryBackoffMs}ms) must be at least putRetryBackoff " +
@@ -78,14 +76,5 @@ object KinesisSinkOptions {
       }
     }
     KinesisSinkOptions(stream, connection, put)
-  }
-
-  private def maxBytesPerPut(values: OptionValues): Long = {
-    val bytes = values.bytes(MaxBytesPerPut)
-    if (bytes > MaxBytesPerCall) {
-      throw values.invalid(MaxBytesPerPut, values.get(MaxBytesPerPut).get.trim,
-        s"a size above 0 and at most 5mb ($MaxBytesPerCall bytes, the Kinesis limit of a PutRecords call)")
-    }
-    bytes
   }
 }

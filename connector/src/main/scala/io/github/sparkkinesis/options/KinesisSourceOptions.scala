@@ -63,12 +63,6 @@ final case class KinesisSourceOptions(
 object KinesisSourceOptions {
   import KinesisOptions.{EndingPosition => EndingPositionOption, InitialPosition => InitialPositionOption, _}
 
-  /**
-   * The longest minFetchPeriod, maxFetchDuration and shardFetchInterval: an hour. Longer would
-   * leave a trigger waiting for hours on an idle stream, and waits past Long.MaxValue overflow.
-   */
-  val MaxIntervalMs: Long = 3600L * 1000
-
   // Kinesis stream names: 1-128 characters of letters, digits, underscore, dot and hyphen.
   private[sparkkinesis] val StreamNamePattern = "[a-zA-Z0-9_.-]{1,128}".r
 
@@ -86,28 +80,28 @@ object KinesisSourceOptions {
       case _ =>
     }
     val fetch = FetchSettings(
-      maxRecordsPerFetch = values.int(MaxRecordsPerFetch, 1, 10000),
-      maxFetchRateMBps = values.positiveDouble(MaxFetchRate, 2.0),
-      minFetchPeriodMs = values.durationMs(MinFetchPeriod, minMs = 200, maxMs = MaxIntervalMs),
-      maxFetchDurationMs = values.durationMs(MaxFetchDuration, minMs = 1, maxMs = MaxIntervalMs))
-    val shardFetchInterval = values.durationMs(ShardFetchInterval, minMs = 1, maxMs = MaxIntervalMs)
-    val maxShardsPerDescribe = values.int(MaxShardsPerDescribe, 1, 10000)
+      maxRecordsPerFetch = values.int(MaxRecordsPerFetch),
+      maxFetchRateMBps = values.positiveDouble(MaxFetchRate),
+      minFetchPeriodMs = values.durationMs(MinFetchPeriod),
+      maxFetchDurationMs = values.durationMs(MaxFetchDuration))
+    val shardFetchInterval = values.durationMs(ShardFetchInterval)
+    val maxShardsPerDescribe = values.int(MaxShardsPerDescribe)
     val buffer = BufferSettings(
-      shardsPerTask = values.int(ShardsPerTask, 1, 10000),
+      shardsPerTask = values.int(ShardsPerTask),
       fetchBufferSize = values.bytes(FetchBufferSize),
-      coalesceThresholdBlockSize = values.long(CoalesceThresholdBlockSize, 1),
-      coalesceBinSize = values.long(CoalesceBinSize, 1))
+      coalesceThresholdBlockSize = values.long(CoalesceThresholdBlockSize),
+      coalesceBinSize = values.long(CoalesceBinSize))
     val ending = endingPosition(values)
     ending match {
       case EndingPosition.Positions(offset) => checkPositionsStreams(values, EndingPositionOption, offset, streams)
       case _ =>
     }
-    val mode = values.choice(ConsumerMode, Seq("polling", "efo"))
+    val mode = values.choice(ConsumerMode)
     val efoSettings = EfoSettings.parse(values, streams)
     val connection = ConnectionOptions.parse(values)
 
-    val efoOptions = Seq(ConsumerName, ConsumerNamePrefix, ConsumerRefreshInterval, RequireConsumerDeregistration)
-    if (mode == "polling") efoOptions.find(values.isSet).foreach { spec =>
+    val efoOnly = sourceOptions.filterNot(_.modes.contains(Mode.Polling))
+    if (mode == "polling") efoOnly.find(values.isSet).foreach { spec =>
       val given = values.name(spec)
       throw KinesisErrors.conflictingOptions(Seq(given, ConsumerMode.name),
         s"$given applies to enhanced fan-out only: set consumerMode to efo, or remove $given")

@@ -41,37 +41,46 @@ private[sparkkinesis] final class OptionValues(options: Map[String, String]) {
     if (text.matches("[0-9]{1,3}(,[0-9]{3})+")) text.replace(",", "") else text
   }
 
-  def int(spec: OptionSpec, min: Int, max: Int): Int = {
+  /** The spec's kind, which the calling parser expects; a mismatch is a bug in the registry. */
+  private def kindOf[K <: OptionKind](spec: OptionSpec)(implicit tag: scala.reflect.ClassTag[K]): K =
+    spec.kind match {
+      case k: K => k
+      case other => throw new IllegalStateException(s"option ${spec.name} is registered as $other")
+    }
+
+  def int(spec: OptionSpec): Int = {
+    val OptionKind.IntRange(min, max) = kindOf[OptionKind.IntRange](spec)
     val text = integerText(spec)
-    val allowed = s"an integer from $min to $max"
+    val allowed = spec.kind.allowed.get
     val value = try text.toInt catch { case e: NumberFormatException => throw invalid(spec, text, allowed, e) }
     if (value < min || value > max) throw invalid(spec, text, allowed)
     value
   }
 
-  def long(spec: OptionSpec, min: Long): Long = {
+  def long(spec: OptionSpec): Long = {
+    val OptionKind.LongAtLeast(min) = kindOf[OptionKind.LongAtLeast](spec)
     val text = integerText(spec)
-    val allowed = s"an integer of at least $min"
+    val allowed = spec.kind.allowed.get
     val value = try text.toLong catch { case e: NumberFormatException => throw invalid(spec, text, allowed, e) }
     if (value < min) throw invalid(spec, text, allowed)
     value
   }
 
-  /** A positive decimal no larger than `max`. */
-  def positiveDouble(spec: OptionSpec, max: Double): Double = {
+  /** A positive decimal no larger than the spec's maximum. */
+  def positiveDouble(spec: OptionSpec): Double = {
+    val OptionKind.PositiveDecimal(max) = kindOf[OptionKind.PositiveDecimal](spec)
     val text = get(spec).get.trim
-    val allowed = s"a decimal number above 0 and at most $max"
+    val allowed = spec.kind.allowed.get
     val value = try text.toDouble catch { case e: NumberFormatException => throw invalid(spec, text, allowed, e) }
     if (!(value > 0 && value <= max)) throw invalid(spec, text, allowed)
     value
   }
 
-  /** A duration string such as 400ms, 10s, 2m, 1h, in milliseconds, within the bounds. */
-  def durationMs(spec: OptionSpec, minMs: Long = 1, maxMs: Long = Long.MaxValue): Long = {
+  /** A duration string such as 400ms, 10s, 2m, 1h, in milliseconds, within the spec's bounds. */
+  def durationMs(spec: OptionSpec): Long = {
+    val OptionKind.Duration(minMs, maxMs) = kindOf[OptionKind.Duration](spec)
     val text = get(spec).get.trim
-    val bounds =
-      if (maxMs == Long.MaxValue) s"at least ${minMs}ms" else s"from ${minMs}ms to ${maxMs}ms"
-    val allowed = s"a duration such as 400ms, 10s, 2m or 1h, $bounds"
+    val allowed = spec.kind.allowed.get
     val ms = try JavaUtils.timeStringAsMs(text) catch {
       case e: IllegalArgumentException => throw invalid(spec, text, allowed, e) // NumberFormatException too
     }
@@ -79,29 +88,33 @@ private[sparkkinesis] final class OptionValues(options: Map[String, String]) {
     ms
   }
 
-  /** A byte string such as 10mb or 2gb, in bytes; at least one byte. */
+  /** A byte string such as 10mb or 2gb, in bytes; at least one byte and at most the spec's maximum. */
   def bytes(spec: OptionSpec): Long = {
+    val OptionKind.Size(max) = kindOf[OptionKind.Size](spec)
     val text = get(spec).get.trim
-    val allowed = "a size such as 512kb, 10mb or 2gb, above 0"
+    val allowed = spec.kind.allowed.get
     // NumberFormatException for a malformed size, IllegalArgumentException for one past Long.MaxValue.
     val value = try JavaUtils.byteStringAsBytes(text) catch {
       case e: IllegalArgumentException => throw invalid(spec, text, allowed, e)
     }
-    if (value <= 0) throw invalid(spec, text, allowed)
+    if (value <= 0 || value > max) throw invalid(spec, text, allowed)
     value
   }
 
-  def boolean(spec: OptionSpec): Boolean = get(spec).get.trim.toLowerCase(Locale.ROOT) match {
-    case "true" => true
-    case "false" => false
-    case other => throw invalid(spec, other, "true or false")
+  def boolean(spec: OptionSpec): Boolean = {
+    kindOf[OptionKind.Bool.type](spec)
+    get(spec).get.trim.toLowerCase(Locale.ROOT) match {
+      case "true" => true
+      case "false" => false
+      case other => throw invalid(spec, other, spec.kind.allowed.get)
+    }
   }
 
-  /** One of the given words, matched case-insensitively. */
-  def choice(spec: OptionSpec, choices: Seq[String]): String = {
+  /** One of the spec's words, matched case-insensitively. */
+  def choice(spec: OptionSpec): String = {
+    val OptionKind.Choice(choices) = kindOf[OptionKind.Choice](spec)
     val text = get(spec).get.trim
-    choices.find(_.equalsIgnoreCase(text))
-      .getOrElse(throw invalid(spec, text, "one of " + choices.mkString(", ")))
+    choices.find(_.equalsIgnoreCase(text)).getOrElse(throw invalid(spec, text, spec.kind.allowed.get))
   }
 }
 

@@ -36,8 +36,8 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
 
   /** Refuses, naming the first, the options that cannot apply in real-time mode. */
   def checkOptions(): Unit =
-    KinesisOptions.NotInRealTime.toSeq.sortBy(_._1.name).foreach { case (spec, reason) =>
-      options.givenName(spec).foreach(typed => throw KinesisErrors.optionNotInRealTime(typed, reason))
+    KinesisOptions.notInRealTime.foreach { spec =>
+      options.givenName(spec).foreach(typed => throw KinesisErrors.optionNotInRealTime(typed, RealTimeReads.NoPrefetch))
     }
 
   /**
@@ -83,4 +83,9 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
     ExecutorCursors.forget(streamInstance)
     consumers.foreach(_.stop())
   }
+}
+
+object RealTimeReads {
+  val NoPrefetch = "it tunes prefetching, and real-time mode prefetches nothing: every open shard is read " +
+    "directly by a task of its own, which returns each record as it arrives"
 }

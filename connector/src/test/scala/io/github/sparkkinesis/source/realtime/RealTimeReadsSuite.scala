@@ -110,7 +110,8 @@ class RealTimeReadsSuite extends AnyFunSuite with Matchers with BeforeAndAfterAl
       "coalesceBinSize" -> "10", "CoalesceThresholdBlockSize" -> "10").foreach { case (name, value) =>
       val e = intercept[KinesisOptionException](reads(api, opts = options(name -> value)).checkOptions())
       e.getCondition shouldBe "KINESIS_OPTION_NOT_IN_REAL_TIME"
-      e.getMessage should include(s"Option '$name' does not apply in real-time mode")
+      e.getMessage should include(s"Option '$name' does not apply in real-time mode (trigger realTime): " +
+        "it tunes prefetching")
     }
     noException should be thrownBy reads(api, opts = options("minFetchPeriod" -> "200ms",
       "maxRecordsPerFetch" -> "100", "shardFetchInterval" -> "1s")).checkOptions()
