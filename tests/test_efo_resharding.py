@@ -6,7 +6,8 @@ parents before children, as with polling (test_polling's resharding test)."""
 import time
 import uuid
 
-from streaming import KeyedProducer as Producer, assert_key_order, kinesis_reader
+from streaming import KeyedProducer as Producer
+from streaming import assert_key_order, kinesis_reader
 
 
 def wait_for(condition, message, query, timeout=240):

@@ -8,8 +8,8 @@ import json
 import time
 
 import pytest
-
 from realtime import deliveries, realtime_reader, start_realtime, wait_for
+
 from streaming import READ_MODES, KeyedProducer, mode_options
 
 

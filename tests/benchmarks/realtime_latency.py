@@ -27,8 +27,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from kinesis_local import kinesis_for_tests  # noqa: E402
 from realtime import MIN_BATCH_DURATION, FileSink, deliveries  # noqa: E402
+
+from kinesis_local import kinesis_for_tests  # noqa: E402
 
 RUNS = {
     # name: (trigger, source options)

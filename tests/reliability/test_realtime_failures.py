@@ -11,11 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from harness import reader_options, wait_for
 from realtime import deliveries
-from processes import executor_pids
 from test_executor_loss import App
+
+from processes import executor_pids
 
 APP = Path(__file__).parent / "apps" / "realtime_into_files.py"
 MASTER = "local-cluster[2,2,1024]"  # two executors of two slots: each holds one shard's task

@@ -12,9 +12,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from realtime import MIN_BATCH_DURATION, deliveries, start_realtime  # noqa: E402
-
 from pyspark.sql import SparkSession  # noqa: E402
+from realtime import MIN_BATCH_DURATION, deliveries, start_realtime  # noqa: E402
 
 config = json.loads(sys.argv[1])
 spark = SparkSession.builder.getOrCreate()
