@@ -55,20 +55,30 @@ def run_available_now(df, sink_dir, checkpoint_dir, timeout=240):
     return query
 
 
+def read_shard(client, stream, shard_id, timeout=120):
+    """Every record of one shard from its trim horizon to the tip, read with boto3 (raw records).
+    Gives up after `timeout` seconds, so a shard that never reports the tip cannot hang a test."""
+    deadline = time.monotonic() + timeout
+    it = client.get_shard_iterator(StreamName=stream, ShardId=shard_id,
+                                   ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    records = []
+    while it:
+        assert time.monotonic() < deadline, f"{stream}/{shard_id}: no tip after {timeout}s ({len(records)} records)"
+        resp = client.get_records(ShardIterator=it, Limit=10000)
+        records += resp["Records"]
+        # An open shard always returns a next iterator; stop at the tip.
+        if not resp["Records"] and resp.get("MillisBehindLatest", 0) == 0:
+            break
+        it = resp.get("NextShardIterator")
+    return records
+
+
 def read_all(kinesis, stream):
     """Every record of every shard of a stream, read with boto3: [(shardId, partitionKey, bytes)]."""
     client = kinesis.client
-    records = []
-    for shard in client.list_shards(StreamName=stream)["Shards"]:
-        it = client.get_shard_iterator(StreamName=stream, ShardId=shard["ShardId"],
-                                       ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
-        while it:
-            resp = client.get_records(ShardIterator=it, Limit=10000)
-            records += [(shard["ShardId"], r["PartitionKey"], r["Data"]) for r in resp["Records"]]
-            if not resp["Records"] and resp.get("MillisBehindLatest", 0) == 0:
-                break
-            it = resp.get("NextShardIterator")
-    return records
+    return [(shard["ShardId"], r["PartitionKey"], r["Data"])
+            for shard in client.list_shards(StreamName=stream)["Shards"]
+            for r in read_shard(client, stream, shard["ShardId"])]
 
 
 def kinesis_writer(df, kinesis, stream=None, **options):

@@ -17,6 +17,7 @@ from botocore.config import Config
 
 from faults import Fault, FaultProxy
 from faults.h2client import Subscription
+from streaming import read_all
 
 THROTTLED = "ProvisionedThroughputExceededException"
 TOP_HASH_KEY = 2 ** 128 - 1
@@ -49,17 +50,7 @@ def raw_call(proxy, operation, document, cbor=False):
 
 def records_in(kinesis, stream):
     """(partition key, data) of every record in the stream, read directly (not through the proxy)."""
-    got = []
-    for shard in kinesis.client.list_shards(StreamName=stream)["Shards"]:
-        iterator = kinesis.client.get_shard_iterator(StreamName=stream, ShardId=shard["ShardId"],
-                                                     ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
-        while iterator:
-            page = kinesis.client.get_records(ShardIterator=iterator, Limit=10000)
-            got += [(r["PartitionKey"], r["Data"]) for r in page["Records"]]
-            if not page["Records"] and page["MillisBehindLatest"] == 0:
-                break
-            iterator = page.get("NextShardIterator")
-    return sorted(got)
+    return sorted((key, data) for _, key, data in read_all(kinesis, stream))
 
 
 def error_of(call):

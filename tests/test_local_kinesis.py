@@ -5,20 +5,7 @@ import os
 import pytest
 
 from kinesis_local import free_ports, start_local, stop_local
-
-
-def read_shard(client, stream, shard_id):
-    it = client.get_shard_iterator(StreamName=stream, ShardId=shard_id,
-                                   ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
-    records = []
-    while it:
-        resp = client.get_records(ShardIterator=it, Limit=1000)
-        records += resp["Records"]
-        # An open shard always returns a next iterator; stop at the tip.
-        if not resp["Records"] and resp.get("MillisBehindLatest", 0) == 0:
-            break
-        it = resp.get("NextShardIterator")
-    return records
+from streaming import read_shard
 
 
 def test_put_records_reads_back_exactly(kinesis):

@@ -1,4 +1,4 @@
-"""DESIGN invariant 7, end to end: keys given as options never show up anywhere.
+"""ARCHITECTURE.md invariant 7, end to end: keys given as options never show up anywhere.
 
 tests/apps/leak_probe.py runs in its own JVM (spark-submit) with distinctive fake keys as
 options, against kinesis-mock (which accepts any key), and once against moto's Kinesis (which rejects

@@ -4,6 +4,10 @@ of records into a 4-shard stream, in both consumer modes, and the same query in 
 mode with the lowest-latency settings for comparison. A table goes to
 tests/benchmarks/results/realtime-latency-<time>.md (and .json) and is printed.
 
+The sink is a JVM ForeachWriter (jvm/LatencySink.java, compiled here with javac against
+pyspark's jars): PySpark's foreach hands rows to Python in growing batches, so in real-time
+mode a Python sink sees a task's rows only when the task ends.
+
 Latency is measured from just before the PutRecords call that wrote the record to the moment
 the sink's process() saw it, on one machine's clock; the PutRecords call itself is part of it
 and is reported on its own ("put call"), as that is what the local Kinesis adds.
@@ -17,6 +21,7 @@ Runs against kinesis-mock started for the purpose, or the Kinesis named by KINES
 import argparse
 import json
 import platform
+import subprocess
 import sys
 import threading
 import time
@@ -27,7 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from realtime import MIN_BATCH_DURATION, FileSink, deliveries  # noqa: E402
+from realtime import MIN_BATCH_DURATION, deliveries  # noqa: E402
 
 from kinesis_local import kinesis_for_tests  # noqa: E402
 
@@ -46,8 +51,9 @@ def percentile(values, q):
 
 
 class SteadyProducer(threading.Thread):
-    """Puts `total` records at `rate` records/s in 20 puts a second; each record's data is the
-    time just before its put. Keeps the duration of every put call."""
+    """Puts `total` records at `rate` records/s in 4 puts a second (a call to the local Kinesis
+    takes ~0.2 s); each record's data is the time just before its put. Keeps the duration of
+    every put call."""
 
     def __init__(self, kinesis, stream, total, rate):
         super().__init__(daemon=True)
@@ -55,7 +61,7 @@ class SteadyProducer(threading.Thread):
         self.put_seconds, self.error = [], None
 
     def run(self):
-        chunk, sent, started = max(1, self.rate // 20), 0, time.monotonic()
+        chunk, sent, started = max(1, self.rate // 4), 0, time.monotonic()
         try:
             while sent < self.total:
                 n = min(chunk, self.total - sent)
@@ -79,11 +85,8 @@ def measure(spark, kinesis, name, records, rate, shards, workdir):
                "initialPosition": "latest", **extra}
     if options.get("consumerMode") == "efo":
         options.update(consumerName=f"bench-{uuid.uuid4().hex[:8]}", requireConsumerDeregistration="true")
-    writer = (spark.readStream.format("kinesis").options(**options).load()
-              .writeStream.foreach(FileSink(sink)).option("checkpointLocation", str(checkpoint)))
-    if trigger == "realtime":
-        writer = writer.outputMode("update").trigger(realTime="5 seconds")
-    query = writer.start()
+    query = start_jvm_foreach(spark, spark.readStream.format("kinesis").options(**options).load(),
+                              sink, checkpoint, trigger)
     try:
         # Warm up: the query runs and has delivered a record before the measured ones are put.
         deadline = time.monotonic() + 180
@@ -123,6 +126,31 @@ def measure(spark, kinesis, name, records, rate, shards, workdir):
     }
 
 
+def latency_sink_jar(workdir):
+    """LatencySink compiled against the running pyspark's jars, as a jar in `workdir`."""
+    import pyspark
+
+    classpath = str(Path(pyspark.__file__).parent / "jars" / "*")
+    classes = workdir / "latency-sink-classes"
+    subprocess.run(["javac", "--release", "17", "-cp", classpath, "-d", str(classes),
+                    str(HERE / "jvm" / "LatencySink.java")], check=True)
+    jar = workdir / "latency-sink.jar"
+    subprocess.run(["jar", "cf", str(jar), "-C", str(classes), "."], check=True)
+    return jar
+
+
+def start_jvm_foreach(spark, df, sink, checkpoint, trigger):
+    """df.writeStream.foreach(LatencySink) through py4j; a PySpark StreamingQuery."""
+    from pyspark.sql.streaming.query import StreamingQuery
+
+    jvm = spark.sparkContext._jvm
+    writer = (df._jdf.writeStream().foreach(jvm.LatencySink(str(sink)))
+              .option("checkpointLocation", str(checkpoint)))
+    if trigger == "realtime":
+        writer = writer.outputMode("update").trigger(jvm.org.apache.spark.sql.streaming.Trigger.RealTime("5 seconds"))
+    return StreamingQuery(writer.start())
+
+
 def table(runs):
     lines = ["| run | trigger | records | delivered | p50 ms | p99 ms | max ms | put call p50 / p99 ms |",
              "|---|---|---|---|---|---|---|---|"]
@@ -150,8 +178,10 @@ def main():
     workdir.mkdir(parents=True)
     with kinesis_for_tests(workdir) as kinesis:
         # One task slot per shard for the real-time tasks, and room for the driver's jobs.
+        jar = latency_sink_jar(workdir)
         spark = pyspark_kinesis.configure(SparkSession.builder.master(f"local[{args.shards + 2}]")
-                                          .config("spark.ui.enabled", "false")).getOrCreate()
+                                          .config("spark.ui.enabled", "false")
+                                          .config("spark.driver.extraClassPath", str(jar))).getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
         spark.conf.set(MIN_BATCH_DURATION, "5000")
         runs = []

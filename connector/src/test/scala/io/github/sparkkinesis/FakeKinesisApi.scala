@@ -9,7 +9,7 @@ import scala.collection.mutable
 import io.github.sparkkinesis.client._
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.polling.Clock
+import io.github.sparkkinesis.time.Clock
 
 /**
  * An in-memory Kinesis behind [[KinesisApi]], so unit tests need no network.

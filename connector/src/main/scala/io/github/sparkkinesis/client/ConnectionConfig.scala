@@ -3,7 +3,7 @@ package io.github.sparkkinesis.client
 /**
  * How the connector reaches AWS, shared by the source, the sink and the consumer manager.
  * Sent to executors inside tasks, so every field is serializable; `toString` never shows a
- * secret (DESIGN invariant 7).
+ * secret (ARCHITECTURE.md invariant 7).
  */
 final case class ConnectionConfig(
     region: String,

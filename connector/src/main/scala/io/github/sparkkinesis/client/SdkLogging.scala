@@ -14,8 +14,8 @@ import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner
  * assumed role. The SDK is shaded into this jar, so its loggers live under
  * `io.github.sparkkinesis.shaded...`, and turning the connector's logging to DEBUG would turn
  * that on too. The connector therefore pins the signers' loggers at INFO (or quieter, if they
- * already are) before it builds a client, in every JVM (DESIGN invariant 7). Nothing else the
- * SDK logs at DEBUG holds a credential (the leak test checks the whole DEBUG log).
+ * already are) before it builds a client, in every JVM (ARCHITECTURE.md invariant 7). Nothing
+ * else the SDK logs at DEBUG holds a credential (the leak test checks the whole DEBUG log).
  *
  * Spark logs through log4j 2; where another backend is in use this does nothing.
  */

@@ -13,8 +13,8 @@ import software.amazon.awssdk.services.kinesis.model.{LimitExceededException, Pr
  * A per-request plugin for GetRecords: the SDK retries failed calls as usual, except when
  * Kinesis throttles. Then the call fails at once, so the shard's cursor sees it: it halves
  * what it asks for, backs off, logs `Hit rate limit` and counts it in `throttleEvents`
- * (DESIGN, invariant 4). With the SDK's own throttling retries the cursor rarely saw one, and
- * each hidden retry was one more call against the shard's 5 calls a second.
+ * (ARCHITECTURE.md invariant 4). With the SDK's own throttling retries the cursor rarely
+ * saw one, and each hidden retry was one more call against the shard's 5 calls a second.
  */
 private[client] object ThrottlingSurfaces {
 

@@ -7,12 +7,13 @@ import org.apache.spark.internal.Logging
 
 import io.github.sparkkinesis.client.ThrottledException
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.polling.{Clock, SystemClock}
+import io.github.sparkkinesis.options.ConsumerNames
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
- * Finds or registers the enhanced fan-out consumer a reader subscribes with (DESIGN invariant 8:
- * consumers cost money, so one with the same name is reused). Names are taken as given: the
- * caller adds consumerNamePrefix.
+ * Finds or registers the enhanced fan-out consumer a reader subscribes with
+ * (ARCHITECTURE.md invariant 8: consumers cost money, so one with the same name is reused).
+ * Names are taken as given: the caller adds consumerNamePrefix.
  *
  * Two queries may register the same name at once; the loser's RegisterStreamConsumer fails
  * with ResourceInUse and it then waits for the winner's consumer like any other.

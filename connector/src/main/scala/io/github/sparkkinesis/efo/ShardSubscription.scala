@@ -7,13 +7,13 @@ import scala.collection.mutable
 
 import org.reactivestreams.{Subscriber, Subscription}
 
-import io.github.sparkkinesis.polling.{Clock, SystemClock}
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
  * The receiving end of one SubscribeToShard call: events go into a bounded buffer, and more
- * are requested (`request(n)`) only while the buffer has room (DESIGN invariant 5). Kinesis
- * pushes over HTTP/2; when nothing is requested, HTTP/2 flow control holds it back, so memory
- * stays bounded however slowly the reader drains.
+ * are requested (`request(n)`) only while the buffer has room (ARCHITECTURE.md invariant 5).
+ * Kinesis pushes over HTTP/2; when nothing is requested, HTTP/2 flow control holds it back,
+ * so memory stays bounded however slowly the reader drains.
  *
  * The buffer holds at most `maxEvents` events: at any time, events buffered plus events
  * requested and not yet received never exceed it. It also holds about `maxBytes`: requests are

@@ -2,13 +2,13 @@ package io.github.sparkkinesis.efo
 
 import java.util.concurrent.ConcurrentHashMap
 
-import io.github.sparkkinesis.polling.{Clock, SystemClock}
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
- * Spaces SubscribeToShard calls for the same consumer and shard, JVM-wide (DESIGN invariant 4).
- * Kinesis refuses a repeat call within 5 seconds of the last one with ResourceInUseException,
- * and allows 1 call per second per shard per consumer; spacing calls 5 s apart keeps both
- * rules whatever the readers in this JVM do.
+ * Spaces SubscribeToShard calls for the same consumer and shard, JVM-wide (ARCHITECTURE.md
+ * invariant 4). Kinesis refuses a repeat call within 5 seconds of the last one with
+ * ResourceInUseException, and allows 1 call per second per shard per consumer; spacing calls
+ * 5 s apart keeps both rules whatever the readers in this JVM do.
  */
 final class SubscribeLimiter(minSpacingMs: Long, clock: Clock) {
   private val lastCallNanos = new ConcurrentHashMap[(String, String), java.lang.Long]()

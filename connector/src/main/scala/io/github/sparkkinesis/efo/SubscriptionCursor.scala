@@ -15,7 +15,7 @@ import software.amazon.awssdk.services.kinesis.model.{InternalFailureException, 
 import io.github.sparkkinesis.client.{RecordBatch, KinesisRecord}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.polling.{Clock, SystemClock}
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /** How a [[SubscriptionCursor]] buffers and retries. */
 final case class SubscriptionSettings(
@@ -33,7 +33,7 @@ final case class SubscriptionSettings(
  * Reads one shard for one enhanced fan-out consumer from a concrete position, the EFO
  * counterpart of polling's [[io.github.sparkkinesis.polling.ShardCursor]]: same shape
  * (`fetch`, `position`, `isEnded`), and meant to live on an executor across micro-batches
- * (DESIGN invariant 4), so one SubscribeToShard stays open per shard and consumer.
+ * (ARCHITECTURE.md invariant 4), so one SubscribeToShard stays open per shard and consumer.
  *
  * Events are received by a [[ShardSubscription]] into a bounded buffer with `request(n)`
  * backpressure (invariant 5); [[fetch]] hands them out. When a subscription ends (Kinesis

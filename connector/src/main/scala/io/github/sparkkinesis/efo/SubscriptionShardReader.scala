@@ -2,7 +2,7 @@ package io.github.sparkkinesis.efo
 
 import io.github.sparkkinesis.client.RecordBatch
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.prefetch.ShardReader
+import io.github.sparkkinesis.reader.ShardReader
 
 /** A prefetch task's reader over an enhanced fan-out subscription; waits up to `maxWaitMs` per fetch. */
 final class SubscriptionShardReader(cursor: SubscriptionCursor, maxWaitMs: Long) extends ShardReader {

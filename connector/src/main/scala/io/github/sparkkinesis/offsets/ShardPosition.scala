@@ -11,8 +11,8 @@ object ShardKey {
 
 /**
  * A concrete place in a shard: reading from it always yields the same records, which is
- * what lets a failed batch be re-run exactly (DESIGN invariant 1). "latest" is never stored;
- * it is turned into the time the query first started.
+ * what lets a failed batch be re-run exactly (ARCHITECTURE.md invariant 1). "latest" is
+ * never stored; it is turned into the time the query first started.
  */
 sealed trait ShardPosition extends Serializable {
   /** The sequence number of the last record before this position, if one is known. */

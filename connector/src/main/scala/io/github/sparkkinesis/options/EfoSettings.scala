@@ -2,7 +2,6 @@ package io.github.sparkkinesis.options
 
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.efo.ConsumerNames
 import io.github.sparkkinesis.errors.KinesisOptionException
 
 /** Which enhanced fan-out consumer name each stream is read with, before the prefix. */

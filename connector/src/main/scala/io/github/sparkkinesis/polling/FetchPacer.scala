@@ -1,5 +1,7 @@
 package io.github.sparkkinesis.polling
 
+import io.github.sparkkinesis.time.Clock
+
 /**
  * Spaces GetRecords calls on one shard so a reader stays inside Kinesis' limits: at least
  * `minFetchPeriodMs` between calls (5 calls/s per shard is the service limit), and no more

@@ -5,7 +5,8 @@ import org.apache.spark.internal.Logging
 import io.github.sparkkinesis.client.{IteratorExpiredException, KinesisApi, RecordBatch, ThrottledException}
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.prefetch.ShardReader
+import io.github.sparkkinesis.time.{Clock, SystemClock}
+import io.github.sparkkinesis.reader.ShardReader
 
 /**
  * Reads one shard forward from a concrete position with GetRecords, keeping its position

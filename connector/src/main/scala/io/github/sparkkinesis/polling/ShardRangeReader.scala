@@ -4,6 +4,7 @@ import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
  * Yields exactly the records of a shard after `start` up to and including `endSequence`: the

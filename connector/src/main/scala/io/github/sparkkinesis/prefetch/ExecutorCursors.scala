@@ -5,23 +5,35 @@ import java.util.concurrent.ConcurrentHashMap
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.reader.ShardReader
 
 /**
- * Shard readers (GetRecords cursors, EFO subscriptions) kept on an executor between prefetch tasks, so the next task for a shard
- * continues with the same shard iterator and pacing instead of asking Kinesis for a new
- * iterator each time. The driver sends a shard's tasks back to the executor that ran the
- * last one, which is what makes the cache hit.
+ * Shard readers (GetRecords cursors, EFO subscriptions) kept on an executor between prefetch
+ * tasks, so the next task for a shard continues with the same shard iterator and pacing (or the
+ * same open subscription, ARCHITECTURE.md invariant 4) instead of starting over. The driver
+ * sends a shard's tasks back to the executor that ran the last one, which is what makes the
+ * cache hit.
  *
- * A reader is of no use once its shard is read elsewhere (the task moved to another executor)
- * or no longer tracked, and an EFO reader holds a subscription open: each prefetch task closes
- * such readers of its query ([[releaseUnowned]]), and a stopped query's go at once ([[forget]]).
+ * Ownership: this object, one per JVM, holds every cached reader; a reader belongs either to
+ * the one task that acquired it or to this cache, never both. Lifecycle: a task [[acquire]]s a
+ * reader (the cached one if it stands where the task starts, else a new one) and [[release]]s
+ * it when done. A cached reader is closed when
+ *  - a task asks for its shard from another position (its answer was lost with a failed task);
+ *  - its shard is read on another executor now, or no longer tracked ([[releaseUnowned]], run
+ *    by each prefetch task of the query);
+ *  - it was idle for [[MaxIdleNanos]] (checked whenever the cache is used);
+ *  - the cache holds more than [[MaxCachedReaders]] (the longest idle go first);
+ *  - its query stops ([[forget]]: the driver calls it for its own JVM, and the stop-time
+ *    release job on the other executors; a reader in use then is closed when released).
  */
 private[sparkkinesis] object ExecutorCursors {
   private final case class Key(streamInstance: String, shard: ShardKey)
   private final case class Entry(cursor: ShardReader, releasedNanos: Long)
 
-  // Kinesis shard iterators expire after five minutes; a cursor idle that long is useless.
-  private val MaxIdleNanos = 5L * 60 * 1000000000L
+  /** Kinesis shard iterators expire after five minutes; a cursor idle that long is useless. */
+  val MaxIdleNanos: Long = 5L * 60 * 1000000000L
+  /** Readers kept per JVM at most: an EFO reader holds a subscription and its buffer. */
+  val MaxCachedReaders = 1024
   private val cache = new ConcurrentHashMap[Key, Entry]()
   // Stream instances whose query stopped; a task still running for one closes its readers.
   private val stopped = ConcurrentHashMap.newKeySet[String]()
@@ -38,10 +50,13 @@ private[sparkkinesis] object ExecutorCursors {
     }
   }
 
-  def release(streamInstance: String, cursor: ShardReader): Unit =
+  def release(streamInstance: String, cursor: ShardReader): Unit = {
     if (stopped.contains(streamInstance)) cursor.close()
     else Option(cache.put(Key(streamInstance, cursor.shard), Entry(cursor, System.nanoTime())))
       .filter(_.cursor ne cursor).foreach(_.cursor.close())
+    evictIdle()
+    evictBeyondBound()
+  }
 
   /**
    * Closes the cached readers of a stream instance that the executor at `here` no longer owns:
@@ -75,5 +90,13 @@ private[sparkkinesis] object ExecutorCursors {
     val now = System.nanoTime()
     cache.entrySet().asScala.filter(e => now - e.getValue.releasedNanos > MaxIdleNanos)
       .foreach(e => if (cache.remove(e.getKey, e.getValue)) e.getValue.cursor.close())
+  }
+
+  private def evictBeyondBound(): Unit = {
+    val excess = cache.size() - MaxCachedReaders
+    if (excess > 0) {
+      cache.entrySet().asScala.toSeq.map(e => (e.getKey, e.getValue)).sortBy(_._2.releasedNanos).take(excess)
+        .foreach { case (key, entry) => if (cache.remove(key, entry)) entry.cursor.close() }
+    }
   }
 }

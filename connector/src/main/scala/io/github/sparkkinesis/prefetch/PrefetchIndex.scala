@@ -7,7 +7,8 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 /**
  * The driver's record of what is prefetched: per shard, a chain of blocks from a base
  * position, each block starting where the previous one ended. The chain's tail is where the
- * next prefetch of the shard starts. Not thread-safe; the [[Prefetcher]] guards it.
+ * next prefetch of the shard starts. A shard whose tail is a `ShardEnd` was fetched to its end.
+ * Not thread-safe; the [[Prefetcher]] guards it.
  */
 final class PrefetchIndex {
   private final class Chain(var base: ShardPosition) {
@@ -20,6 +21,22 @@ final class PrefetchIndex {
   def shards: Set[ShardKey] = chains.keySet.toSet
 
   def tail(shard: ShardKey): Option[ShardPosition] = chains.get(shard).map(_.tail)
+
+  /** Whether `shard` was fetched to its end (its chain ends at a `ShardEnd`). */
+  def fetchedToEnd(shard: ShardKey): Boolean = tail(shard).exists(_.isInstanceOf[ShardPosition.ShardEnd])
+
+  /**
+   * The shards to fetch next, each from its chain's tail: those not fetched to their end whose
+   * tracked parents all were (ARCHITECTURE.md invariant 2). A parent not tracked holds nothing
+   * back.
+   */
+  def fetchable(parentsOf: Map[ShardKey, Seq[ShardKey]]): Seq[ShardFetchRequest] =
+    chains.toSeq.collect {
+      case (shard, chain) if !fetchedToEnd(shard) && parentsOf.getOrElse(shard, Nil).forall(parentDone) =>
+        ShardFetchRequest(shard, chain.tail)
+    }
+
+  private def parentDone(parent: ShardKey): Boolean = !chains.contains(parent) || fetchedToEnd(parent)
 
   /** Starts a shard afresh at `position`; returns the blocks dropped (to be removed). */
   def reset(shard: ShardKey, position: ShardPosition): Seq[PrefetchedBlock] = {

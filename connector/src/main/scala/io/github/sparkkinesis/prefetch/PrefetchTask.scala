@@ -9,7 +9,9 @@ import org.apache.spark.sql.kinesis.KinesisBlockStore
 import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.polling.{Clock, ShardCursor, SystemClock}
+import io.github.sparkkinesis.polling.ShardCursor
+import io.github.sparkkinesis.reader.ShardReader
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /** What a prefetch task is asked to do, besides which shards to read. */
 final case class PrefetchWork(

@@ -6,7 +6,7 @@ import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
 
 import io.github.sparkkinesis.client.KinesisPutApi
 import io.github.sparkkinesis.options.KinesisSinkOptions
-import io.github.sparkkinesis.polling.{Clock, SystemClock}
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
  * Writes one task's rows to Kinesis. Each row is checked and queued as it comes; `commit`

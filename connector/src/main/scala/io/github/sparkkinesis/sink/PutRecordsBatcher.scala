@@ -11,7 +11,7 @@ import org.apache.spark.internal.Logging
 import io.github.sparkkinesis.client.{KinesisPutApi, PutEntry, PutFailure}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.PutSettings
-import io.github.sparkkinesis.polling.{Clock, SystemClock}
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
  * Groups one task's records into PutRecords calls within the Kinesis limits (and the sink's

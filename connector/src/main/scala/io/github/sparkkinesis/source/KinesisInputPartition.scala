@@ -3,7 +3,6 @@ package io.github.sparkkinesis.source
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 
-import io.github.sparkkinesis.KinesisSchema
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients, KinesisRecord}
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
@@ -46,7 +45,7 @@ final class KinesisPartitionReader(records: Iterator[(ShardKey, KinesisRecord)])
     more
   }
 
-  override def get(): InternalRow = KinesisSchema.row(current._1, current._2)
+  override def get(): InternalRow = KinesisRows.row(current._1, current._2)
 
   override def close(): Unit = ()
 }

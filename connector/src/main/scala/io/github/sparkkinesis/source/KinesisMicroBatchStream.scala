@@ -78,7 +78,7 @@ final class KinesisMicroBatchStream(
       prefetcher.awaitRoundAfter(0, options.fetch.maxFetchDurationMs + KinesisMicroBatchStream.RoundGraceMs)
       started = true
     }
-    availableNowSince.foreach(since => awaitAvailableNow(startOffset, tracked, since))
+    availableNowSince.foreach(since => awaitAvailableNow(tracked, since))
     prefetcher.checkHealthy()
     val readable = shards.readable(tracked)
     val ends = readable.map { case (shard, from) => shard -> prefetcher.reachable(shard, from, availableNowSince) }
@@ -121,7 +121,7 @@ final class KinesisMicroBatchStream(
    * Trigger.AvailableNow ends when a trigger finds no new data, so each trigger waits until
    * either new records are buffered or every shard has been read up to the start instant.
    */
-  private def awaitAvailableNow(start: KinesisSourceOffset, tracked: Map[ShardKey, ShardPosition], since: Long): Unit = {
+  private def awaitAvailableNow(tracked: Map[ShardKey, ShardPosition], since: Long): Unit = {
     def readable = shards.readable(tracked)
     def newData = readable.exists { case (shard, from) => prefetcher.reachable(shard, from, Some(since)) != from }
     def allRead = tracked.forall { case (shard, position) =>

@@ -5,7 +5,7 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
 /**
  * Which shards may be read now. A child shard (from a split or merge) is read only after every
- * parent the query tracks has been read to its end (DESIGN invariant 2), so records of one
+ * parent the query tracks has been read to its end (ARCHITECTURE.md invariant 2), so records of one
  * partition key come in Kinesis order. A parent the query does not track (expired, or from
  * before the query's start) does not hold its children back.
  */

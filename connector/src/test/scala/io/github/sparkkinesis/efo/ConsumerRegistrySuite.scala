@@ -7,6 +7,7 @@ import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.FakeClock
 import io.github.sparkkinesis.errors.{KinesisConnectorException, KinesisOptionException}
+import io.github.sparkkinesis.options.ConsumerNames
 
 class ConsumerRegistrySuite extends AnyFunSuite with Matchers {
 

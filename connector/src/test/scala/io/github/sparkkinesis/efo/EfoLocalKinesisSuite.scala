@@ -131,7 +131,7 @@ class EfoLocalKinesisSuite extends AnyFunSuite with Matchers with BeforeAndAfter
     val shardId = kinesis.put("rule-stream", Seq("x")).head._1
     val transport = EfoClients.transport(connection)
     def open(): (ShardSubscription, SubscriptionHandle) = {
-      val s = new ShardSubscription(4, 1L << 20, io.github.sparkkinesis.polling.SystemClock)
+      val s = new ShardSubscription(4, 1L << 20, io.github.sparkkinesis.time.SystemClock)
       (s, transport.subscribe(arn, shardId, ShardPosition.TrimHorizon, s))
     }
     def firstEvent(s: ShardSubscription): Boolean = {

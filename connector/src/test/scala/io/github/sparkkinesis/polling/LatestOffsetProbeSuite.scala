@@ -108,22 +108,6 @@ class LatestOffsetProbeSuite extends AnyFunSuite with Matchers {
     }
   }
 
-  test("advancing again from the returned positions reuses the open iterator") {
-    val api = new FakeKinesisApi().createStream(stream, 2)
-    api.putMany(stream, shardId(0), "a", 3)
-    withProbe(api) { (probe, _) =>
-      var positions: Map[ShardKey, ShardPosition] = Map(shardKey(0) -> TrimHorizon, shardKey(1) -> TrimHorizon)
-      positions = probe.advance(positions)
-      api.callCount("GetShardIterator") shouldBe 2
-      val more = api.putMany(stream, shardId(0), "b", 2)
-      val other = api.putMany(stream, shardId(1), "c", 1)
-      positions = probe.advance(positions)
-      positions = probe.advance(positions)
-      positions shouldBe Map(shardKey(0) -> AfterSequence(more.last), shardKey(1) -> AfterSequence(other.last))
-      api.callCount("GetShardIterator") shouldBe 2
-    }
-  }
-
   test("advancing from a different position than the last result starts over from it") {
     val api = new FakeKinesisApi().createStream(stream, 1)
     val a = api.putMany(stream, shardId(0), "a", 5)

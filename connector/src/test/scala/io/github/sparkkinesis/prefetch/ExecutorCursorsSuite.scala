@@ -8,6 +8,7 @@ import org.scalatest.matchers.should.Matchers
 import io.github.sparkkinesis.client.{KinesisRecord, RecordBatch}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.FetchSettings
+import io.github.sparkkinesis.reader.ShardReader
 
 /**
  * Readers an executor keeps between prefetch tasks are let go once it no longer owns their
@@ -127,5 +128,16 @@ class ExecutorCursorsSuite extends AnyFunSuite with Matchers {
     result.status shouldBe empty
     readers.values.map(_.closed) shouldBe Seq(true, true)
     ExecutorCursors.cached(instance) shouldBe empty
+  }
+
+  test("the cache is bounded: beyond MaxCachedReaders, the readers idle longest are closed") {
+    val instance = newInstance()
+    val extra = 3
+    val readers = cache(instance, 0 until ExecutorCursors.MaxCachedReaders + extra: _*)
+    ExecutorCursors.size should be <= ExecutorCursors.MaxCachedReaders
+    (0 until extra).foreach(i => readers(i).closed shouldBe true)
+    readers(ExecutorCursors.MaxCachedReaders + extra - 1).closed shouldBe false
+    ExecutorCursors.forget(instance)
+    readers.values.forall(_.closed) shouldBe true
   }
 }

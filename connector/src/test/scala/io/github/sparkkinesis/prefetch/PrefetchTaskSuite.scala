@@ -8,6 +8,7 @@ import org.scalatest.matchers.should.Matchers
 import io.github.sparkkinesis.client.{KinesisRecord, RecordBatch}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.FetchSettings
+import io.github.sparkkinesis.reader.ShardReader
 
 /** What a prefetch task tells the driver about its shards. */
 class PrefetchTaskSuite extends AnyFunSuite with Matchers {

@@ -80,7 +80,9 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     def settledEnd(): KinesisSourceOffset = {
       var previous: KinesisSourceOffset = null
       var end = logged(source.latestOffset(committed, ReadLimit.allAvailable()))
+      val deadline = System.nanoTime() + 60L * 1000000000L
       while (end != previous) {
+        assert(System.nanoTime() < deadline, s"prefetching never settled; last end offset: ${end.json()}")
         Thread.sleep(opts.fetch.maxFetchDurationMs * 3)
         previous = end
         end = logged(source.latestOffset(committed, ReadLimit.allAvailable()))
@@ -197,6 +199,27 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
       all(planned.map(_.blocks)) should not be empty // read from prefetched blocks
       // Nothing new: no partitions at all.
       q.partitions(end, end) shouldBe empty
+    }
+  }
+
+  test("small blocks are coalesced into few tasks, which read every record back in shard order") {
+    val api = new FakeKinesisApi().createStream("clicks", 6)
+    val put = (0 until 6).map(i => shardId(i) -> api.putMany("clicks", shardId(i), s"s$i", 3 + i)).toMap
+    def perShard(rows: Seq[Out]): Map[String, Seq[String]] = rows.groupBy(_.shardId).view.mapValues(_.map(_.sequenceNumber)).toMap
+
+    // By default (blocks far below coalesceThresholdBlockSize) every shard of the one local executor shares a task.
+    withQuery(api) { q =>
+      val end = q.settledEnd()
+      val tasks = q.partitions(q.committed, end)
+      tasks.size shouldBe 1
+      tasks.head.ranges.map(_.shard.shardId).sorted shouldBe (0 until 6).map(shardId)
+      perShard(q.read(q.committed, end)) shouldBe put
+    }
+    // A bin smaller than any range: one task per shard, the same records.
+    withQuery(api, options("coalesceBinSize" -> "1")) { q =>
+      val end = q.settledEnd()
+      q.partitions(q.committed, end).map(_.ranges.size) shouldBe Seq.fill(6)(1)
+      perShard(q.read(q.committed, end)) shouldBe put
     }
   }
 

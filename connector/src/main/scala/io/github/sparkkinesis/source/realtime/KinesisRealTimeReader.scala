@@ -6,9 +6,9 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, Par
 import org.apache.spark.sql.connector.read.streaming.{PartitionOffset, SupportsRealTimeRead}
 import org.apache.spark.sql.connector.read.streaming.SupportsRealTimeRead.RecordStatus
 
-import io.github.sparkkinesis.KinesisSchema
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisRecord}
 import io.github.sparkkinesis.options.FetchSettings
+import io.github.sparkkinesis.source.KinesisRows
 
 /** Makes the reader of each real-time task (Spark 4.2's `SupportsRealTimeRead`). */
 final class KinesisRealTimeReaderFactory(connection: ConnectionConfig, fetch: FetchSettings)
@@ -46,7 +46,7 @@ final class KinesisRealTimeReader(partition: RealTimeShardPartition, reader: Rea
   override def getOffset: PartitionOffset =
     ShardPartitionOffset(partition.shard, reader.position, RealTimeShardReaders.location, reader.stats.since(before))
 
-  override def get(): InternalRow = KinesisSchema.row(partition.shard, current)
+  override def get(): InternalRow = KinesisRows.row(partition.shard, current)
 
   /** Real-time tasks are read with `nextWithTimeout` only. */
   override def next(): Boolean =

@@ -4,8 +4,8 @@ import scala.collection.mutable
 
 import io.github.sparkkinesis.client.{KinesisRecord, RecordBatch}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.polling.{Clock, SystemClock}
-import io.github.sparkkinesis.prefetch.ShardReader
+import io.github.sparkkinesis.time.{Clock, SystemClock}
+import io.github.sparkkinesis.reader.ShardReader
 
 /**
  * Hands out the records of one shard one at a time, as a real-time task asks for them, and

@@ -6,7 +6,8 @@ import org.apache.spark.sql.kinesis.KinesisBlockStore
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
 import io.github.sparkkinesis.efo.{EfoClients, EfoMetrics, SubscriptionCursor}
 import io.github.sparkkinesis.options.FetchSettings
-import io.github.sparkkinesis.polling.{ShardCursor, SystemClock}
+import io.github.sparkkinesis.polling.ShardCursor
+import io.github.sparkkinesis.time.SystemClock
 import io.github.sparkkinesis.prefetch.ExecutorCursors
 
 /**

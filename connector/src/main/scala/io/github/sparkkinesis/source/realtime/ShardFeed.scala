@@ -3,7 +3,8 @@ package io.github.sparkkinesis.source.realtime
 import io.github.sparkkinesis.client.KinesisRecord
 import io.github.sparkkinesis.efo.{EfoMetrics, SubscriptionCursor}
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.polling.{Clock, ShardCursor}
+import io.github.sparkkinesis.polling.ShardCursor
+import io.github.sparkkinesis.time.Clock
 
 /**
  * How a real-time task reads its shard directly, without prefetching: polling's GetRecords

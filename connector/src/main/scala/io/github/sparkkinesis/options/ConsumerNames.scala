@@ -1,4 +1,4 @@
-package io.github.sparkkinesis.efo
+package io.github.sparkkinesis.options
 
 import io.github.sparkkinesis.errors.KinesisErrors
 

@@ -1,4 +1,4 @@
-package io.github.sparkkinesis.polling
+package io.github.sparkkinesis.time
 
 /** Time, behind a trait so pacing and back-off can be unit-tested without sleeping. */
 trait Clock extends Serializable {

@@ -1,4 +1,4 @@
-package io.github.sparkkinesis.prefetch
+package io.github.sparkkinesis.reader
 
 import io.github.sparkkinesis.client.RecordBatch
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}

@@ -1,0 +1,37 @@
+package io.github.sparkkinesis.prefetch
+
+import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
+
+/**
+ * What a failed prefetch round means for the query: a Kinesis error that retrying cannot fix
+ * (access denied, stream gone) ends it at once; anything else is retried, waiting a second
+ * longer each time, until [[FailurePolicy.MaxFailuresInARow]] rounds in a row failed. The error
+ * that ended it is rethrown to the stream (ARCHITECTURE.md invariant 6). Not thread-safe; the
+ * [[Prefetcher]] guards it.
+ */
+final class FailurePolicy {
+  private var inARow = 0
+  private var fatalError: Option[Throwable] = None
+
+  /** The error that ended prefetching, if one did. */
+  def fatal: Option[Throwable] = fatalError
+
+  def failuresInARow: Int = inARow
+
+  def succeeded(): Unit = inARow = 0
+
+  /** Records a failed round: how long to wait before the next one, or None when prefetching must end. */
+  def failed(e: Throwable): Option[Long] = {
+    val causes = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).toSeq
+    val permanent = causes.collectFirst { case k: KinesisError if !KinesisErrors.isRetryable(k) => k }
+    inARow += 1
+    if (permanent.isDefined || inARow >= FailurePolicy.MaxFailuresInARow) {
+      fatalError = Some(permanent.map(_.asInstanceOf[Throwable]).getOrElse(e))
+      None
+    } else Some(1000L * inARow)
+  }
+}
+
+object FailurePolicy {
+  val MaxFailuresInARow = 5
+}

@@ -1,0 +1,40 @@
+package io.github.sparkkinesis.prefetch
+
+/**
+ * The prefetcher's counters (records and bytes fetched, throttling), and the metrics a
+ * query's progress shows: lag behind the tip over the open shards, what is buffered, and for
+ * enhanced fan-out the subscriptions open and renewed. Not thread-safe; the [[Prefetcher]]
+ * guards it.
+ */
+final class PrefetchMetrics {
+  private var recordsFetched = 0L
+  private var bytesFetched = 0L
+  private var throttleEvents = 0L
+
+  def fetched(block: PrefetchedBlock): Unit = {
+    recordsFetched += block.records
+    bytesFetched += block.bytes
+  }
+
+  def throttled(events: Int): Unit = throttleEvents += events
+
+  def report(index: PrefetchIndex, statuses: ShardStatuses, readers: Option[ReaderOwnership],
+      rounds: Long): Map[String, String] = {
+    val behind = statuses.millisBehindLatest(shard => !index.fetchedToEnd(shard))
+    val lag = if (behind.isEmpty) Map.empty[String, String] else Map(
+      "avgMsBehindLatest" -> (behind.sum.toDouble / behind.size).toString,
+      "maxMsBehindLatest" -> behind.max.toString,
+      "minMsBehindLatest" -> behind.min.toString)
+    val efo = readers.map(r => Map(
+      "liveSubscriptions" -> r.liveSubscriptions.toString,
+      "resubscriptions" -> r.resubscriptions.toString)).getOrElse(Map.empty)
+    lag ++ efo ++ Map(
+      "prefetchedBytes" -> index.bufferedBytes.toString,
+      "prefetchedRecords" -> index.bufferedRecords.toString,
+      "fetchedRecords" -> recordsFetched.toString,
+      "fetchedBytes" -> bytesFetched.toString,
+      "throttleEvents" -> throttleEvents.toString,
+      "trackedShards" -> index.shards.size.toString,
+      "prefetchRounds" -> rounds.toString)
+  }
+}

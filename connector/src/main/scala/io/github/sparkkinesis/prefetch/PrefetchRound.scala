@@ -1,0 +1,45 @@
+package io.github.sparkkinesis.prefetch
+
+import io.github.sparkkinesis.offsets.ShardKey
+
+/** One Spark job of prefetch tasks, and what every task of it is asked to do. */
+final case class PrefetchRound(tasks: Seq[PrefetchPartition], work: PrefetchWork)
+
+object PrefetchRound {
+
+  /**
+   * A round reading `requests`: the shards in order, `shardsPerTask` to a task, each task sent
+   * to the executor holding its first shard's reader (`owners`), sharing `room` bytes of the
+   * buffer; then one task for each of `cleanups`, an executor that only has readers to close.
+   * The first round, and every round of Trigger.AvailableNow (`splitAt`), ends as soon as its
+   * shards are at the tip, so a trigger waiting for it is not held up.
+   */
+  def reading(
+      requests: Seq[ShardFetchRequest],
+      owners: Map[ShardKey, String],
+      cleanups: Seq[String],
+      room: Long,
+      splitAt: Option[Long],
+      firstRound: Boolean,
+      consumers: Map[String, String],
+      settings: PrefetchSettings,
+      streamInstance: String,
+      streamKey: Int): PrefetchRound = {
+    val groups = requests.sortBy(_.shard).grouped(settings.shardsPerTask).toSeq
+    val fetching = groups.map(group => (group, owners.get(group.head.shard)))
+    val tasks = (fetching ++ cleanups.map(location => (Nil, Some(location)))).zipWithIndex.map {
+      case ((group, location), i) => PrefetchPartition(i, group, location)
+    }
+    val work = PrefetchWork(streamInstance, streamKey, settings.fetch, math.max(1L, room / groups.size),
+      splitAt, returnWhenCaughtUp = splitAt.isDefined || firstRound, consumers = consumers, owners = owners)
+    PrefetchRound(tasks, work)
+  }
+
+  /** A stopped query's last job: one task on each of `executors` that only closes the query's readers there. */
+  def closingReaders(executors: Seq[String], settings: PrefetchSettings, streamInstance: String,
+      streamKey: Int): PrefetchRound = {
+    val tasks = executors.zipWithIndex.map { case (location, i) => PrefetchPartition(i, Nil, Some(location)) }
+    PrefetchRound(tasks, PrefetchWork(streamInstance, streamKey, settings.fetch, 1L, None,
+      returnWhenCaughtUp = true, stopping = true))
+  }
+}
