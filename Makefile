@@ -10,16 +10,33 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SBT := build/sbt
 VERSION := $(shell sed -n 's/.*val project = "\(.*\)"/\1/p' project/Versions.scala)
-JAR := connector/target/scala-2.13/spark-sql-kinesis-assembly_2.13-$(VERSION).jar
+# One assembly jar per Spark line (project/SparkLines.scala); the default line's comes first.
+# SPARK_LINES=default builds only that one, for a quicker edit-test loop on Spark 4.2.
+line_jar = $(1)/target/scala-$(2)/spark-sql-kinesis-$(3)_$(2)-assembly-$(VERSION).jar
+JAR := $(call line_jar,connector,2.13,4.2)
+ALL_JARS := $(JAR) \
+	$(call line_jar,connector/lines/spark-4.1,2.13,4.1) \
+	$(call line_jar,connector/lines/spark-4.0,2.13,4.0) \
+	$(call line_jar,connector/lines/spark-3.5_2.13,2.13,3.5) \
+	$(call line_jar,connector/lines/spark-3.5_2.12,2.12,3.5)
+SPARK_LINES ?= all
+ifeq ($(SPARK_LINES),default)
+SBT_PROJECT := connector
+JARS := $(JAR)
+else
+SBT_PROJECT := allLines
+JARS := $(ALL_JARS)
+endif
 JARS_DIR := python/pyspark_kinesis/jars
 
-.PHONY: help readme-options fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean
+.PHONY: help readme-options fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line bench-mock bench-jar bench-baseline
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
 	@echo "make test   - build everything and run every test (Scala, Python, end to end)"
+	@echo "make test-compat - every Spark line: Scala tests, end-to-end core on 3.5/4.0/4.1, --packages per line"
 	@echo "make test-reliability - every row of the reliability suite: faults x mode x trigger (< 30 min)"
-	@echo "make bench  - benchmark: records/s and latency against the local Kinesis (on demand)"
+	@echo "make bench  - benchmark against a memory-speed Kinesis: throughput, CPU per record, limits, latency, scale (BENCH_ARGS, on demand)"
 	@echo "make bench-realtime - real-time mode latency (put -> sink), both modes vs micro-batch (BENCH_ARGS, on demand)"
 	@echo "make soak   - soak run under periodic faults, memory and threads over time (SOAK_ARGS, on demand)"
 	@echo "make fmt    - apply the formatters (scalafmt, ruff's safe fixes); make lint - check (make test runs it)"
@@ -34,38 +51,44 @@ $(VENV)/.installed: requirements-dev.txt
 
 venv: $(VENV)/.installed
 
-SBT_BUILD := connector/assembly connector/package connector/publishM2
+SBT_BUILD := $(SBT_PROJECT)/assembly $(SBT_PROJECT)/package $(SBT_PROJECT)/publishM2
 SOURCES := $(shell find connector/src/main project -type f -not -path '*/target/*') build.sbt
 
-# The assembly jar (SDK, Netty and the rest shaded), the thin jar, and the copy in the local
-# Maven repository (~/.m2) that `spark-submit --packages` resolves; one sbt start for all.
-$(JAR): $(SOURCES)
+# The assembly jars (SDK, Netty and the rest shaded), the thin jars, and the copies in the
+# local Maven repository (~/.m2) that `spark-submit --packages` resolves; one sbt start for all.
+$(JARS) &: $(SOURCES)
 	$(SBT) $(SBT_BUILD)
-	touch $@
+	touch $(JARS)
 
-jar: $(JAR)
+jar: $(JARS)
 
-# The wheel carries exactly the jar just built, and is installed as a user would install it.
-wheel: $(JAR) venv
+# The wheel carries exactly the jars just built (one per Spark line), and is installed as a
+# user would install it.
+wheel: $(JARS) venv
 	rm -f $(JARS_DIR)/*.jar python/dist/*.whl
-	cp $(JAR) $(JARS_DIR)/
+	cp $(JARS) $(JARS_DIR)/
 	rm -rf python/build
 	$(PY) -m pip wheel --quiet --no-deps -w python/dist ./python
 	$(PY) -m pip install --quiet --force-reinstall --no-deps python/dist/pyspark_kinesis-*.whl
 
 publish-local:
-	$(SBT) connector/publishM2 connector/publishLocal
+	$(SBT) $(SBT_PROJECT)/publishM2 $(SBT_PROJECT)/publishLocal
+
+# The unit tests on the newest line and on the oldest (Spark 3.5, Scala 2.12).
+SBT_TESTS := connector/test spark35_212/test
 
 test-scala:
-	$(SBT) connector/test | build/test-summary
+	$(SBT) $(SBT_TESTS) | build/test-summary
 
 test-python: wheel
 	$(PY) -m mypy --strict python/pyspark_kinesis
 	$(PY) -m pytest python/tests -q
 
 # The reliability suite's rows marked reliability_full run only in test-reliability.
+# tests/test_connect.py in a run of its own: PySpark cannot mix classic and Connect sessions.
 test-e2e: wheel
-	$(PY) -m pytest tests -m "not reliability_full" -v -rs --durations=10
+	$(PY) -m pytest tests -m "not reliability_full" --ignore=tests/test_connect.py -v -rs --durations=10
+	$(PY) -m pytest tests/test_connect.py -v -rs
 
 # All of the reliability suite (tests/reliability/): each row adds a line to
 # tests/reliability/results/latest.md. pytest fails when nothing is selected (exit code 5).
@@ -86,19 +109,92 @@ lint: venv
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
 	SPARKKINESIS_LINT=1 $(SBT) connector/Test/compile
 
-# One sbt start builds, tests and publishes; then the Python and end-to-end suites.
+# One sbt start builds, tests and publishes every Spark line; then the Python and end-to-end
+# suites on Spark 4.2, and the end-to-end core on Spark 3.5.
 test: venv lint
-	$(SBT) connector/test $(SBT_BUILD) | build/test-summary
-	touch $(JAR)
-	$(MAKE) --no-print-directory test-python test-e2e
+	$(SBT) $(SBT_TESTS) $(SBT_BUILD) | build/test-summary
+	touch $(JARS)
+	$(MAKE) --no-print-directory test-python test-e2e test-e2e-3.5
+
+# ---- other Spark lines (README: compatibility) ----
+# A virtual environment per older pyspark line: .venv-3.5, .venv-4.0, .venv-4.1, with the test
+# tools of requirements-3.5.txt and that line's newest pyspark.
+PYSPARK_3.5 := 3.5.9
+PYSPARK_4.0 := 4.0.5
+PYSPARK_4.1 := 4.1.4
+.venv-%/.installed: requirements-3.5.txt
+	$(PYTHON) -m venv .venv-$*
+	.venv-$*/bin/python -m pip install --quiet --upgrade pip
+	.venv-$*/bin/python -m pip install --quiet -r requirements-3.5.txt "pyspark==$(PYSPARK_$*)"
+	touch $@
+
+venv-3.5: .venv-3.5/.installed
+
+# The wheel installed with its dependencies as a user of that line would: pip must keep the
+# line's pyspark. $(1): the line.
+define install_wheel_into
+	.venv-$(1)/bin/python -m pip uninstall --quiet -y pyspark-kinesis
+	.venv-$(1)/bin/python -m pip install --quiet python/dist/pyspark_kinesis-*.whl
+	.venv-$(1)/bin/python -c 'import pyspark, sys; sys.exit(0 if pyspark.__version__ == "$(PYSPARK_$(1))" else "pip replaced pyspark $(PYSPARK_$(1)) by " + pyspark.__version__)'
+endef
+
+# The end-to-end core: read path, polling restart, EFO read, sink (AvailableNow throughout).
+E2E_CORE := tests/test_read_path.py tests/test_polling.py tests/test_efo_read.py tests/test_sink.py
+
+test-e2e-3.5: wheel .venv-3.5/.installed
+	$(call install_wheel_into,3.5)
+	.venv-3.5/bin/python -m pytest $(E2E_CORE) -m "not slow and not reliability_full" -v -rs --durations=10
+
+# On demand (not in make test): the whole matrix. Scala unit tests on every line, the
+# end-to-end core on Spark 3.5, 4.0 and 4.1 as on 4.2, and spark-submit --packages per line.
+test-compat: venv .venv-3.5/.installed .venv-4.0/.installed .venv-4.1/.installed
+	$(SBT) allLines/test $(SBT_BUILD) | build/test-summary
+	touch $(JARS)
+	$(MAKE) --no-print-directory wheel
+	status=0; for line in 3.5 4.0 4.1; do \
+	  $(MAKE) --no-print-directory compat-line LINE=$$line || status=1; done; \
+	$(PY) -m pytest tests/test_deployment.py -k packages -v -rs || status=1; \
+	exit $$status
+
+compat-line:
+	$(call install_wheel_into,$(LINE))
+	.venv-$(LINE)/bin/python -m pytest $(E2E_CORE) tests/test_deployment.py -k "not executor" \
+	  -m "not slow and not reliability_full" -v -rs --durations=5
+
+# Spark Connect end to end (also part of test-e2e).
+test-connect: wheel
+	$(PY) -m pytest tests/test_connect.py -v -rs
 
 demo: wheel
 	$(PY) examples/demo/watch_events_demo.py $(DEMO_ARGS)
 
-# On demand, never in CI: throughput and latency against the local Kinesis (results in
-# tests/benchmarks/results/).
-bench: wheel
-	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_ARGS)
+# On demand, never in CI: the connector against the benchmark Kinesis of benchmarks/ (results
+# and chart in tests/benchmarks/results/<date>.md|png). BENCH_ARGS picks rows and builds, e.g.
+# BENCH_ARGS="--rows polling efo"; `make bench-baseline` first adds the build of BENCH_BASELINE.
+BENCH_JAR := benchmarks/target/scala-2.13/kinesis-bench.jar
+BENCH_SOURCES := $(shell find benchmarks/src/main -type f) project/Dependencies.scala build.sbt
+
+$(BENCH_JAR): $(BENCH_SOURCES)
+	$(SBT) benchmarks/assembly
+	touch $@
+
+bench-jar: $(BENCH_JAR)
+
+bench: wheel $(BENCH_JAR)
+	$(PY) tests/benchmarks/bench.py $(BENCH_ARGS)
+
+# The connector as of BENCH_BASELINE (the commit before the read-path work of issue 15), built
+# from `git archive` into .bench/, for the "before" column.
+BENCH_BASELINE ?= 4642f45
+bench-baseline:
+	rm -rf .bench/src && mkdir -p .bench/src
+	git archive $(BENCH_BASELINE) | tar -x -C .bench/src
+	cd .bench/src && ../../$(SBT) connector/assembly
+	cp .bench/src/connector/target/scala-2.13/spark-sql-kinesis-assembly_2.13-*.jar .bench/baseline.jar
+
+# The older benchmark: records/s and latency against kinesis-mock (conformance, not speed).
+bench-mock: wheel
+	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_MOCK_ARGS)
 
 # On demand, never in CI: real-time mode's latency, put -> visible in a foreach sink, in both
 # consumer modes and in micro-batch mode (results in tests/benchmarks/results/).

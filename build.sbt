@@ -2,7 +2,7 @@ import sbtassembly.AssemblyPlugin.autoImport._
 
 ThisBuild / organization := "io.github.sparkkinesis"
 ThisBuild / version := Versions.project
-ThisBuild / scalaVersion := Versions.scala
+ThisBuild / scalaVersion := SparkLines.default.scala
 ThisBuild / javacOptions ++= Seq("--release", "17")
 ThisBuild / scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-Xlint:-unused")
 
@@ -18,6 +18,16 @@ val lintSettings = if (!lintBuild) Nil else Seq(
 lazy val root = (project in file("."))
   .aggregate(connector)
   .settings(publish / skip := true)
+
+// The Spark lines compile one at a time: five Scala compilers at once do not fit sbt's heap.
+Global / concurrentRestrictions += Tags.limit(Tags.Compile, 1)
+
+// Every Spark line; `connector` (the newest line) stays the default, so that
+// `build/sbt connector/test` and `connector/assembly` mean what they always meant.
+lazy val allLines = (project in file("connector/lines"))
+  .aggregate(connector, spark41, spark40, spark35_213, spark35_212)
+  .disablePlugins(AssemblyPlugin)
+  .settings(publish / skip := true, Compile / packageBin / publishArtifact := false)
 
 /** Spark opens these JDK internals itself when it launches; forked tests must do the same. */
 val sparkJavaOptions = Seq(
@@ -42,10 +52,30 @@ val sparkJavaOptions = Seq(
 
 val shadedPrefix = "io.github.sparkkinesis.shaded"
 
-lazy val connector = (project in file("connector"))
-  .settings(
-    name := "spark-sql-kinesis",
-    libraryDependencies ++= Dependencies.spark ++ Dependencies.awsSdk ++ Dependencies.test,
+lazy val connector = sparkLineProject(SparkLines.spark42, file("connector"))
+lazy val spark41 = sparkLineProject(SparkLines.spark41, file("connector/lines/spark-4.1"))
+lazy val spark40 = sparkLineProject(SparkLines.spark40, file("connector/lines/spark-4.0"))
+lazy val spark35_213 = sparkLineProject(SparkLines.spark35Scala213, file("connector/lines/spark-3.5_2.13"))
+lazy val spark35_212 = sparkLineProject(SparkLines.spark35Scala212, file("connector/lines/spark-3.5_2.12"))
+
+/**
+ * One Spark line: the shared sources plus the line's shim folders (see project/SparkLines.scala),
+ * compiled with the Scala version that Spark release is built with, into the line's own target
+ * directory, published as `spark-sql-kinesis-<line>_<scala>`.
+ */
+def sparkLineProject(line: SparkLine, base: File): Project =
+  Project(line.projectId, base).settings(
+    name := line.artifactName,
+    scalaVersion := line.scala,
+    Compile / unmanagedSourceDirectories := {
+      val main = (ThisBuild / baseDirectory).value / "connector" / "src" / "main"
+      (main / "scala") +: line.shimFolders.map(main / _)
+    },
+    Compile / unmanagedResourceDirectories := Seq((ThisBuild / baseDirectory).value / "connector" / "src" / "main" / "resources"),
+    Test / unmanagedSourceDirectories := Seq((ThisBuild / baseDirectory).value / "connector" / "src" / "test" / "scala"),
+    Test / unmanagedResourceDirectories := Seq((ThisBuild / baseDirectory).value / "connector" / "src" / "test" / "resources"),
+    libraryDependencies ++= Dependencies.spark(line.spark) ++ Dependencies.scalaCompat(line.scalaBinary) ++
+      Dependencies.awsSdk ++ Dependencies.test(line.spark),
     Test / fork := true,
     Test / javaOptions ++= sparkJavaOptions,
     Test / parallelExecution := false,
@@ -53,7 +83,9 @@ lazy val connector = (project in file("connector"))
 
     // The assembly carries the SDK and everything it pulls in, renamed so that it can
     // never meet the Netty, Jackson or SDK that Spark (or the user) has on the classpath.
-    assembly / assemblyJarName := s"spark-sql-kinesis-assembly_${scalaBinaryVersion.value}-${version.value}.jar",
+    // e.g. spark-sql-kinesis-4.2_2.13-assembly-0.1.0-SNAPSHOT.jar; the Python package picks
+    // its jar by this name (python/pyspark_kinesis/_jar.py).
+    assembly / assemblyJarName := s"${name.value}_${scalaBinaryVersion.value}-assembly-${version.value}.jar",
     assembly / assemblyOption ~= (_.withIncludeScala(false)),
     assembly / test := {},
     assembly / assemblyExcludedJars := (assembly / fullClasspath).value.filter { jar =>
@@ -62,7 +94,8 @@ lazy val connector = (project in file("connector"))
     },
     // Jackson is not bundled: the connector uses Spark's, and the SDK carries its own copy
     // already renamed under software.amazon.awssdk.thirdparty.
-    assembly / assemblyShadeRules := Seq("software.amazon.**", "io.netty.**", "org.reactivestreams.**")
+    assembly / assemblyShadeRules := (Seq("software.amazon.**", "io.netty.**", "org.reactivestreams.**") ++
+      Dependencies.scalaCompatPackages(line.scalaBinary))
       .map(p => ShadeRule.rename(p -> s"$shadedPrefix.@0").inAll),
     // What is published (publishM2 / publishLocal / publish) is the assembly, under the plain
     // artifact name, with no dependencies in its POM: `--packages` then brings in exactly the
@@ -93,3 +126,22 @@ lazy val connector = (project in file("connector"))
     },
   )
   .settings(lintSettings)
+
+// A memory-speed Kinesis endpoint and a bare SDK client for `make bench` (issue #15). Not
+// aggregated into root: `connector/test` and the published jar never build it.
+lazy val benchmarks = (project in file("benchmarks"))
+  .settings(
+    name := "kinesis-bench",
+    publish / skip := true,
+    libraryDependencies ++= Dependencies.benchmarks,
+    Test / fork := true,
+    Test / parallelExecution := false,
+    assembly / assemblyJarName := "kinesis-bench.jar",
+    assembly / test := {},
+    assembly / assemblyMergeStrategy := {
+      case PathList("META-INF", "services", _*) => MergeStrategy.filterDistinctLines
+      case PathList("META-INF", _*) => MergeStrategy.discard
+      case "module-info.class" => MergeStrategy.discard
+      case x => (assembly / assemblyMergeStrategy).value(x)
+    },
+  )

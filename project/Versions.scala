@@ -1,12 +1,11 @@
-/** Every version the build pins, in one place. */
+/** Every version the build pins, in one place (the Spark and Scala versions of each Spark line are in SparkLines). */
 object Versions {
   val project = "0.1.0-SNAPSHOT"
 
-  // Spark 4.2.0 is the newest Spark whose JVM artifacts and whose Delta Lake release
-  // (delta-spark 4.4.0, used by the demo) are both published; pyspark is pinned to match.
-  val spark = "4.2.0"
-  val scala = "2.13.18"
-
-  val awsSdk = "2.35.4" // the SDK release Spark 4.2 itself is built with
+  // One SDK for every line: it is shaded into the connector jar, so it never meets the SDK a
+  // Spark release may carry. This is the release Spark 4.2 itself is built with.
+  val awsSdk = "2.35.4"
   val scalatest = "3.2.19"
+  // 2.13-only collection APIs (scala.jdk.CollectionConverters and the like) on Scala 2.12.
+  val scalaCollectionCompat = "2.12.0"
 }

@@ -110,6 +110,10 @@ SOURCE_ROWS = CONNECTION_ROWS + rows_from_registry("read") + [
     Row("streamName", "has space", "stream names of 1 to 128"),
     Row("streamName", "s" * 129, "stream names of 1 to 128"),
     Row("streamName", "a,b,a", "each stream named once"),
+    Row("streamARN", "orders", "stream ARNs such as arn:aws:kinesis:us-east-1:123456789012:stream/orders"),
+    Row("streamARN", "arn:aws:kinesis:us-east-1:1234:stream/a", "('arn:aws:kinesis:us-east-1:1234:stream/a' is not"),
+    Row("streamARN", "arn:aws:kinesis:us-east-1:123456789012:stream/a,"
+        "arn:aws:kinesis:eu-west-1:123456789012:stream/b", "streams of one region"),
     Row("initialPosition", "yesterday", "latest, trim_horizon, earliest, or at_timestamp"),
     Row("initialPosition", "at_timestamp", "at_timestamp needs the JSON form"),
     Row("initialPosition", '{"at_timestamp": "soon"}', 'does not match the format'),

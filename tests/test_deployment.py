@@ -39,7 +39,11 @@ def read_json_rows(directory):
     return [json.loads(line) for f in Path(directory).glob("*.json") for line in f.read_text().splitlines()]
 
 
-def test_spark_submit_packages_resolves_the_published_connector(kinesis, tmp_path):
+def test_spark_submit_packages_resolves_the_connector_of_this_spark_line(kinesis, tmp_path):
+    """The artifact of the running pyspark's line (spark-sql-kinesis-<line>_<scala>), as
+    publishM2 put it in the local Maven repository; make test-compat runs it on every line."""
+    from pyspark_kinesis._jvm import maven_coordinates
+
     stream = kinesis.create_stream(shards=2)
     records = make_records(100)
     kinesis.put_records(stream, records)
@@ -47,7 +51,7 @@ def test_spark_submit_packages_resolves_the_published_connector(kinesis, tmp_pat
 
     # A fresh Ivy home, so the jar comes from the local Maven repository (publishM2), not a cache.
     spark_submit(["--master", "local[2]", "--conf", f"spark.jars.ivy={tmp_path / 'ivy'}",
-                  "--packages", f"io.github.sparkkinesis:spark-sql-kinesis_2.13:{project_version()}",
+                  "--packages", f"{maven_coordinates()}:{project_version()}",
                   str(APP), stream, kinesis.endpoint, kinesis.region, str(output)], tmp_path)
 
     rows = read_json_rows(output)

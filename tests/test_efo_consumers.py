@@ -11,6 +11,7 @@ import uuid
 import pytest
 
 from pyspark_kinesis import AWSKinesisConsumerManager, KinesisConsumerError, _cli
+from pyspark_kinesis.consumers import AWSKinesisConsumerManagerBuilder
 
 
 def consumers_of(kinesis, stream):
@@ -51,6 +52,35 @@ def test_register_list_reregister_deregister(manager, kinesis, stream):
     manager.deregisterConsumer(stream, name)
     wait_gone(kinesis, stream, name)
     assert manager.listConsumersAsRows(stream) == []
+
+
+@pytest.fixture
+def python_manager(kinesis):
+    """The manager with no JVM, as under Spark Connect: its calls go through boto3."""
+    return AWSKinesisConsumerManagerBuilder(None, {"endpoint": kinesis.endpoint, "region": kinesis.region}).create()
+
+
+def test_without_py4j_results_and_errors_are_the_jvm_managers(manager, python_manager, kinesis, stream):
+    name = f"sparkkinesis_{uuid.uuid4().hex[:8]}"
+    arn = python_manager.registerConsumer(stream, name)
+    assert manager.registerConsumer(stream, name) == arn, "the JVM finds the consumer Python registered"
+    assert python_manager.listConsumersAsRows(stream) == manager.listConsumersAsRows(stream)
+
+    for bad in [lambda m: m.deregisterConsumer(stream, "no-such-consumer"),
+                lambda m: m.registerConsumer("no-such-stream", name)]:
+        with pytest.raises(KinesisConsumerError) as jvm_error:
+            bad(manager)
+        with pytest.raises(KinesisConsumerError) as python_error:
+            bad(python_manager)
+        assert (python_error.value.condition, str(python_error.value)) == \
+            (jvm_error.value.condition, str(jvm_error.value))
+    with pytest.raises(ValueError, match="KINESIS_EFO_CONSUMER_NAME_INVALID.*it contains ' '"):
+        python_manager.registerConsumer(stream, "has space")
+    with pytest.raises(ValueError, match="Did you mean 'region'"):
+        AWSKinesisConsumerManagerBuilder(None, {"regoin": "us-east-1"}).create()
+
+    python_manager.deregisterConsumer(stream, name)
+    wait_gone(kinesis, stream, name)
 
 
 def test_deregistering_a_missing_consumer_says_so(manager, stream):
@@ -98,15 +128,17 @@ def test_command_line_registers_lists_and_deregisters(spark, kinesis, stream):
     wait_gone(kinesis, stream, "sparkkinesis_cli")
 
 
-def test_python_dash_m_runs_its_own_spark_session(kinesis, stream):
-    """The entry point as a user runs it: a fresh process with the bundled jar, credentials from
-    the environment (the kinesis fixture sets fake ones), nothing secret on the command line."""
+def test_python_dash_m_needs_neither_spark_nor_java(kinesis, stream):
+    """The entry point as a user runs it: a fresh process that finds no Java (so it could start
+    no Spark), credentials from the environment (the kinesis fixture sets fake ones), nothing
+    secret on the command line."""
     arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
     kinesis.client.register_stream_consumer(StreamARN=arn, ConsumerName="orphan")
     done = subprocess.run(
         [sys.executable, "-m", "pyspark_kinesis", "consumers", "list", "--stream", stream,
          "--endpoint", kinesis.endpoint, "--region", kinesis.region],
-        capture_output=True, text=True, timeout=180, env=dict(os.environ))
+        capture_output=True, text=True, timeout=180,
+        env={**{k: v for k, v in os.environ.items() if k != "JAVA_HOME"}, "PATH": os.path.dirname(sys.executable)})
     assert done.returncode == 0, done.stderr[-3000:]
     assert "orphan" in done.stdout
     assert done.stdout.splitlines()[-1] == f"1 consumers of stream {stream}."

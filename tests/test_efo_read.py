@@ -2,6 +2,7 @@
 HTTP/2: every record once, restarts, consumer registration and deregistration, and a polling
 query beside an EFO one."""
 
+import json
 import time
 import uuid
 
@@ -102,3 +103,20 @@ def test_progress_reports_live_subscriptions_and_resubscriptions_in_efo_only(spa
     polling = run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "polling", tmp_path / "c2")
     reported = [p["sources"][0]["metrics"] for p in polling.recentProgress if p["sources"][0].get("metrics")]
     assert reported and not any("liveSubscriptions" in m or "resubscriptions" in m for m in reported)
+
+
+def test_efo_initial_position_at_a_sequence_number_reads_from_exactly_that_record(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=1)
+    records = make_records(30)
+    placed = kinesis.put_records(stream, records)
+    shard, start = placed[10]
+    position = json.dumps({"version": 1, "shards": {stream: {shard: {"type": "at", "seq": start}}}})
+
+    run_available_now(kinesis_reader(spark, kinesis, stream, consumerMode="efo",
+                                     consumerName=f"e2e-{uuid.uuid4().hex[:8]}", initialPosition=position,
+                                     requireConsumerDeregistration="true"),
+                      tmp_path / "sink", tmp_path / "checkpoint")
+
+    rows = spark.read.parquet(str(tmp_path / "sink")).collect()
+    assert sorted((r.shardId, r.sequenceNumber) for r in rows) == sorted(placed[10:])
+    assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(records[10:])

@@ -12,6 +12,7 @@ output for the keys.
 """
 
 import os
+import shutil
 import urllib.parse
 from pathlib import Path
 
@@ -107,3 +108,58 @@ def test_keys_given_as_options_appear_in_no_log_plan_ui_page_error_or_checkpoint
 
     assert leaks(tmp_path) == [], "a key given as an option shows up in these files"
     assert not any(m in done.stdout + done.stderr for ms in MARKERS.values() for m in ms)
+
+
+# Executors log to stderr, which the local-cluster worker keeps in its work directory.
+EXECUTOR_LOG4J2 = """\
+rootLogger.level = info
+rootLogger.appenderRef.console.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss.SSS} %p %c: %m%n%ex
+logger.connector.name = io.github.sparkkinesis
+logger.connector.level = debug
+"""
+
+
+def test_efo_on_separate_executor_jvms_logs_no_key_at_debug(kinesis, tmp_path):
+    """Enhanced fan-out on local-cluster: the consumer manager and the subscriptions run with
+    the SDK's loggers at DEBUG, in the driver and in executor JVMs of their own, and no log
+    holds a key (the SDK's signers would print the session token)."""
+    import pyspark
+
+    stream = kinesis.create_stream(shards=2)
+    kinesis.put_records(stream, make_records(40))
+    out, logs = tmp_path / "probe", tmp_path / "logs"
+    logs.mkdir()
+    driver_log4j, executor_log4j = tmp_path / "driver-log4j2.properties", tmp_path / "executor-log4j2.properties"
+    driver_log4j.write_text(LOG4J2.format(log=logs / "driver.log"))
+    executor_log4j.write_text(EXECUTOR_LOG4J2)
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", LEAK_ACCESS_KEY=ACCESS_KEY, LEAK_SECRET_KEY=SECRET_KEY,
+               LEAK_SESSION_TOKEN=SESSION_TOKEN)
+
+    done = spark_submit([
+        "--master", "local-cluster[2,1,1024]",
+        "--driver-java-options", f"-Dlog4j2.configurationFile=file:{driver_log4j}",
+        "--conf", f"spark.executor.extraJavaOptions=-Dlog4j2.configurationFile=file:{executor_log4j}",
+        str(APPS / "efo_leak_probe.py"), str(out), kinesis.endpoint, kinesis.region, stream,
+        f"leak-{os.getpid()}"], logs, env=env)
+
+    assert "EFO_LEAK_PROBE_DONE" in done.stdout
+    assert (out / "rows.txt").read_text() == "40"
+    assert int((out / "executors.txt").read_text()) == 2
+    # local-cluster workers keep each executor's stderr under SPARK_HOME/work/<app id>/.
+    executors = Path(pyspark.__file__).parent / "work" / (out / "app-id.txt").read_text()
+    executor_logs = sorted(executors.rglob("stderr"))
+    assert len(executor_logs) >= 2, f"no executor logs under {executors}"
+    # The search below is not vacuous: the SDK ran at DEBUG, subscribing, in the executors.
+    assert " DEBUG io.github.sparkkinesis" in (logs / "driver.log").read_text()
+    executor_text = "".join(p.read_text(errors="replace") for p in executor_logs)
+    assert " DEBUG io.github.sparkkinesis.shaded.software.amazon.awssdk" in executor_text
+    assert "SubscribeToShard" in executor_text
+    assert leaks(tmp_path) == [], "a key shows up in the driver's logs"
+    assert leaks(executors) == [], f"a key shows up in an executor's log (under {executors})"
+    assert not any(m in done.stdout + done.stderr for ms in MARKERS.values() for m in ms)
+    shutil.rmtree(executors)  # Only when clean: a leak's logs stay for the diagnosis.

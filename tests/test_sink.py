@@ -199,10 +199,19 @@ def test_records_still_throttled_after_max_put_retries_fail_the_query_with_count
     assert read_all(kinesis, target) == []
 
 
-def test_a_batch_write_needs_mode_append(spark, kinesis, stream):
+def test_a_batch_write_without_mode_appends_as_with_kafka(spark, kinesis, stream):
+    records = make_records(50)
+    (keyed_frame(spark, records).write.format("kinesis")
+     .option("endpoint", kinesis.endpoint).option("region", kinesis.region)
+     .option("streamName", stream).save())
+    assert sorted((key, data) for _, key, data in read_all(kinesis, stream)) == sorted(records)
+
+
+def test_a_batch_write_in_mode_overwrite_or_ignore_is_refused_naming_the_mode(spark, kinesis, stream):
     df = keyed_frame(spark, make_records(2))
-    for mode in ["errorifexists", "ignore", "overwrite"]:
-        with pytest.raises(PySparkException):
+    for mode in ["ignore", "overwrite"]:
+        expected = rf"KINESIS_SINK_SAVE_MODE_UNSUPPORTED.*save mode {mode.capitalize()}"
+        with pytest.raises(PySparkException, match=expected):
             kinesis_writer(df, kinesis, stream).mode(mode).save()
     assert read_all(kinesis, stream) == []
 

@@ -1,7 +1,8 @@
 """``python -m pyspark_kinesis consumers list|register|deregister``: manage enhanced fan-out
 consumers from a shell, mainly to find and remove orphans (consumers cost money every hour).
 
-Credentials come from the AWS default chain (environment, ``~/.aws`` profiles with
+It starts no Spark and needs no Java (the calls go through boto3). Credentials come from the
+AWS default chain (environment, ``~/.aws`` profiles with
 ``AWS_PROFILE``, instance roles); the command takes none on its command line, so none end up in
 shell histories or process lists, and it never prints any.
 """
@@ -84,23 +85,7 @@ def _utc(value: datetime) -> datetime:
     return value.astimezone(timezone.utc)
 
 
-def _start_spark() -> SparkSession:
-    from pyspark.sql import SparkSession
-
-    import pyspark_kinesis
-
-    builder = (
-        SparkSession.builder.master("local[1]")
-        .appName("pyspark-kinesis-consumers")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-    )
-    spark = pyspark_kinesis.configure(builder).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
-
-
-def _manager(spark: SparkSession, args: argparse.Namespace) -> AWSKinesisConsumerManager:
+def _manager(spark: Optional[SparkSession], args: argparse.Namespace) -> AWSKinesisConsumerManager:
     from pyspark_kinesis.consumers import AWSKinesisConsumerManager
 
     builder = AWSKinesisConsumerManager.newManager(spark)
@@ -111,7 +96,7 @@ def _manager(spark: SparkSession, args: argparse.Namespace) -> AWSKinesisConsume
     return builder.create()
 
 
-def run(args: argparse.Namespace, spark: SparkSession, out: IO[str]) -> int:
+def run(args: argparse.Namespace, spark: Optional[SparkSession], out: IO[str]) -> int:
     """Runs a parsed consumers command on ``spark``; returns the exit code."""
     manager = _manager(spark, args)
     if args.action == "list":
@@ -144,8 +129,9 @@ def run(args: argparse.Namespace, spark: SparkSession, out: IO[str]) -> int:
 
 def main(argv: Optional[Sequence[str]] = None, spark: Optional[SparkSession] = None,
          out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
-    """The command line; ``spark`` (else a small local session is started) and the streams are
-    for tests. Exit codes: 0 done, 1 the call failed (the message says why), 2 bad usage."""
+    """The command line; ``spark`` and the streams are for tests. Without ``spark`` it starts no
+    Spark and needs no Java: the calls go through boto3 (see consumers.py). Exit codes: 0 done,
+    1 the call failed (the message says why), 2 bad usage."""
     try:
         args = _parser().parse_args(argv)
     except SystemExit as e:  # argparse has printed the usage error.
@@ -159,20 +145,11 @@ def main(argv: Optional[Sequence[str]] = None, spark: Optional[SparkSession] = N
 
     from pyspark_kinesis.consumers import KinesisConsumerError
 
-    owned = spark is None
     try:
-        session = _start_spark() if spark is None else spark
-    except Exception as e:  # No Java, or the jar is missing: say so, without a traceback.
-        print(f"error: could not start a local Spark session: {e}", file=err)
-        return EXIT_FAILED
-    try:
-        return run(args, session, out)
+        return run(args, spark, out)
     except KinesisConsumerError as e:
         print(f"error: {e}", file=err)
         return EXIT_FAILED
-    except Exception as e:  # IllegalArgumentException for options, and the like.
+    except Exception as e:  # ValueError or IllegalArgumentException for options, and the like.
         print(f"error: {e}", file=err)
         return EXIT_FAILED
-    finally:
-        if owned:
-            session.stop()

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from pyspark.sql import SparkSession
 
@@ -15,22 +16,72 @@ JAR_ENV_VAR = "PYSPARK_KINESIS_JAR"
 # The wheel build copies the assembly jar here (see the project Makefile).
 _JARS_DIR = Path(__file__).resolve().parent / "jars"
 
+SUPPORTED_SPARK_LINES = ("3.5", "4.0", "4.1", "4.2")
+"""The Spark lines (major.minor) the wheel carries a connector jar for."""
+
+# Each jar is named for its Spark line and Scala version, as the sbt build names it:
+# spark-sql-kinesis-<line>_<scala>-assembly-<version>.jar
+_JAR_NAME = re.compile(r"spark-sql-kinesis-(\d+\.\d+)_(2\.1[23])-assembly-.+\.jar")
+
 _HOW_TO_BUILD = (
-    "Build it with `build/sbt connector/assembly` and copy "
-    "connector/target/scala-2.13/spark-sql-kinesis-assembly_2.13-<version>.jar into {jars_dir}, "
-    f"or set {JAR_ENV_VAR} to the path of a connector jar."
+    "Build it with `make wheel` in the project (or `build/sbt connector/assembly` for Spark "
+    "4.2 and copy connector/target/scala-2.13/spark-sql-kinesis-4.2_2.13-assembly-<version>.jar "
+    f"into {{jars_dir}}), or set {JAR_ENV_VAR} to the path of a connector jar."
 )
 
 
-def jar_path() -> str:
-    """Return the absolute path of the connector assembly jar.
+def spark_line(version: str) -> str:
+    """``"3.5.9"`` -> ``"3.5"``; the line a Spark (or pyspark) version belongs to."""
+    parts = version.split(".")
+    if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
+        raise ValueError(f"not a Spark version: {version!r}")
+    return f"{parts[0]}.{parts[1]}"
+
+
+def _pyspark_version() -> str:
+    import pyspark
+
+    return str(pyspark.__version__)
+
+
+def _scala_of_spark(line: str) -> str:
+    """The Scala version of the Spark this Python runs: from the scala-library jar in
+    ``$SPARK_HOME/jars`` or in the pip-installed pyspark; by default the one each line's
+    pip package is built with (2.12 for 3.5, 2.13 from 4.0)."""
+    homes = [os.environ.get("SPARK_HOME")]
+    try:
+        import pyspark
+
+        homes.append(str(Path(pyspark.__file__).resolve().parent))
+    except ImportError:  # pragma: no cover - pyspark is a dependency
+        pass
+    for home in filter(None, homes):
+        for jar in sorted(Path(home, "jars").glob("scala-library-2.1*.jar")):
+            return jar.name[len("scala-library-"):][:4]
+    return "2.12" if line == "3.5" else "2.13"
+
+
+def bundled_jars() -> Dict[Tuple[str, str], Path]:
+    """The jars the package carries, by (Spark line, Scala version)."""
+    found: Dict[Tuple[str, str], Path] = {}
+    for jar in sorted(_JARS_DIR.glob("*.jar")):
+        match = _JAR_NAME.fullmatch(jar.name)
+        if match:
+            found[(match.group(1), match.group(2))] = jar
+    return found
+
+
+def jar_path(pyspark_version: Optional[str] = None, scala_version: Optional[str] = None) -> str:
+    """Return the absolute path of the connector assembly jar for the running Spark.
 
     That is the path in ``$PYSPARK_KINESIS_JAR`` when it is set (for working on the connector
-    without rebuilding the wheel), else the single ``*.jar`` in the package's ``jars/``
-    directory, which a wheel built by the project's Makefile carries.
+    without rebuilding the wheel), else the jar in the package's ``jars/`` directory built for
+    the Spark line of ``pyspark_version`` (default: the installed ``pyspark.__version__``) and
+    for ``scala_version`` (default: the Scala of that Spark, see the README).
 
     :raises FileNotFoundError: the jar is missing; the message says how to build it.
-    :raises RuntimeError: ``jars/`` holds more than one jar.
+    :raises RuntimeError: the package has no jar for that Spark line; the message names the
+        lines it supports.
     """
     override = os.environ.get(JAR_ENV_VAR)
     if override:
@@ -42,19 +93,29 @@ def jar_path() -> str:
             )
         return str(path.resolve())
 
-    jars = sorted(_JARS_DIR.glob("*.jar"))
+    version = pyspark_version if pyspark_version is not None else _pyspark_version()
+    line = spark_line(version)
+    supported = ", ".join(f"{v}.x" for v in SUPPORTED_SPARK_LINES)
+    if line not in SUPPORTED_SPARK_LINES:
+        raise RuntimeError(
+            f"pyspark-kinesis supports Spark {supported}; this is Spark (pyspark) {version}. "
+            f"Install a supported pyspark, or set {JAR_ENV_VAR} to a connector jar built for it."
+        )
+    scala = scala_version or _scala_of_spark(line)
+    jars = bundled_jars()
+    if (line, scala) in jars:
+        return str(jars[(line, scala)].resolve())
     if not jars:
         raise FileNotFoundError(
             f"The Kinesis connector jar is not in {_JARS_DIR}: this copy of pyspark-kinesis was "
             "installed from source without it. " + _HOW_TO_BUILD.format(jars_dir=_JARS_DIR)
         )
-    if len(jars) > 1:
-        names = ", ".join(jar.name for jar in jars)
-        raise RuntimeError(
-            f"Expected exactly one connector jar in {_JARS_DIR}, found {len(jars)}: {names}. "
-            f"Remove the stale ones, or set {JAR_ENV_VAR} to the one to use."
-        )
-    return str(jars[0].resolve())
+    carried = ", ".join(f"Spark {jar_line} (Scala {s})" for jar_line, s in sorted(jars))
+    raise FileNotFoundError(
+        f"This copy of pyspark-kinesis has no connector jar for Spark {line} with Scala {scala} "
+        f"(pyspark {version}); it carries jars for {carried}. "
+        + _HOW_TO_BUILD.format(jars_dir=_JARS_DIR)
+    )
 
 
 def configure(

@@ -6,7 +6,7 @@ Only the py4j utilities (such as the consumer manager) need this; reading and wr
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from pyspark_kinesis._version import __version__
 
@@ -14,7 +14,12 @@ if TYPE_CHECKING:
     from py4j.java_gateway import JavaClass  # type: ignore[import-untyped]
     from pyspark.sql import SparkSession
 
-MAVEN_COORDINATES = "io.github.sparkkinesis:spark-sql-kinesis_2.13"
+def maven_coordinates(pyspark_version: Optional[str] = None) -> str:
+    """``io.github.sparkkinesis:spark-sql-kinesis-<line>_<scala>`` for the running pyspark."""
+    from pyspark_kinesis._jar import _pyspark_version, _scala_of_spark, spark_line
+
+    line = spark_line(pyspark_version or _pyspark_version())
+    return f"io.github.sparkkinesis:spark-sql-kinesis-{line}_{_scala_of_spark(line)}"
 
 
 def maven_version(python_version: str = __version__) -> str:
@@ -35,7 +40,7 @@ def missing_jar_message(class_name: str) -> str:
         f"The Kinesis connector jar is not on the Spark driver's classpath (the JVM has no "
         f"class {class_name}). Add it before the session starts, in one of these ways:\n"
         "  - from Python: spark = pyspark_kinesis.configure(SparkSession.builder).getOrCreate()\n"
-        f"  - spark-submit or pyspark: --packages {MAVEN_COORDINATES}:{maven_version()}\n"
+        f"  - spark-submit or pyspark: --packages {maven_coordinates()}:{maven_version()}\n"
         f"  - a local jar: --jars {jar}\n"
         "A session that is already running does not pick up new jars: stop it first."
     )

@@ -1,7 +1,11 @@
 """Enhanced fan-out consumers: list, register and deregister them from Python.
 
-A thin wrapper of the JVM class ``io.github.sparkkinesis.AWSKinesisConsumerManager`` (the
-connector jar must be on the driver's classpath; see :func:`pyspark_kinesis.configure`)::
+With a classic SparkSession this wraps the JVM class
+``io.github.sparkkinesis.AWSKinesisConsumerManager`` through py4j (the connector jar must be on
+the driver's classpath; see :func:`pyspark_kinesis.configure`), so the calls are the very ones a
+query makes. Under Spark Connect, or with no Spark session at all, there is no py4j: the same
+calls are made from Python with boto3 (``_aws_consumers.py``), with the same options, results
+and error conditions::
 
     from pyspark_kinesis import AWSKinesisConsumerManager
 
@@ -15,19 +19,18 @@ connector jar must be on the driver's classpath; see :func:`pyspark_kinesis.conf
 Consumer names are full names, as Kinesis lists them: no consumerNamePrefix is added.
 Registered consumers are billed every hour, whether a query reads with them or not.
 
-Needs a classic SparkSession (py4j); Spark Connect sessions have no JVM to call.
+Bad options and consumer names raise ``IllegalArgumentException`` through py4j and
+``ValueError`` under boto3, with the same ``[KINESIS_...]`` message.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 from pyspark.sql import DataFrame, Row, SparkSession
 
+from pyspark_kinesis._aws_consumers import AwsConsumerCalls, ConsumerCallError
 from pyspark_kinesis._jvm import jvm_class
-
-if TYPE_CHECKING:
-    from py4j.java_gateway import JavaObject  # type: ignore[import-untyped]
 
 __all__ = ["AWSKinesisConsumerManager", "AWSKinesisConsumerManagerBuilder", "KinesisConsumerError"]
 
@@ -69,18 +72,32 @@ def _call(method: Any, *args: Any) -> Any:
         raise KinesisConsumerError(message, None if condition is None else str(condition)) from None
 
 
-def _session(spark: Optional[SparkSession]) -> SparkSession:
+CONSUMER_SCHEMA = ("consumerName STRING NOT NULL, consumerARN STRING NOT NULL, "
+                   "consumerStatus STRING NOT NULL, consumerCreationTimestamp TIMESTAMP")
+"""The columns of :meth:`AWSKinesisConsumerManager.listConsumers`, as the JVM's ConsumerSchema."""
+
+
+def _is_session(spark: object) -> bool:
+    if isinstance(spark, SparkSession):
+        return True
+    try:
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
+    except ImportError:  # A pyspark without Connect's dependencies (pandas, grpc).
+        return False
+    return isinstance(spark, ConnectSession)
+
+
+def _session(spark: Optional[Any]) -> Optional[Any]:
+    """``spark``, else the active session (classic or Connect), else None (boto3 only)."""
     if spark is None:
-        active = SparkSession.getActiveSession()
-        if active is None:
-            raise RuntimeError(
-                "AWSKinesisConsumerManager needs a running SparkSession with the connector jar: "
-                "spark = pyspark_kinesis.configure(SparkSession.builder).getOrCreate()"
-            )
-        return active
-    if not isinstance(spark, SparkSession):
+        return SparkSession.getActiveSession()
+    if not _is_session(spark):
         raise TypeError(f"spark must be a SparkSession, got {type(spark).__name__}")
     return spark
+
+
+def _has_jvm(spark: Optional[Any]) -> bool:
+    return spark is not None and getattr(spark, "_jvm", None) is not None
 
 
 class AWSKinesisConsumerManagerBuilder:
@@ -88,7 +105,7 @@ class AWSKinesisConsumerManagerBuilder:
     ``awsSessionToken``) for :meth:`create`; names are matched case-insensitively, and the JVM
     rejects an unknown one naming the closest known option."""
 
-    def __init__(self, spark: SparkSession, options: Optional[Dict[str, str]] = None) -> None:
+    def __init__(self, spark: Optional[Any], options: Optional[Dict[str, str]] = None) -> None:
         self._spark = spark
         self._options: Dict[str, str] = dict(options or {})
 
@@ -108,7 +125,10 @@ class AWSKinesisConsumerManagerBuilder:
         return builder
 
     def create(self) -> AWSKinesisConsumerManager:
-        """The manager. Raises ``IllegalArgumentException`` for an unknown option or a bad value."""
+        """The manager: through py4j with a classic session, else through boto3. Raises
+        ``IllegalArgumentException`` (py4j) or ``ValueError`` (boto3) for an unknown option."""
+        if self._spark is None or not _has_jvm(self._spark):
+            return AWSKinesisConsumerManager(AwsConsumerCalls(self._options), self._spark)
         jbuilder = jvm_class(self._spark, JVM_CLASS).newManager()
         for key, value in self._options.items():
             jbuilder = jbuilder.option(key, value)
@@ -127,16 +147,21 @@ class AWSKinesisConsumerManagerBuilder:
 class AWSKinesisConsumerManager:
     """Lists, registers and deregisters the enhanced fan-out consumers of a stream.
 
-    Wraps one JVM ``AWSKinesisConsumerManager``; build it with :meth:`newManager` (or
-    :meth:`new_manager`)."""
+    Wraps one JVM ``AWSKinesisConsumerManager`` (classic session) or one boto3 client (Spark
+    Connect, or no session); build it with :meth:`newManager` (or :meth:`new_manager`)."""
 
-    def __init__(self, jmanager: JavaObject, spark: SparkSession) -> None:
-        self._jmanager = jmanager
+    def __init__(self, backend: Any, spark: Optional[Any]) -> None:
+        self._backend = backend
         self._spark = spark
 
+    @property
+    def _aws(self) -> Optional[AwsConsumerCalls]:
+        return self._backend if isinstance(self._backend, AwsConsumerCalls) else None
+
     @staticmethod
-    def newManager(spark: Optional[SparkSession] = None) -> AWSKinesisConsumerManagerBuilder:
-        """A builder; ``spark`` defaults to the active session."""
+    def newManager(spark: Optional[Any] = None) -> AWSKinesisConsumerManagerBuilder:
+        """A builder; ``spark`` defaults to the active session (none is needed but for
+        :meth:`listConsumers`)."""
         return AWSKinesisConsumerManagerBuilder(_session(spark))
 
     new_manager = newManager
@@ -144,31 +169,39 @@ class AWSKinesisConsumerManager:
     def listConsumers(self, streamName: str) -> DataFrame:
         """The stream's consumers as a DataFrame: consumerName, consumerARN, consumerStatus,
         consumerCreationTimestamp."""
-        jdf = _call(self._jmanager.listConsumers, _check_str(streamName, "streamName"))
-        return DataFrame(jdf, self._spark)
+        _check_str(streamName, "streamName")
+        if self._aws is None:
+            return DataFrame(_call(self._backend.listConsumers, streamName), self._spark)  # type: ignore[arg-type]
+        if self._spark is None:
+            raise RuntimeError("listConsumers returns a DataFrame and needs a SparkSession (classic or "
+                               "Spark Connect); without one, use listConsumersAsRows")
+        return self._spark.createDataFrame(self.listConsumersAsRows(streamName), CONSUMER_SCHEMA)  # type: ignore[no-any-return]
 
     def listConsumersAsRows(self, streamName: str) -> List[Row]:
-        """The stream's consumers as rows (oldest first), the columns of :meth:`listConsumers`."""
-        return self.listConsumers(streamName).orderBy("consumerCreationTimestamp", "consumerName").collect()
+        """The stream's consumers as rows (oldest first), the columns of :meth:`listConsumers`;
+        timestamps are naive local times, as Spark returns them."""
+        if self._aws is None:
+            return self.listConsumers(streamName).orderBy("consumerCreationTimestamp", "consumerName").collect()
+        consumers = _aws_call(self._aws.list, _check_str(streamName, "streamName"))
+        return [Row(consumerName=name, consumerARN=arn, consumerStatus=status,
+                    consumerCreationTimestamp=None if created is None else created.astimezone().replace(tzinfo=None))
+                for name, arn, status, created in consumers]
 
     def registerConsumer(self, streamName: str, consumerName: str) -> str:
         """Registers the consumer (or finds it), waits until it is ACTIVE; returns its ARN."""
-        return str(
-            _call(
-                self._jmanager.registerConsumer,
-                _check_str(streamName, "streamName"),
-                _check_str(consumerName, "consumerName"),
-            )
-        )
+        stream, name = _check_str(streamName, "streamName"), _check_str(consumerName, "consumerName")
+        if self._aws is not None:
+            return str(_aws_call(self._aws.register, stream, name))
+        return str(_call(self._backend.registerConsumer, stream, name))
 
     def deregisterConsumer(self, streamName: str, consumerName: str) -> None:
         """Deregisters the consumer; :class:`KinesisConsumerError` with condition
         ``KINESIS_EFO_CONSUMER_NOT_FOUND`` if the stream has none of that name."""
-        _call(
-            self._jmanager.deregisterConsumer,
-            _check_str(streamName, "streamName"),
-            _check_str(consumerName, "consumerName"),
-        )
+        stream, name = _check_str(streamName, "streamName"), _check_str(consumerName, "consumerName")
+        if self._aws is not None:
+            _aws_call(self._aws.deregister, stream, name)
+        else:
+            _call(self._backend.deregisterConsumer, stream, name)
 
     list_consumers = listConsumers
     list_consumers_as_rows = listConsumersAsRows
@@ -176,4 +209,14 @@ class AWSKinesisConsumerManager:
     deregister_consumer = deregisterConsumer
 
     def __repr__(self) -> str:
-        return str(self._jmanager.toString())
+        if self._aws is not None:
+            return f"AWSKinesisConsumerManager({self._aws.where})"
+        return str(self._backend.toString())
+
+
+def _aws_call(method: Any, *args: Any) -> Any:
+    """Calls a boto3-backed method, raising its failures as :class:`KinesisConsumerError`."""
+    try:
+        return method(*args)
+    except ConsumerCallError as e:
+        raise KinesisConsumerError(str(e), e.condition) from None

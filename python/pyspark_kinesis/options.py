@@ -166,6 +166,10 @@ class KinesisSourceOptions(_KinesisOptions):
         """``streamName``: one stream, or several as a sequence or comma-separated string."""
         return self._set("streamName", _name_list("streamName", names))
 
+    def stream_arn(self, arns: NameList) -> KinesisSourceOptions:
+        """``streamARN``: the streams by ARN instead of by name (one region; it sets the region)."""
+        return self._set("streamARN", _name_list("streamARN", arns))
+
     def initial_position(self, position: str) -> KinesisSourceOptions:
         """``initialPosition``: ``"latest"`` (the default), ``"trim_horizon"`` or ``"earliest"``.
 

@@ -113,12 +113,14 @@ def test_jvm_errors_become_kinesis_consumer_errors_with_their_condition():
     assert str(error.value).startswith("[KINESIS_EFO_CONSUMER_NOT_FOUND]")
 
 
-def test_new_manager_needs_a_session():
+def test_without_a_session_the_manager_calls_aws_from_python():
     from pyspark.sql import SparkSession
 
     if SparkSession.getActiveSession() is None:
-        with pytest.raises(RuntimeError, match="needs a running SparkSession"):
-            AWSKinesisConsumerManager.newManager()
+        manager = AWSKinesisConsumerManager.newManager().option("region", "eu-west-1").create()
+        assert repr(manager) == "AWSKinesisConsumerManager(region eu-west-1)"
+        with pytest.raises(RuntimeError, match="use listConsumersAsRows"):
+            manager.listConsumers("orders")
     with pytest.raises(TypeError, match="spark must be a SparkSession"):
         AWSKinesisConsumerManager.newManager("spark")  # type: ignore[arg-type]
 

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pyspark
 import pytest
 from pyspark.sql import SparkSession
 
@@ -19,11 +20,24 @@ def jars_dir(tmp_path, monkeypatch):
     return directory
 
 
-@pytest.fixture
-def bundled_jar(jars_dir):
-    jar = jars_dir / "spark-sql-kinesis-assembly_2.13-0.1.0-SNAPSHOT.jar"
+def put_jar(jars_dir, line, scala):
+    jar = jars_dir / f"spark-sql-kinesis-{line}_{scala}-assembly-0.1.0-SNAPSHOT.jar"
     jar.write_bytes(b"PK\x05\x06" + b"\0" * 18)
     return jar
+
+
+@pytest.fixture
+def bundled_jar(jars_dir):
+    """The jar of the running pyspark's line (and Scala), as the wheel carries it."""
+    line = _jar.spark_line(pyspark.__version__)
+    return put_jar(jars_dir, line, _jar._scala_of_spark(line))
+
+
+@pytest.fixture
+def every_line(jars_dir):
+    """A jars/ directory like the wheel's: one jar per Spark line and Scala version."""
+    lines = [("3.5", "2.12"), ("3.5", "2.13"), ("4.0", "2.13"), ("4.1", "2.13"), ("4.2", "2.13")]
+    return {key: put_jar(jars_dir, *key) for key in lines}
 
 
 def test_jar_path_returns_the_absolute_path_of_the_bundled_jar(bundled_jar):
@@ -37,15 +51,46 @@ def test_missing_jar_says_how_to_build_it(jars_dir):
         pyspark_kinesis.jar_path()
     message = str(error.value)
     assert str(jars_dir) in message
-    assert "build/sbt connector/assembly" in message
+    assert "make wheel" in message
     assert "PYSPARK_KINESIS_JAR" in message
 
 
-def test_several_jars_are_an_error_naming_them(jars_dir):
-    for name in ["a.jar", "b.jar"]:
-        (jars_dir / name).touch()
-    with pytest.raises(RuntimeError, match="a.jar, b.jar"):
-        pyspark_kinesis.jar_path()
+@pytest.mark.parametrize("version, scala, line", [
+    ("3.5.9", "2.12", "3.5"), ("3.5.1", "2.13", "3.5"), ("4.0.5", "2.13", "4.0"),
+    ("4.1.4", "2.13", "4.1"), ("4.2.0", "2.13", "4.2"), ("4.2.1.dev0", "2.13", "4.2")])
+def test_the_jar_of_the_running_spark_line_and_scala_is_picked(every_line, version, scala, line):
+    assert pyspark_kinesis.jar_path(version, scala) == str(every_line[(line, scala)].resolve())
+
+
+def test_the_scala_version_comes_from_the_spark_installation(every_line, tmp_path, monkeypatch):
+    spark_home = tmp_path / "spark-3.5.9-bin-hadoop3-scala2.13"
+    (spark_home / "jars").mkdir(parents=True)
+    (spark_home / "jars" / "scala-library-2.13.8.jar").touch()
+    monkeypatch.setenv("SPARK_HOME", str(spark_home))
+    assert pyspark_kinesis.jar_path("3.5.9") == str(every_line[("3.5", "2.13")].resolve())
+
+
+@pytest.mark.parametrize("version", ["3.4.4", "4.3.0", "5.0.0"])
+def test_an_unsupported_spark_is_refused_naming_the_supported_lines(every_line, version):
+    with pytest.raises(RuntimeError) as error:
+        pyspark_kinesis.jar_path(version)
+    message = str(error.value)
+    assert f"pyspark) {version}" in message
+    assert "3.5.x, 4.0.x, 4.1.x, 4.2.x" in message
+    assert "PYSPARK_KINESIS_JAR" in message
+
+
+def test_a_wheel_without_the_jar_of_the_running_line_names_the_jars_it_has(jars_dir):
+    put_jar(jars_dir, "4.2", "2.13")
+    with pytest.raises(FileNotFoundError, match=r"no connector jar for Spark 3.5 with Scala 2.12 "
+                       r"\(pyspark 3.5.9\); it carries jars for Spark 4.2 \(Scala 2.13\)"):
+        pyspark_kinesis.jar_path("3.5.9", "2.12")
+
+
+def test_a_jar_not_named_for_a_spark_line_is_not_picked(jars_dir):
+    (jars_dir / "other.jar").touch()
+    with pytest.raises(FileNotFoundError, match="not in"):
+        pyspark_kinesis.jar_path("4.2.0")
 
 
 def test_env_var_overrides_the_bundled_jar(bundled_jar, tmp_path, monkeypatch):
@@ -102,7 +147,7 @@ def test_configure_uses_the_env_var_jar(jars_dir, tmp_path, monkeypatch):
 
 
 def test_configure_without_a_jar_fails_before_the_session_starts(jars_dir):
-    with pytest.raises(FileNotFoundError, match="build/sbt connector/assembly"):
+    with pytest.raises(FileNotFoundError, match="make wheel"):
         pyspark_kinesis.configure(SparkSession.builder)
 
 

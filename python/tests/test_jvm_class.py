@@ -10,7 +10,7 @@ import pytest
 from py4j.java_gateway import JavaClass, JavaPackage
 
 import pyspark_kinesis
-from pyspark_kinesis._jvm import maven_version
+from pyspark_kinesis._jvm import maven_coordinates, maven_version
 
 MANAGER = "io.github.sparkkinesis.AWSKinesisConsumerManager"
 
@@ -39,7 +39,7 @@ def test_missing_jar_error_says_how_to_add_it(tmp_path, monkeypatch):
     assert "connector jar is not on the Spark driver's classpath" in message
     assert MANAGER in message
     assert "pyspark_kinesis.configure(SparkSession.builder)" in message
-    assert "--packages io.github.sparkkinesis:spark-sql-kinesis_2.13:0.1.0-SNAPSHOT" in message
+    assert f"--packages {maven_coordinates()}:0.1.0-SNAPSHOT" in message
     assert f"--jars {jar.resolve()}" in message
 
 
@@ -55,6 +55,11 @@ def test_missing_jar_error_works_without_a_bundled_jar(monkeypatch, tmp_path):
 def test_session_without_a_jvm_is_refused_clearly():
     with pytest.raises(RuntimeError, match="Spark Connect"):
         pyspark_kinesis.jvm_class(SimpleNamespace(), MANAGER)
+
+
+def test_maven_coordinates_name_the_artifact_of_the_running_spark_line():
+    assert maven_coordinates("4.2.0") == "io.github.sparkkinesis:spark-sql-kinesis-4.2_2.13"
+    assert maven_coordinates("4.0.5") == "io.github.sparkkinesis:spark-sql-kinesis-4.0_2.13"
 
 
 def test_maven_version_follows_the_package_version():

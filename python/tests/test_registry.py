@@ -16,7 +16,8 @@ METHOD_OF = {"endingPosition": "ending_position_at_sequences"}
 
 
 def snake(name):
-    return METHOD_OF.get(name, re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), name))
+    # An acronym is one word: streamARN -> stream_arn.
+    return METHOD_OF.get(name, re.sub(r"([A-Z]+)", lambda m: "_" + m.group(1).lower(), name))
 
 
 def builders(facts):

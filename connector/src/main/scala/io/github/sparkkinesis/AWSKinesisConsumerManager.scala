@@ -9,7 +9,8 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types.{StringType, StructField, StructType, TimestampType}
 
 import io.github.sparkkinesis.client.ConnectionConfig
-import io.github.sparkkinesis.efo.{ConsumerInfo, ConsumerRegistry, EfoClients}
+import io.github.sparkkinesis.client.ConsumerInfo
+import io.github.sparkkinesis.efo.ConsumerRegistry
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.{ConnectionOptions, KinesisOptions, OptionValues}
 
@@ -111,7 +112,7 @@ object AWSKinesisConsumerManager {
      */
     def create(): AWSKinesisConsumerManager = {
       val connection = parse(options)
-      new AWSKinesisConsumerManager(connection, EfoClients.registry(connection))
+      new AWSKinesisConsumerManager(connection, ConsumerRegistry(connection))
     }
 
     // The Databricks EFO blog's snippet calls these on the builder, without create().

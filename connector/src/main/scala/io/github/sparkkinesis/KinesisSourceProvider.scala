@@ -8,11 +8,13 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.sources.DataSourceRegister
+import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode}
+import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.github.sparkkinesis.options.{KinesisOptions, KinesisSinkOptions, KinesisSourceOptions}
+import io.github.sparkkinesis.sink.KinesisBatchSave
 
 /**
  * The entry point Spark finds for `format("kinesis")`, for reading and writing. Options are
@@ -24,10 +26,11 @@ import io.github.sparkkinesis.options.{KinesisOptions, KinesisSinkOptions, Kines
  * `getTable` tells a read, checked against the source options, from a write, checked against
  * the sink options and the written columns. Spark makes a provider instance per read or write.
  *
- * Batch writes go through data source V2 and so need `mode("append")`: Spark 4 refuses its
- * default mode, ErrorIfExists, for a V2 table that can be written in batch.
+ * Batch writes (`df.write`) come in through `createRelation`, with any save mode; see
+ * [[sink.KinesisBatchSave]].
  */
-class KinesisSourceProvider extends TableProvider with DataSourceRegister with Logging {
+class KinesisSourceProvider extends TableProvider with CreatableRelationProvider with DataSourceRegister
+  with Logging {
   @volatile private var schemaInferredForRead = false
 
   override def shortName(): String = "kinesis"
@@ -53,6 +56,12 @@ class KinesisSourceProvider extends TableProvider with DataSourceRegister with L
       KinesisSourceProvider.warnIfSecretsShowInPlans(options.keys).foreach(logWarning(_))
       KinesisTable.forWrite(sinkOptions, schema)
     }
+  }
+
+  override def createRelation(sqlContext: SQLContext, mode: SaveMode, parameters: Map[String, String],
+      data: DataFrame): BaseRelation = {
+    KinesisBatchSave.save(mode, parameters, data)
+    KinesisBatchSave.relation(sqlContext, data.schema)
   }
 }
 

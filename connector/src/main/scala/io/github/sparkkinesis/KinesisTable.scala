@@ -23,7 +23,7 @@ import io.github.sparkkinesis.source.realtime.StreamingReads
  * to in batch and streaming queries. A table is made for one use, whose options were checked
  * when the DataFrame or the write was defined (see [[KinesisSourceProvider]]).
  */
-final class KinesisTable private (use: KinesisTable.Use)
+final class KinesisTable private (use: KinesisTable.Use, batchWrite: Boolean = false)
   extends SupportsRead with SupportsWrite with ReportsSinkMetrics {
   import KinesisTable._
 
@@ -41,10 +41,14 @@ final class KinesisTable private (use: KinesisTable.Use)
   }
 
   // ACCEPT_ANY_SCHEMA: the sink takes any DataFrame with the columns it needs and checks them
-  // itself, so Spark does not match the written columns against schema().
-  override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(
-    TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.STREAMING_WRITE,
-    TableCapability.ACCEPT_ANY_SCHEMA)
+  // itself, so Spark does not match the written columns against schema(). BATCH_WRITE only
+  // for the table sink.KinesisBatchSave writes through (it says why).
+  override def capabilities(): util.Set[TableCapability] = {
+    val capabilities = util.EnumSet.of(TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_READ,
+      TableCapability.STREAMING_WRITE, TableCapability.ACCEPT_ANY_SCHEMA)
+    if (batchWrite) capabilities.add(TableCapability.BATCH_WRITE)
+    capabilities
+  }
 
   override def newScanBuilder(ignored: CaseInsensitiveStringMap): ScanBuilder = use match {
     case ForRead(options) => () => new KinesisScan(options)
@@ -75,10 +79,13 @@ object KinesisTable {
 
   def forRead(options: KinesisSourceOptions): KinesisTable = new KinesisTable(ForRead(options))
 
-  /** Fails, naming the column, unless `written` has the columns the sink needs. */
-  def forWrite(options: KinesisSinkOptions, written: StructType): KinesisTable = {
+  /**
+   * Fails, naming the column, unless `written` has the columns the sink needs. `batch`: the
+   * table offers batch writes (see sink.KinesisBatchSave).
+   */
+  def forWrite(options: KinesisSinkOptions, written: StructType, batch: Boolean = false): KinesisTable = {
     sink.KinesisSinkColumns.resolve(written, options.streamName.isDefined)
-    new KinesisTable(ForWrite(options, written))
+    new KinesisTable(ForWrite(options, written), batch)
   }
 }
 

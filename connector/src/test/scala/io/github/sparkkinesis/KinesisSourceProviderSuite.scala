@@ -12,6 +12,8 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
+import io.github.sparkkinesis.errors.SparkThrowables
+
 /**
  * The provider tells a read from a write, and checks each when it is defined: reads at
  * `load()`, batch writes at `save()`, streaming writes at `start()`. Nothing here reaches
@@ -27,8 +29,8 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
   private val connection = Map("region" -> "us-east-1", "endpoint" -> "http://127.0.0.1:1")
 
   private def condition(e: Throwable): String = Iterator.iterate(e)(_.getCause).takeWhile(_ != null)
-    .collectFirst { case s: SparkThrowable if Option(s.getCondition).exists(_.startsWith("KINESIS_")) =>
-      s.getCondition
+    .collectFirst { case s: SparkThrowable if Option(SparkThrowables.condition(s)).exists(_.startsWith("KINESIS_")) =>
+      SparkThrowables.condition(s)
     }.getOrElse(fail(s"no KINESIS_ condition in $e"))
 
   private def keyed(n: Int) = spark.range(n).selectExpr("CAST(id AS STRING) AS partitionKey",
@@ -50,7 +52,8 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
       (connection + ("streamName" -> "out")).asJava)
     write.name() shouldBe "KinesisV2[out]"
     write.schema() shouldBe writeSchema
-    write.capabilities().asScala shouldBe Set(TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
+    // Batch writes go through createRelation (sink.KinesisBatchWrite), so Spark takes its default save mode.
+    write.capabilities().asScala shouldBe Set(TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_READ,
       TableCapability.STREAMING_WRITE, TableCapability.ACCEPT_ANY_SCHEMA)
     new KinesisSourceProvider().supportsExternalMetadata() shouldBe true
   }
@@ -100,11 +103,12 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
     }
   }
 
-  test("a batch write needs mode append: Spark refuses other modes for a V2 table before anything is sent") {
-    Seq(SaveMode.ErrorIfExists, SaveMode.Ignore, SaveMode.Overwrite).foreach { mode =>
+  test("a batch write in mode Overwrite or Ignore is refused with the connector's error before anything is sent") {
+    Seq(SaveMode.Ignore, SaveMode.Overwrite).foreach { mode =>
       val e = intercept[Exception](keyed(2).write.format("kinesis").mode(mode)
         .options(connection + ("streamName" -> "out")).save())
-      e.getMessage should include(mode.name())
+      condition(e) shouldBe "KINESIS_SINK_SAVE_MODE_UNSUPPORTED"
+      e.getMessage should include(s"save mode ${mode.name()}")
     }
   }
 

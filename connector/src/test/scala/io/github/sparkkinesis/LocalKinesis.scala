@@ -5,6 +5,7 @@ import java.net.{ServerSocket, URI}
 import java.nio.file.{Files, Path}
 import java.time.Duration
 
+import scala.jdk.CollectionConverters._
 import scala.sys.process._
 
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
@@ -53,7 +54,7 @@ final class LocalKinesis private (val runDir: Path, val plainPort: Int, val tlsP
     }
     val response = client.putRecords(PutRecordsRequest.builder().streamName(stream).records(entries: _*).build())
     require(response.failedRecordCount() == 0, s"${response.failedRecordCount()} records failed")
-    scala.jdk.CollectionConverters.ListHasAsScala(response.records()).asScala.map(r => (r.shardId(), r.sequenceNumber()))
+    response.records().asScala.map(r => (r.shardId(), r.sequenceNumber()))
   }.toSeq
 
   def stop(): Unit = {

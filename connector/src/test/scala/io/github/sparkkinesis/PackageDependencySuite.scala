@@ -30,7 +30,9 @@ class PackageDependencySuite extends AnyFunSuite with Matchers {
       val code = withoutCommentsAndStrings(new String(Files.readAllBytes(file), StandardCharsets.UTF_8))
       val from = packageOf(code)
       referencedPackages(code).filter(_ != from).map(to => (from, to, sourceRoot.relativize(file).toString))
-    }.groupBy(_._1).view.mapValues(_.groupBy(_._2).view.mapValues(_.map(_._3).sorted).toMap).toMap
+    }.groupBy(_._1).map { case (from, refs) =>
+      from -> refs.groupBy(_._2).map { case (to, byTo) => to -> byTo.map(_._3).sorted }
+    }
   }
 
   private lazy val layers: Seq[Set[String]] = {
@@ -65,7 +67,7 @@ class PackageDependencySuite extends AnyFunSuite with Matchers {
   }
 
   test("no two packages use each other, directly or through others") {
-    val graph = uses.view.mapValues(_.keySet).toMap
+    val graph = uses.map { case (from, targets) => from -> targets.keySet }
     cycleIn(graph) shouldBe None
   }
 

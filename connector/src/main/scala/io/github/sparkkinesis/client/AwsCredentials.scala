@@ -1,6 +1,5 @@
 package io.github.sparkkinesis.client
 
-import java.net.URI
 import java.time.Duration
 
 import scala.jdk.OptionConverters._
@@ -8,9 +7,6 @@ import scala.util.Try
 
 import software.amazon.awssdk.auth.credentials.{AwsCredentials => SdkCredentials, _}
 import software.amazon.awssdk.core.useragent.BusinessMetricFeatureId
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient
-import software.amazon.awssdk.regions.Region
-import software.amazon.awssdk.services.sts.StsClient
 import software.amazon.awssdk.services.sts.auth.StsAssumeRoleCredentialsProvider
 import software.amazon.awssdk.services.sts.model.AssumeRoleRequest
 
@@ -58,14 +54,7 @@ object AwsCredentials {
   }
 
   private def assumeRole(role: AssumeRole): StsAssumeRoleCredentialsProvider = {
-    SdkLogging.quietSigners()
-    val sts = StsClient.builder()
-      .httpClientBuilder(UrlConnectionHttpClient.builder()
-        .connectionTimeout(Duration.ofSeconds(10))
-        .socketTimeout(Duration.ofSeconds(30)))
-      .region(Region.of(role.stsRegion))
-      .credentialsProvider(provider(role.base))
-    role.stsEndpoint.foreach(e => sts.endpointOverride(URI.create(e)))
+    val sts = AwsClientFactory.sts(role, provider(role.base))
     val request = AssumeRoleRequest.builder()
       .roleArn(role.roleArn)
       .roleSessionName(role.sessionName)
@@ -73,7 +62,7 @@ object AwsCredentials {
     role.externalId.foreach(request.externalId)
     val (prefetch, stale) = refreshTimes(role.sessionSeconds)
     StsAssumeRoleCredentialsProvider.builder()
-      .stsClient(sts.build())
+      .stsClient(sts)
       .refreshRequest(request.build())
       .asyncCredentialUpdateEnabled(true)
       .prefetchTime(prefetch)

@@ -7,6 +7,7 @@ import javax.net.ssl.{SSLHandshakeException, SSLPeerUnverifiedException}
 
 import software.amazon.awssdk.awscore.exception.AwsServiceException
 import software.amazon.awssdk.core.exception.{AbortedException, SdkClientException}
+import software.amazon.awssdk.services.kinesis.model.KinesisException
 import software.amazon.awssdk.services.sts.model.StsException
 
 import io.github.sparkkinesis.errors.{KinesisConnectorException, KinesisErrors}
@@ -49,6 +50,17 @@ object AwsFailures {
     case _: SocketTimeoutException => false // an InterruptedIOException, but a silent endpoint
     case _: AbortedException | _: InterruptedException | _: InterruptedIOException => true
     case _ => false
+  }
+
+  /**
+   * The most telling exception of a failed asynchronous call: Kinesis' own, else the innermost
+   * one that is not just a future's wrapper.
+   */
+  def mostTelling(error: Throwable): Throwable = {
+    val chain = causes(error)
+    chain.collectFirst { case k: KinesisException => k }.getOrElse(
+      chain.filterNot(c => c.isInstanceOf[java.util.concurrent.CompletionException] ||
+        c.isInstanceOf[java.util.concurrent.ExecutionException]).headOption.getOrElse(error))
   }
 
   /**

@@ -1,24 +1,24 @@
 package io.github.sparkkinesis.client
 
-import java.net.URI
-import java.time.Duration
 import java.util.concurrent.ConcurrentHashMap
 
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient
-import software.amazon.awssdk.regions.Region
-import software.amazon.awssdk.services.kinesis.KinesisClient
+import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
 
 /**
- * Builds SDK clients from a [[ConnectionConfig]] and keeps one per configuration per JVM, so
- * the driver and every executor reuse connections across batches instead of opening new ones.
+ * The connector's way to Kinesis in this JVM: the calls of the source, the sink and the
+ * consumer manager, on SDK clients built by [[AwsClientFactory]] and kept per
+ * [[ConnectionConfig]] by a [[ClientCache]] (bounded, closed when idle or when the last query
+ * using them here stops). The APIs handed out ask the cache for their client at every call,
+ * so a reader that outlives its client is never left with a closed one.
  *
- * TLS: `https://` endpoints are always verified against the JVM's trust store (the SDK's
- * default); there is deliberately no switch to turn that off. A private CA or a self-signed
- * local endpoint is trusted with `-Djavax.net.ssl.trustStore` (README, "Authentication").
+ * Queries register with [[acquire]] and [[release]], so a query's stop closes the clients only
+ * no other query in this JVM uses.
  */
 object KinesisClients {
-  private val clients = new ConcurrentHashMap[ConnectionConfig, SdkKinesisApi]()
+  private val syncClients = new ClientCache[KinesisClient]("Kinesis", AwsClientFactory.syncKinesis)
+  /** One HTTP/2 connection pool and event loop for every subscription of a connection. */
+  private val asyncClients = new ClientCache[KinesisAsyncClient]("Kinesis HTTP/2", AwsClientFactory.asyncKinesis)
+  private val users = new ConcurrentHashMap[ConnectionConfig, Integer]()
 
   private val installed = new ConcurrentHashMap[ConnectionConfig, KinesisApi]()
 
@@ -28,27 +28,33 @@ object KinesisClients {
   /** The sink's PutRecords, on the same client (and connections) as the reads. */
   def putApi(connection: ConnectionConfig): KinesisPutApi = sdkApi(connection)
 
+  /** Enhanced fan-out's control plane (consumers) over HTTP/1.1, which every endpoint serves. */
+  def consumerApi(connection: ConnectionConfig): ConsumerApi =
+    new SdkConsumerApi(() => syncClients.get(connection), connection)
+
+  /** SubscribeToShard, over HTTP/2. */
+  def transport(connection: ConnectionConfig): SubscriptionTransport =
+    new SdkSubscriptionTransport(() => asyncClients.get(connection))
+
+  /** A query starts using `connection` in this JVM. */
+  def acquire(connection: ConnectionConfig): Unit = users.merge(connection, 1, (a, b) => a + b)
+
+  /**
+   * A query stopped using `connection`: its clients are closed when no other query in this JVM
+   * uses them (an idle cache entry would be closed later anyway).
+   */
+  def release(connection: ConnectionConfig): Unit = {
+    val left = users.computeIfPresent(connection, (_, n) => if (n <= 1) null else n - 1)
+    if (left == null) {
+      syncClients.close(connection)
+      asyncClients.close(connection)
+    }
+  }
+
   private def sdkApi(connection: ConnectionConfig): SdkKinesisApi =
-    clients.computeIfAbsent(connection, c => new SdkKinesisApi(syncClient(c), c))
+    new SdkKinesisApi(() => syncClients.get(connection), connection)
 
   /** Puts `api` behind `connection` in this JVM: how tests run the source over a fake Kinesis. */
   private[sparkkinesis] def install(connection: ConnectionConfig, api: KinesisApi): Unit =
     installed.put(connection, api)
-
-  /** The provider for `credentials`, shared by every client in this JVM (see [[AwsCredentials]]). */
-  def credentialsProvider(credentials: CredentialsConfig): AwsCredentialsProvider =
-    AwsCredentials.provider(credentials)
-
-  private def syncClient(connection: ConnectionConfig): KinesisClient = {
-    SdkLogging.quietSigners()
-    val http = UrlConnectionHttpClient.builder()
-      .connectionTimeout(Duration.ofSeconds(10))
-      .socketTimeout(Duration.ofSeconds(60))
-    val builder = KinesisClient.builder()
-      .httpClientBuilder(http)
-      .region(Region.of(connection.region))
-      .credentialsProvider(credentialsProvider(connection.credentials))
-    connection.endpoint.foreach(e => builder.endpointOverride(URI.create(e)))
-    builder.build()
-  }
 }

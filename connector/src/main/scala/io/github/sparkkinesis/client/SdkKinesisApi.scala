@@ -1,25 +1,22 @@
 package io.github.sparkkinesis.client
 
-import java.time.Instant
-
 import scala.annotation.tailrec
 import scala.jdk.CollectionConverters._
 
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration
 import software.amazon.awssdk.awscore.exception.AwsServiceException
 import software.amazon.awssdk.core.SdkBytes
-import software.amazon.awssdk.core.exception.SdkException
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
-import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
- * [[KinesisApi]] and [[KinesisPutApi]] on the AWS SDK v2 synchronous client. Turns SDK
- * failures into clear errors.
+ * [[KinesisApi]] and [[KinesisPutApi]] on the AWS SDK v2 synchronous client; failures are
+ * translated by [[SdkCalls]]. `client` is asked for at every call, so a client the JVM's
+ * cache closed while idle is built again.
  */
-final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
+final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionConfig)
   extends KinesisApi with KinesisPutApi {
 
   override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = {
@@ -30,7 +27,7 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
         case Some(t) => ListShardsRequest.builder().nextToken(t).maxResults(pageSize).build()
         case None => ListShardsRequest.builder().streamName(stream).maxResults(pageSize).build()
       }
-      val response = call("ListShards", s"stream '$stream'", Some(stream))(client.listShards(request))
+      val response = call("ListShards", s"stream '$stream'", Some(stream))(client().listShards(request))
       val all = acc ++ response.shards().asScala
       Option(response.nextToken()) match {
         case Some(next) => pages(Some(next), all)
@@ -49,38 +46,22 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
   override def streamCreatedAt(stream: String): Long = {
     val request = DescribeStreamSummaryRequest.builder().streamName(stream).build()
     call("DescribeStreamSummary", s"stream '$stream'", Some(stream)) {
-      client.describeStreamSummary(request).streamDescriptionSummary().streamCreationTimestamp().toEpochMilli
+      client().describeStreamSummary(request).streamDescriptionSummary().streamCreationTimestamp().toEpochMilli
     }
   }
 
   override def shardIterator(stream: String, shardId: String, position: ShardPosition): String = {
-    val base = GetShardIteratorRequest.builder().streamName(stream).shardId(shardId)
-    val request = position match {
-      case ShardPosition.TrimHorizon => base.shardIteratorType(ShardIteratorType.TRIM_HORIZON)
-      case ShardPosition.AtTimestamp(ms) =>
-        base.shardIteratorType(ShardIteratorType.AT_TIMESTAMP).timestamp(Instant.ofEpochMilli(ms))
-      case ShardPosition.AfterSequence(seq) =>
-        base.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).startingSequenceNumber(seq)
-      case ShardPosition.AtSequence(seq) =>
-        base.shardIteratorType(ShardIteratorType.AT_SEQUENCE_NUMBER).startingSequenceNumber(seq)
-      case end: ShardPosition.ShardEnd =>
-        throw new IllegalArgumentException(s"no iterator exists past the end of a closed shard ($end)")
-    }
-    call("GetShardIterator", s"shard $stream/$shardId", Some(stream)) {
-      client.getShardIterator(request.build()).shardIterator()
-    }
+    val request = SdkPositions.iteratorRequest(stream, shardId, position)
+    call("GetShardIterator", s"shard $stream/$shardId", Some(stream))(client().getShardIterator(request).shardIterator())
   }
 
   override def getRecords(iterator: String, limit: Int): RecordBatch = {
     val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
       .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.addPlugin(ThrottlingSurfaces.plugin))
       .build()
-    val response = call("GetRecords", "a shard iterator", None)(client.getRecords(request))
+    val response = call("GetRecords", "a shard iterator", None)(client().getRecords(request))
     RecordBatch(
-      records = response.records().asScala.map { r =>
-        KinesisRecord(r.partitionKey(), r.data().asByteArray(), r.sequenceNumber(),
-          Option(r.approximateArrivalTimestamp()).map(_.toEpochMilli).getOrElse(0L))
-      }.toSeq,
+      records = SdkRecords.toKinesisRecords(response.records()),
       nextIterator = Option(response.nextShardIterator()),
       millisBehindLatest = Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L))
   }
@@ -94,7 +75,7 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
       entry.build()
     }.asJava).build()
     val response = try {
-      call("PutRecords", s"stream '$stream'", Some(stream))(client.putRecords(request))
+      call("PutRecords", s"stream '$stream'", Some(stream))(client().putRecords(request))
     } catch {
       // The whole call was throttled (after the SDK's own retries): every entry was refused.
       case t: ThrottledException =>
@@ -112,23 +93,6 @@ final class SdkKinesisApi(client: KinesisClient, connection: ConnectionConfig)
     }
   }
 
-  /**
-   * Turns throttling and expired iterators into the types callers retry on; credential,
-   * permission and TLS failures into their own errors ([[AwsFailures]]); wraps the rest.
-   */
   private def call[T](operation: String, target: String, stream: Option[String])(body: => T): T =
-    try body catch {
-      case e @ (_: ProvisionedThroughputExceededException | _: LimitExceededException) =>
-        throw new ThrottledException(s"$operation on $target was throttled: ${e.getMessage}", e)
-      case e: ExpiredIteratorException =>
-        throw new IteratorExpiredException(s"$operation: ${e.getMessage}", e)
-      case e: SdkException if AwsFailures.interrupted(e) =>
-        // The query is stopping (Spark interrupts its thread): not a Kinesis failure, and Spark
-        // ends the query cleanly only when it sees an interruption.
-        throw new InterruptedException(s"$operation on $target was interrupted")
-      case e: ResourceNotFoundException if stream.isDefined =>
-        throw KinesisErrors.streamNotFound(stream.get, connection.where, e)
-      case e @ (_: KinesisException | _: SdkException) =>
-        throw AwsFailures.toConnectorError(operation, target, connection, e)
-    }
+    SdkCalls(operation, target, stream, connection)(body)
 }

@@ -1,13 +1,8 @@
 package io.github.sparkkinesis.client
 
-import java.io.IOException
-
 import software.amazon.awssdk.core.SdkPlugin
-import software.amazon.awssdk.core.exception.{SdkClientException, SdkException, SdkServiceException}
-import software.amazon.awssdk.core.retry.RetryUtils
 import software.amazon.awssdk.retries.DefaultRetryStrategy
 import software.amazon.awssdk.retries.api.RetryStrategy
-import software.amazon.awssdk.services.kinesis.model.{LimitExceededException, ProvisionedThroughputExceededException}
 
 /**
  * A per-request plugin for GetRecords: the SDK retries failed calls as usual, except when
@@ -26,16 +21,6 @@ private[client] object ThrottlingSurfaces {
   val plugin: SdkPlugin = config =>
     config.overrideConfiguration(config.overrideConfiguration().toBuilder.retryStrategy(strategy).build())
 
-  /** 5xx answers, clock skew and I/O failures (resets, time-outs) are retried; throttling is not. */
-  def retryable(t: Throwable): Boolean = t match {
-    case _: ProvisionedThroughputExceededException | _: LimitExceededException => false
-    case e: SdkException if RetryUtils.isThrottlingException(e) => false
-    case e: SdkClientException => e.retryable() || causedByIO(e)
-    case e: SdkServiceException =>
-      e.statusCode() >= 500 || e.retryable() || RetryUtils.isRetryableException(e) || RetryUtils.isClockSkewException(e)
-    case _ => false
-  }
-
-  private def causedByIO(t: Throwable): Boolean =
-    Iterator.iterate(t)(_.getCause).takeWhile(_ != null).take(10).exists(_.isInstanceOf[IOException])
+  /** What [[Retryable]] retries, except throttling. */
+  def retryable(t: Throwable): Boolean = Retryable(t) && !Retryable.throttling(t)
 }

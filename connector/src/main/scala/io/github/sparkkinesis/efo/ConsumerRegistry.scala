@@ -5,7 +5,8 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 
-import io.github.sparkkinesis.client.ThrottledException
+import io.github.sparkkinesis.client.{ConnectionConfig, ConsumerApi, ConsumerInfo, ConsumerNameTakenException,
+  KinesisClients, RetryPolicy, ThrottledException}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.ConsumerNames
 import io.github.sparkkinesis.time.{Clock, SystemClock}
@@ -27,6 +28,8 @@ final class ConsumerRegistry(
     activationTimeoutMs: Long = ConsumerRegistry.DefaultActivationTimeoutMs,
     pollIntervalMs: Long = ConsumerRegistry.DefaultPollIntervalMs,
     random: Random = new Random()) extends Logging {
+
+  private val retries = RetryPolicy.consumerManagement(pollIntervalMs)
 
   /**
    * The ARN of the ACTIVE consumer `name` of `stream`: the existing one, or one registered now
@@ -74,11 +77,9 @@ final class ConsumerRegistry(
         throw KinesisErrors.efoConsumerNotActive(stream, name, s"${activationTimeoutMs / 1000.0}s",
           lastStatus, where)
       }
-      // Throttled calls back off further: DescribeStreamConsumer allows 20 calls/s per stream,
-      // RegisterStreamConsumer 5, shared by every query registering on the stream.
-      val backOff = pollIntervalMs * (1L << math.min(throttledInARow, 5))
-      val jittered = backOff / 2 + (random.nextDouble() * backOff / 2).toLong
-      clock.sleepNanos(math.min(jittered * 1000000L, deadline - now))
+      // Throttled calls back off further (the policy's doubling); others poll every pollIntervalMs.
+      val waitMs = retries.backOff.delayMs(throttledInARow, random.nextDouble())
+      clock.sleepNanos(math.min(waitMs * 1000000L, deadline - now))
     }
     throw new IllegalStateException("unreachable")
   }
@@ -110,24 +111,16 @@ final class ConsumerRegistry(
   def list(stream: String): Seq[ConsumerInfo] =
     retryThrottled(api.listConsumers(retryThrottled(api.streamArn(stream))))
 
-  /** Runs a call, retrying it a few times with back-off while Kinesis throttles it. */
-  private def retryThrottled[T](body: => T): T = {
-    var attempt = 0
-    while (true) {
-      try return body catch {
-        case _: ThrottledException if attempt < ConsumerRegistry.MaxThrottledRetries =>
-          attempt += 1
-          val backOff = pollIntervalMs * (1L << math.min(attempt, 5))
-          clock.sleepNanos((backOff / 2 + (random.nextDouble() * backOff / 2).toLong) * 1000000L)
-      }
-    }
-    throw new IllegalStateException("unreachable")
-  }
+  /** Runs a call, retrying it with the consumer-management back-off while Kinesis throttles it. */
+  private def retryThrottled[T](body: => T): T =
+    retries.run("A consumer call", sleepMs = ms => clock.sleepNanos(ms * 1000000L), random = () => random.nextDouble())(body)
 }
 
 object ConsumerRegistry {
   /** Kinesis activates a consumer within seconds; minutes mean something is wrong. */
   val DefaultActivationTimeoutMs: Long = 120000L
   val DefaultPollIntervalMs: Long = 500L
-  val MaxThrottledRetries = 8
+
+  def apply(connection: ConnectionConfig): ConsumerRegistry =
+    new ConsumerRegistry(KinesisClients.consumerApi(connection), connection.where)
 }

@@ -7,6 +7,7 @@ import scala.collection.mutable
 
 import org.reactivestreams.{Subscriber, Subscription}
 
+import io.github.sparkkinesis.client.ShardEvent
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**

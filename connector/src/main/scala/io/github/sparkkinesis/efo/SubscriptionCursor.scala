@@ -1,32 +1,30 @@
 package io.github.sparkkinesis.efo
 
 import java.io.{Closeable, IOException}
-import java.security.cert.CertificateException
-import javax.net.ssl.SSLException
 
 import scala.util.Random
 import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
-import software.amazon.awssdk.core.exception.SdkClientException
-import software.amazon.awssdk.services.kinesis.model.{InternalFailureException, KinesisException,
-  LimitExceededException, ResourceInUseException}
 
-import io.github.sparkkinesis.client.{RecordBatch, KinesisRecord}
+import io.github.sparkkinesis.client.{AwsFailures, BackOff, KinesisRecord, RecordBatch, RetryPolicy, Retryable, ShardEvent,
+  SubscriptionHandle, SubscriptionTransport}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
-/** How a [[SubscriptionCursor]] buffers and retries. */
+/** How a [[SubscriptionCursor]] buffers and retries (by default, [[RetryPolicy.SubscribeToShard]]). */
 final case class SubscriptionSettings(
     maxBufferedEvents: Int = 8,
     maxBufferedBytes: Long = 32L * 1024 * 1024,
-    maxConsecutiveFailures: Int = 10,
-    backOffBaseMs: Long = 1000L,
-    backOffMaxMs: Long = 30000L,
+    maxConsecutiveFailures: Int = RetryPolicy.SubscribeToShard.maxAttempts,
+    backOffBaseMs: Long = RetryPolicy.SubscribeToShard.backOff.firstMs,
+    backOffMaxMs: Long = RetryPolicy.SubscribeToShard.backOff.maxMs,
     stallTimeoutMs: Long = 60000L) {
   require(maxBufferedEvents >= 1 && maxBufferedBytes >= 1 && maxConsecutiveFailures >= 1 &&
     backOffBaseMs >= 0 && backOffMaxMs >= backOffBaseMs && stallTimeoutMs >= 1, s"invalid $this")
+
+  val backOff: BackOff = BackOff(backOffBaseMs, backOffMaxMs)
 }
 
 /**
@@ -226,14 +224,12 @@ final class SubscriptionCursor(
       throw KinesisErrors.efoSubscriptionFailed(shard.toString, consumerArn, where, rootOf(error))
     }
     if (consecutiveFailures >= settings.maxConsecutiveFailures) {
-      if (causes(error).exists(_.isInstanceOf[ResourceInUseException])) {
+      if (Retryable.resourceInUse(error)) {
         throw KinesisErrors.efoSubscriptionInUse(shard.toString, consumerArn, consecutiveFailures, rootOf(error))
       }
       throw KinesisErrors.efoSubscriptionFailed(shard.toString, consumerArn, where, rootOf(error))
     }
-    val backOff = math.min(settings.backOffMaxMs,
-      settings.backOffBaseMs * (1L << math.min(consecutiveFailures - 1, 20)))
-    val jittered = backOff / 2 + (random.nextDouble() * (backOff / 2)).toLong
+    val jittered = settings.backOff.delayMs(consecutiveFailures - 1, random.nextDouble())
     nextAttemptNanos = clock.nanoTime() + jittered * 1000000L
     logWarning(s"Subscription to $shard for $consumerArn failed (${describe(error)}); subscribing again " +
       s"in $jittered ms or more, attempt ${consecutiveFailures + 1} of ${settings.maxConsecutiveFailures}")
@@ -244,35 +240,11 @@ object SubscriptionCursor {
   /** The batch's millisBehindLatest before any event arrived. */
   val UnknownMillisBehind: Long = -1L
 
-  /**
-   * Whether a subscription failure is worth another SubscribeToShard: throttling, a
-   * subscription still held (the 5-second rule), Kinesis' own failures, and network trouble
-   * are; a missing stream, shard or consumer, bad arguments, denied access and certificate
-   * problems are not.
-   */
-  def isRetryable(error: Throwable): Boolean = {
-    val chain = causes(error)
-    if (chain.exists(c => c.isInstanceOf[SSLException] || c.isInstanceOf[CertificateException])) return false
-    chain.collectFirst { case k: KinesisException => k } match {
-      case Some(_: ResourceInUseException | _: LimitExceededException | _: InternalFailureException) => true
-      case Some(k) => k.isThrottlingException || k.statusCode >= 500
-      case None => chain.exists {
-        case _: IOException | _: SdkClientException | _: java.util.concurrent.TimeoutException => true
-        case _ => false
-      }
-    }
-  }
+  /** Whether a subscription failure is worth another SubscribeToShard ([[Retryable]]). */
+  def isRetryable(error: Throwable): Boolean = Retryable(error)
 
-  private[efo] def causes(error: Throwable): Seq[Throwable] =
-    Iterator.iterate(error)(_.getCause).takeWhile(_ != null).take(20).toSeq
-
-  /** The most telling exception: the service's own, else the innermost. */
-  private[efo] def rootOf(error: Throwable): Throwable = {
-    val chain = causes(error)
-    chain.collectFirst { case k: KinesisException => k }.getOrElse(
-      chain.filterNot(c => c.isInstanceOf[java.util.concurrent.CompletionException] ||
-        c.isInstanceOf[java.util.concurrent.ExecutionException]).headOption.getOrElse(error))
-  }
+  /** The most telling exception of a failed subscription ([[AwsFailures.mostTelling]]). */
+  private[efo] def rootOf(error: Throwable): Throwable = AwsFailures.mostTelling(error)
 
   private def describe(error: Throwable): String = {
     val root = rootOf(error)

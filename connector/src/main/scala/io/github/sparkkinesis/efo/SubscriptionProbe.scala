@@ -67,16 +67,16 @@ object SubscriptionProbe {
 
   private def run(opts: Map[String, String], flags: Set[String]): String = {
     val connection = ConnectionOptions.parse(new OptionValues(
-      opts.view.filterKeys(Set("region", "endpoint")).toMap.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }))
+      opts.filter { case (k, _) => Set("region", "endpoint")(k) }.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }))
     val stream = opts("stream")
     val expect = opts("expect").toInt
     val resubscribeAfter = opts.get("resubscribe-after").map(_.toInt).getOrElse(0)
     val deadline = System.nanoTime() + opts.getOrElse("timeout-s", "120").toLong * 1000000000L
-    val registry = EfoClients.registry(connection)
+    val registry = ConsumerRegistry(connection)
     val arn = registry.resolve(stream, opts("consumer"))
     val shardId = opts.getOrElse("shard", KinesisClients.api(connection).listShards(stream, 100).head.shardId)
     val metrics = new EfoMetrics
-    val cursor = new SubscriptionCursor(EfoClients.transport(connection), ShardKey(stream, shardId), arn,
+    val cursor = new SubscriptionCursor(KinesisClients.transport(connection), ShardKey(stream, shardId), arn,
       ShardPosition.TrimHorizon, where = connection.where, metrics = metrics)
     val got = mutable.ArrayBuffer.empty[KinesisRecord]
     try {

@@ -4,17 +4,13 @@ import java.util.{Map => JMap}
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.SparkThrowable
-
 /**
  * Every error this connector raises on purpose. It carries a Spark error condition, so users
  * and tools can match on the condition instead of parsing the message.
  */
-trait KinesisError extends SparkThrowable { self: Throwable =>
-  def condition: String
+trait KinesisError extends SparkThrowableShim { self: Throwable =>
   def parameters: Map[String, String]
 
-  override def getCondition: String = condition
   override def getSqlState: String = ErrorConditions.sqlState(condition)
   override def getMessageParameters: JMap[String, String] = parameters.asJava
 }

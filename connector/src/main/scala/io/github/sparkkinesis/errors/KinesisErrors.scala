@@ -118,6 +118,9 @@ object KinesisErrors {
 
   // ---- the sink: found when the write is defined ----
 
+  def sinkSaveModeUnsupported(mode: String): KinesisOptionException =
+    optionError("KINESIS_SINK_SAVE_MODE_UNSUPPORTED", null, "mode" -> mode)
+
   def sinkMissingColumn(column: String, hint: String, columns: Seq[String]): KinesisOptionException =
     optionError("KINESIS_SINK_MISSING_COLUMN", null, "column" -> column, "hint" -> hint,
       "columns" -> columns.map(c => s"'$c'").mkString(", "))

@@ -63,7 +63,7 @@ object KinesisOffsetJson {
 
   private def fields(node: JsonNode, path: String) =
     if (node.isObject) node.properties().asScala.toSeq
-    else throw malformed(s"\"$path\" is not an object")
+    else throw malformed(s""""$path" is not an object""")
 
   private def writePosition(node: ObjectNode, position: ShardPosition): Unit = position match {
     case ShardPosition.TrimHorizon => node.put("type", "trim_horizon")
@@ -80,13 +80,13 @@ object KinesisOffsetJson {
     def sequence(required: Boolean): Option[String] = text("seq") match {
       case Some(s) if s.nonEmpty && s.forall(_.isDigit) => Some(s)
       case None if !required => None
-      case _ => throw malformed(s"shard $shard has no decimal \"seq\"")
+      case _ => throw malformed(s"""shard $shard has no decimal "seq"""")
     }
     text("type") match {
       case Some("trim_horizon") => ShardPosition.TrimHorizon
       case Some("at_timestamp") =>
         Option(node.get("ms")).filter(_.canConvertToLong).map(n => ShardPosition.AtTimestamp(n.asLong))
-          .getOrElse(throw malformed(s"shard $shard has no integer \"ms\""))
+          .getOrElse(throw malformed(s"""shard $shard has no integer "ms""""))
       case Some("after") => ShardPosition.AfterSequence(sequence(required = true).get)
       case Some("at") => ShardPosition.AtSequence(sequence(required = true).get)
       case Some("end") => ShardPosition.ShardEnd(sequence(required = false))

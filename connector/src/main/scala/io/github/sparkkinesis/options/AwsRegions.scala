@@ -32,7 +32,7 @@ private[sparkkinesis] object AwsRegions {
 
   def exists(region: String): Boolean = known.contains(region) || (region match {
     case Shape(_, direction, _) =>
-      knownDirections.contains(direction) && partitionPatterns.exists(_.matches(region))
+      knownDirections.contains(direction) && partitionPatterns.exists(_.pattern.matcher(region).matches())
     case _ => false
   })
 

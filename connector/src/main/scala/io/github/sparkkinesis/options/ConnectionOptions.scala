@@ -36,9 +36,10 @@ private[sparkkinesis] object ConnectionOptions {
   private val SessionNamePattern = "[A-Za-z0-9+=,.@_-]{2,64}".r
   private val ExternalIdPattern = "[A-Za-z0-9+=,.@:/_-]{2,1224}".r
 
-  def parse(values: OptionValues): ConnectionConfig = {
+  /** `regionOfStreams`: the region the streamARN option names, which region may not contradict. */
+  def parse(values: OptionValues, regionOfStreams: Option[String] = None): ConnectionConfig = {
     val endpoint = url(values, Endpoint, "https://kinesis.us-east-1.amazonaws.com")
-    val region = values.get(Region).map(_.trim).filter(_.nonEmpty) match {
+    val region = values.get(Region).map(_.trim).filter(_.nonEmpty).orElse(regionOfStreams) match {
       case Some(r) => checkRegion(values, r, "")
       case None =>
         val resolved = try new DefaultAwsRegionProviderChain().getRegion.id()
@@ -79,14 +80,14 @@ private[sparkkinesis] object ConnectionOptions {
           }
         keys
       case Some(arn) =>
-        if (!RoleArnPattern.matches(arn)) {
+        if (!RoleArnPattern.pattern.matcher(arn).matches()) {
           throw values.invalid(RoleArn, arn, "an IAM role ARN such as arn:aws:iam::123456789012:role/kinesis-reader")
         }
-        externalId.filterNot(ExternalIdPattern.matches).foreach { id =>
+        externalId.filterNot(s => ExternalIdPattern.pattern.matcher(s).matches()).foreach { id =>
           throw values.invalid(RoleExternalId, id,
             "2 to 1224 characters of letters, digits and + = , . @ : / _ -, as STS requires")
         }
-        sessionName.filterNot(SessionNamePattern.matches).foreach { name =>
+        sessionName.filterNot(s => SessionNamePattern.pattern.matcher(s).matches()).foreach { name =>
           throw values.invalid(RoleSessionName, name,
             "2 to 64 characters of letters, digits and + = , . @ _ -, as STS requires")
         }
@@ -97,7 +98,7 @@ private[sparkkinesis] object ConnectionOptions {
           stsEndpoint = stsEndpoint,
           stsRegion = region,
           base = keys,
-          sessionSeconds = sys.props.get(TestSessionSecondsProperty).flatMap(_.toIntOption).filter(_ > 0)
+          sessionSeconds = sys.props.get(TestSessionSecondsProperty).flatMap(s => scala.util.Try(s.toInt).toOption).filter(_ > 0)
             .getOrElse(CredentialsConfig.AssumeRole.DefaultSessionSeconds))
     }
   }

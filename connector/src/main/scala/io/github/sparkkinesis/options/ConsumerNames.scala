@@ -13,7 +13,7 @@ object ConsumerNames {
     if (name.length > MaxLength) {
       throw KinesisErrors.efoConsumerNameInvalid(name, s"it has ${name.length} characters, more than $MaxLength")
     }
-    if (!Allowed.matches(name)) {
+    if (!Allowed.pattern.matcher(name).matches()) {
       val bad = name.filterNot(c => c.isLetterOrDigit && c < 128 || c == '_' || c == '.' || c == '-').distinct
       throw KinesisErrors.efoConsumerNameInvalid(name, s"it contains ${bad.map(c => s"'$c'").mkString(", ")}")
     }

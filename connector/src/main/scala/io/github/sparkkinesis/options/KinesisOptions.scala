@@ -59,8 +59,12 @@ object KinesisOptions {
   private val Hour: Long = 3600L * 1000
 
   val StreamName = OptionSpec("streamName", None, "Comma-separated list of stream names to read.",
-    usage = both, kind = NameList, shownDefault = Some("(required)"),
+    usage = both, kind = NameList, shownDefault = Some("(required, or streamARN)"),
     writeDescription = Some("The one stream to write to; without it each row's `stream` column names its stream."))
+  val StreamARN = OptionSpec("streamARN", None, "The streams to read by ARN instead of by name, one " +
+    "or a comma-separated list (`arn:aws:kinesis:us-east-1:123456789012:stream/orders`); the region " +
+    "comes from the ARNs, which must share one; another account's streams through `roleArn` (a role " +
+    "of that account).", kind = NameList)
   val Region = OptionSpec("region", None, "AWS region of the streams; must be a region that exists " +
     "(see [Authentication](#region-and-endpoint)).", usage = both, emptyMeansNotGiven = true,
     shownDefault = Some("region the AWS SDK resolves locally"))
@@ -156,7 +160,7 @@ object KinesisOptions {
       "when rows come slowly, as in real-time mode.", usage = write, kind = Duration(1, 600000))
 
   val all: Seq[OptionSpec] = Seq(
-    StreamName, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
+    StreamName, StreamARN, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
     AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId, RoleSessionName,
     StsEndpoint, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,
@@ -198,10 +202,11 @@ object KinesisOptions {
   def suggest(name: String, usage: Usage = Usage.ReadAndWrite): Option[String] = {
     val key = name.toLowerCase(Locale.ROOT)
     val preferred = all.filter(o => (usage.reads && o.usage.reads) || (usage.writes && o.usage.writes))
-    Seq(preferred, all).iterator.flatMap { candidates =>
+    val found = Seq(preferred, all).iterator.flatMap { candidates =>
       val (best, distance) = candidates.map(o => o -> editDistance(key, o.key)).minBy(_._2)
       if (distance <= math.max(2, key.length / 4)) Some(best.name) else None
-    }.nextOption()
+    }
+    if (found.hasNext) Some(found.next()) else None
   }
 
   /**

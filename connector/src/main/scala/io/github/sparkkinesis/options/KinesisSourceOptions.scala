@@ -73,7 +73,8 @@ object KinesisSourceOptions {
     val values = new OptionValues(options)
 
     // Parse every option first, so a bad value is reported even for an unsupported option.
-    val streams = streamNames(values)
+    val arns = StreamArns.parse(values)
+    val streams = arns.map(_.map(_.name)).getOrElse(streamNames(values))
     val position = initialPosition(values)
     position match {
       case InitialPosition.Positions(offset) => checkPositionsStreams(values, InitialPositionOption, offset, streams)
@@ -98,7 +99,7 @@ object KinesisSourceOptions {
     }
     val mode = values.choice(ConsumerMode)
     val efoSettings = EfoSettings.parse(values, streams)
-    val connection = ConnectionOptions.parse(values)
+    val connection = ConnectionOptions.parse(values, arns.map(_.head.region))
 
     val efoOnly = sourceOptions.filterNot(_.modes.contains(Mode.Polling))
     if (mode == "polling") efoOnly.find(values.isSet).foreach { spec =>
@@ -156,9 +157,9 @@ object KinesisSourceOptions {
     }
 
   private def streamNames(values: OptionValues): Seq[String] = {
-    val text = values.required(StreamName, "give one stream name or a comma-separated list")
+    val text = values.required(StreamName, "give one stream name or a comma-separated list (or their ARNs in streamARN)")
     val names = text.split(",", -1).map(_.trim).toSeq
-    names.find(n => !StreamNamePattern.matches(n)).foreach { bad =>
+    names.find(n => !StreamNamePattern.pattern.matcher(n).matches()).foreach { bad =>
       throw values.invalid(StreamName, text, s"stream names of 1 to 128 letters, digits, '_', '.' " +
         s"or '-', separated by commas ('$bad' is not one)")
     }

@@ -144,8 +144,8 @@ private[sparkkinesis] object OptionValues {
               format.setLenient(false)
               Right(format.parse(text).getTime)
             } catch {
-              case _: IllegalArgumentException => Left(s"\"$fmt\" is not a valid date format pattern")
-              case _: ParseException => Left(s"\"$text\" does not match the format \"$fmt\"")
+              case _: IllegalArgumentException => Left(s""""$fmt" is not a valid date format pattern""")
+              case _: ParseException => Left(s""""$text" does not match the format "$fmt"""")
             }
         }
     }

@@ -2,7 +2,7 @@ package io.github.sparkkinesis.polling
 
 import org.apache.spark.internal.Logging
 
-import io.github.sparkkinesis.client.{IteratorExpiredException, KinesisApi, RecordBatch, ThrottledException}
+import io.github.sparkkinesis.client.{IteratorExpiredException, KinesisApi, RecordBatch, RetryPolicy, ThrottledException}
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.time.{Clock, SystemClock}
@@ -81,7 +81,7 @@ final class ShardCursor(
           attempts += 1
           throttled += 1
           limit = math.max(1, limit / 2)
-          val wait = ThrottleBackOffMs * attempts
+          val wait = Throttled.backOff.delayMs(attempts - 1, RetryPolicy.uniform())
           logWarning(s"Hit rate limit on shard $shard. Sleeping for ${wait / 1000.0} seconds; " +
             s"reading at most $limit records per call. (${e.getMessage})")
           pacer.backOff(wait)
@@ -93,8 +93,8 @@ final class ShardCursor(
 }
 
 object ShardCursor {
-  val MaxThrottledRetries = 10
+  private val Throttled = RetryPolicy.GetRecordsThrottled
+  val MaxThrottledRetries: Int = Throttled.maxAttempts - 1
   // A fresh iterator expiring at once again means the clock is badly skewed; do not loop.
   val MaxExpiredRetries = 3
-  val ThrottleBackOffMs = 1000L
 }

@@ -4,7 +4,7 @@ import org.apache.spark.{Partition, SparkContext, TaskContext}
 import org.apache.spark.rdd.RDD
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
-import io.github.sparkkinesis.efo.{EfoClients, EfoMetrics, SubscriptionCursor, SubscriptionShardReader}
+import io.github.sparkkinesis.efo.{EfoMetrics, SubscriptionCursor, SubscriptionShardReader}
 
 /**
  * One prefetch task: a few shards, and the executor that read them last time, if any. With no
@@ -32,7 +32,7 @@ final class PrefetchRDD(
     val efoMetrics = EfoMetrics.of(work.streamInstance)
     val newReader = (r: ShardFetchRequest) => work.consumers.get(r.shard.stream) match {
       case Some(consumerArn) =>
-        val cursor = new SubscriptionCursor(EfoClients.transport(connection), r.shard, consumerArn, r.from,
+        val cursor = new SubscriptionCursor(KinesisClients.transport(connection), r.shard, consumerArn, r.from,
           where = connection.where, metrics = efoMetrics)
         new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs)
       case None => polling(r)

@@ -131,6 +131,6 @@ trait BlockSink {
 
 object SparkBlockSink extends BlockSink {
   override def put(name: String, records: Array[KinesisRecord]): Option[String] =
-    KinesisBlockStore.put(name, records)
+    KinesisBlockStore.put(name, RecordBlock.encode(records))
   override def location: String = KinesisBlockStore.thisExecutorLocation
 }

@@ -36,7 +36,7 @@ final case class KinesisSinkColumns(
           "there, or set the option 'streamName'")
       }
       val name = row.getUTF8String(ordinal).toString
-      if (!KinesisSourceOptions.StreamNamePattern.matches(name)) {
+      if (!KinesisSourceOptions.StreamNamePattern.pattern.matcher(name).matches()) {
         throw KinesisErrors.sinkInvalidValue(s"column '$Stream' holds '$name', which is not a stream " +
           "name (1 to 128 letters, digits, '_', '.' or '-')")
       }

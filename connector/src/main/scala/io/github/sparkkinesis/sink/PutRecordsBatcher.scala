@@ -8,7 +8,7 @@ import scala.collection.mutable
 
 import org.apache.spark.internal.Logging
 
-import io.github.sparkkinesis.client.{KinesisPutApi, PutEntry, PutFailure}
+import io.github.sparkkinesis.client.{KinesisPutApi, PutEntry, PutFailure, RetryPolicy, Retryable}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.PutSettings
 import io.github.sparkkinesis.time.{Clock, SystemClock}
@@ -47,6 +47,7 @@ final class PutRecordsBatcher(
   // An error of a call the timer sent, thrown to the writer at its next call.
   private var timerError: Option[Throwable] = None
 
+  private val retries = RetryPolicy.putRecords(settings.maxPutRetries, settings.retryBackoffMs, settings.maxRetryBackoffMs)
   private val groups = mutable.LinkedHashMap.empty[String, Group]
   private val slots = new Semaphore(settings.maxInFlightPuts)
   private var pool: ExecutorService = _
@@ -139,7 +140,7 @@ final class PutRecordsBatcher(
     all.foreach(outcomeOf)
     if (failures.nonEmpty) {
       val failed = failures.map(_.failed).sum
-      val codes = failures.flatMap(_.codes).groupMapReduce(_._1)(_._2)(_ + _).toSeq.sortBy(-_._2)
+      val codes = failures.flatMap(_.codes).groupBy(_._1).map { case (code, ns) => code -> ns.map(_._2).sum }.toSeq.sortBy(-_._2)
       throw KinesisErrors.sinkPutFailed(failed, failures.map(_.stream).distinct.toSeq, where,
         failures.map(_.attempts).max, codes.map { case (code, n) => s"$code ($n)" })
     }
@@ -168,15 +169,15 @@ final class PutRecordsBatcher(
           bytes += entry.size
         case (Some(failure), entry) =>
           refused += entry -> failure
-          if (ThrottlingCodes.contains(failure.code)) counters.throttledRecords.incrementAndGet()
+          if (Retryable.ThrottlingCodes.contains(failure.code)) counters.throttledRecords.incrementAndGet()
       }
       counters.recordsWritten.addAndGet(stored)
       counters.bytesWritten.addAndGet(bytes)
       if (refused.isEmpty) return Outcome(stream, 0, Map.empty, attempts)
 
-      val (retry, giveUp) = refused.partition { case (_, f) => !FinalCodes.contains(f.code) }
+      val (retry, giveUp) = refused.partition { case (_, f) => Retryable.entryCode(f.code) }
       val codes = summary(refused.map(_._2))
-      if (retry.nonEmpty && giveUp.isEmpty && attempts <= settings.maxPutRetries) {
+      if (retry.nonEmpty && giveUp.isEmpty && attempts < retries.maxAttempts) {
         val waitMs = backoffMs(attempts - 1)
         logInfo(s"PutRecords to stream '$stream': ${refused.size} of ${pending.size} records refused " +
           s"(${codes.mkString(", ")}); sending them again in ${waitMs}ms (retry $attempts of " +
@@ -189,35 +190,22 @@ final class PutRecordsBatcher(
           s"$attempts attempts (${codes.mkString(", ")}); first refusal: ${refused.head._2.message}")
         counters.failedRecords.addAndGet(refused.size)
         someRecordFailed = true
-        return Outcome(stream, refused.size, refused.groupMapReduce(_._2.code)(_ => 1)(_ + _), attempts)
+        return Outcome(stream, refused.size, refused.groupBy(_._2.code).map { case (code, rs) => code -> rs.size }.toMap, attempts)
       }
     }
     throw new IllegalStateException("unreachable")
   }
 
-  /** Equal jitter: half the doubled back-off for sure, the other half at random. */
-  private[sink] def backoffMs(retry: Int): Long = {
-    val doubled = settings.retryBackoffMs.toDouble * math.pow(2, math.min(retry, 40))
-    val cap = math.min(settings.maxRetryBackoffMs.toDouble, doubled)
-    (cap / 2 + jitter() * cap / 2).toLong
-  }
+  private[sink] def backoffMs(retry: Int): Long = retries.backOff.delayMs(retry, jitter())
 }
 
 object PutRecordsBatcher {
   /** What one group's calls came to: how many records were given up, with which last error codes. */
   private final case class Outcome(stream: String, failed: Int, codes: Map[String, Int], attempts: Int)
 
-  /** Codes Kinesis refuses entries with for going over a limit; retried and counted as throttled. */
-  val ThrottlingCodes: Set[String] = Set("ProvisionedThroughputExceededException", "LimitExceededException",
-    "KMSThrottlingException", "ThrottlingException")
-
-  /** Codes that will not change on a retry: the records fail at once. Any other code is retried. */
-  val FinalCodes: Set[String] = Set("InvalidArgumentException", "ValidationException", "AccessDeniedException",
-    "ResourceNotFoundException", "KMSDisabledException", "KMSInvalidStateException", "KMSAccessDeniedException",
-    "KMSNotFoundException", "KMSOptInRequired")
 
   private def summary(failures: Iterable[PutFailure]): Seq[String] =
-    failures.groupMapReduce(_.code)(_ => 1)(_ + _).toSeq.sortBy(-_._2).map { case (code, n) => s"$code: $n" }
+    failures.groupBy(_.code).map { case (code, fs) => code -> fs.size }.toSeq.sortBy(-_._2).map { case (code, n) => s"$code: $n" }
 
   private object LingerThreads extends ThreadFactory {
     override def newThread(r: Runnable): Thread = {

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.source
 import org.apache.spark.SparkContext
 import org.apache.spark.internal.Logging
 
-import io.github.sparkkinesis.efo.EfoClients
+import io.github.sparkkinesis.efo.ConsumerRegistry
 import io.github.sparkkinesis.options.{EfoSettings, KinesisSourceOptions}
 
 /**
@@ -25,7 +25,7 @@ final class EfoConsumers(options: KinesisSourceOptions, efo: EfoSettings, sparkC
     if (due) {
       lazy val queryId = Option(sparkContext.getLocalProperty("sql.streaming.queryId"))
         .getOrElse(java.util.UUID.randomUUID().toString)
-      val registry = EfoClients.registry(options.connection)
+      val registry = ConsumerRegistry(options.connection)
       if (consumers.isEmpty) consumers = options.streamNames.map(s => s -> efo.consumerName(s, queryId)).toMap
       arns = consumers.map { case (stream, consumer) => stream -> registry.resolve(stream, consumer) }
       if (checkedNanos == Long.MinValue) logInfo(s"$name reads through enhanced fan-out consumers $arns")
@@ -37,7 +37,7 @@ final class EfoConsumers(options: KinesisSourceOptions, efo: EfoSettings, sparkC
   /** The query stopped: deregister its consumers if asked to. */
   def stop(): Unit = if (efo.requireDeregistration) {
     consumers.foreach { case (stream, consumer) =>
-      EfoClients.registry(options.connection).deregisterQuietly(stream, consumer)
+      ConsumerRegistry(options.connection).deregisterQuietly(stream, consumer)
     }
   }
 }

@@ -2,7 +2,7 @@ package io.github.sparkkinesis.source
 
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory}
 
-import io.github.sparkkinesis.client.{KinesisApi, ThrottleRetry}
+import io.github.sparkkinesis.client.{KinesisApi, RetryPolicy}
 import io.github.sparkkinesis.options.{EndingPosition, KinesisSourceOptions}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.polling.LatestOffsetProbe
@@ -17,7 +17,7 @@ final class KinesisBatch(options: KinesisSourceOptions, api: => KinesisApi) exte
   private lazy val partitions: Array[InputPartition] = {
     val kinesis = api
     val shards = options.streamNames.flatMap(s =>
-      ThrottleRetry(s"ListShards of stream '$s'")(kinesis.listShards(s, options.maxShardsPerDescribe))
+      RetryPolicy.ListShards.run(s"ListShards of stream '$s'")(kinesis.listShards(s, options.maxShardsPerDescribe))
         .map(d => ShardKey(s, d.shardId))).toSet
     val starts = StartPositions.of(options.batchStart, shards, System.currentTimeMillis())
     val ends: Map[ShardKey, ShardPosition] = options.endingPosition match {

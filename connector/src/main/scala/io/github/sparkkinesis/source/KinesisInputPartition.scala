@@ -3,7 +3,7 @@ package io.github.sparkkinesis.source
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients, KinesisRecord}
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
@@ -19,7 +19,7 @@ final case class ShardRange(shard: ShardKey, start: ShardPosition, endSequence: 
 final case class KinesisInputPartition(ranges: Seq[ShardRange]) extends InputPartition {
   // Run where most of the data already is.
   override def preferredLocations(): Array[String] =
-    ranges.flatMap(_.blocks).groupBy(_.location).view.mapValues(_.map(_.bytes).sum)
+    ranges.flatMap(_.blocks).groupBy(_.location).map { case (host, blocks) => host -> blocks.map(_.bytes).sum }
       .toSeq.sortBy(-_._2).headOption.map(_._1).toArray
 }
 
@@ -29,23 +29,22 @@ final class KinesisPartitionReaderFactory(connection: ConnectionConfig, fetch: F
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val ranges = partition.asInstanceOf[KinesisInputPartition].ranges
     lazy val api = KinesisClients.api(connection)
-    new KinesisPartitionReader(ranges.iterator.flatMap(r => ShardRangeRecords(r, api, fetch).map(r.shard -> _)))
+    new KinesisPartitionReader(ranges.iterator.flatMap(r => ShardRangeRecords(r, api, fetch)))
   }
 }
 
-/** Turns records into rows of [[io.github.sparkkinesis.KinesisSchema]]. */
-final class KinesisPartitionReader(records: Iterator[(ShardKey, KinesisRecord)])
-  extends PartitionReader[InternalRow] {
+/** The rows of a task's shard ranges, one after the other. */
+final class KinesisPartitionReader(rows: Iterator[InternalRow]) extends PartitionReader[InternalRow] {
 
-  private var current: (ShardKey, KinesisRecord) = _
+  private var current: InternalRow = _
 
   override def next(): Boolean = {
-    val more = records.hasNext
-    if (more) current = records.next()
+    val more = rows.hasNext
+    if (more) current = rows.next()
     more
   }
 
-  override def get(): InternalRow = KinesisRows.row(current._1, current._2)
+  override def get(): InternalRow = current
 
   override def close(): Unit = ()
 }

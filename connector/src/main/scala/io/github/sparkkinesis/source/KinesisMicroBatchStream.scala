@@ -33,6 +33,8 @@ final class KinesisMicroBatchStream(
     this(options, metadataPath, KinesisClients.api(options.connection), SparkSession.active.sparkContext)
 
   private val name = s"KinesisV2[${options.streamNames.mkString(",")}]"
+  // The driver's clients for this connection stay open until the last query using them stops.
+  KinesisClients.acquire(options.connection)
   private lazy val kinesis = api
   private lazy val prefetcher = new Prefetcher(sparkContext, options.connection,
     PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize), name)
@@ -113,6 +115,7 @@ final class KinesisMicroBatchStream(
   override def stop(): Unit = {
     prefetcher.stop()
     consumers.foreach(_.stop())
+    KinesisClients.release(options.connection)
   }
 
   override def toString: String = name

@@ -1,23 +1,29 @@
 package io.github.sparkkinesis.source
 
+import java.nio.ByteBuffer
+
 import org.apache.spark.internal.Logging
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.kinesis.KinesisBlockStore
 
-import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
+import io.github.sparkkinesis.client.KinesisApi
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.polling.ShardRangeReader
+import io.github.sparkkinesis.prefetch.RecordBlockCursor
 
 /**
- * The records of a shard range: from the prefetched blocks while they are there, then from
+ * The rows of a shard range: from the prefetched blocks while they are there, then from
  * Kinesis by sequence range for whatever is not (an executor holding a block died, or the
- * driver restarted and knows no blocks). Either way the same records come out.
+ * driver restarted and knows no blocks). Either way the same records come out. Rows are
+ * written from the blocks' bytes into one reused buffer ([[KinesisRowWriter]]).
  */
 object ShardRangeRecords extends Logging {
 
   def apply(range: ShardRange, api: => KinesisApi, fetch: FetchSettings,
-      readBlock: String => Option[Array[KinesisRecord]] = name => KinesisBlockStore.get[Array[KinesisRecord]](name))
-      : Iterator[KinesisRecord] = {
+      readBlock: String => Option[ByteBuffer] = KinesisBlockStore.get)
+      : Iterator[InternalRow] = {
+    val rows = new KinesisRowWriter(range.shard)
     var position = range.start
     val fromBlocks = range.blocks.iterator
       .takeWhile(block => block.from == position)
@@ -27,15 +33,19 @@ object ShardRangeRecords extends Logging {
           s"reading its records from Kinesis again")
         records.isDefined
       }
-      .flatMap { case (block, records) =>
+      .flatMap { case (block, bytes) =>
         position = ShardPosition.AfterSequence(block.lastSequence)
-        records.get.iterator
+        val cursor = new RecordBlockCursor(bytes.get)
+        new Iterator[InternalRow] {
+          override def hasNext: Boolean = cursor.hasNext
+          override def next(): InternalRow = { cursor.next(); rows.write(cursor) }
+        }
       }
     // `++` takes its argument by name: this runs once the blocks are used up, and reads from
     // Kinesis whatever they did not cover.
     fromBlocks ++ {
       if (position.lastSequence.contains(range.endSequence)) Iterator.empty
-      else new ShardRangeReader(api, range.shard, position, range.endSequence, fetch)
+      else new ShardRangeReader(api, range.shard, position, range.endSequence, fetch).map(rows.write)
     }
   }
 }

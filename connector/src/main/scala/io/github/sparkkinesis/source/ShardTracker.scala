@@ -2,7 +2,7 @@ package io.github.sparkkinesis.source
 
 import org.apache.spark.internal.Logging
 
-import io.github.sparkkinesis.client.{KinesisApi, ShardDescription, ThrottleRetry}
+import io.github.sparkkinesis.client.{KinesisApi, RetryPolicy, ShardDescription}
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
@@ -61,7 +61,7 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
     if (!due) return tracked
     val listed = listShards()
     val children = listed.toSeq.flatMap { case (key, d) => d.parents.map(p => ShardKey(key.stream, p) -> key) }
-      .groupMap(_._1)(_._2)
+      .groupBy(_._1).map { case (parent, pairs) => parent -> pairs.map(_._2) }
     // Read before: every child is tracked, or (after later reshards dropped the children in
     // turn) some descendant is. Kinesis lists closed shards for the whole retention period.
     def descendants(key: ShardKey): Set[ShardKey] = {
@@ -88,7 +88,7 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
 
   def listShards(): Map[ShardKey, ShardDescription] = {
     val listed = options.streamNames.flatMap { stream =>
-      ThrottleRetry(s"ListShards of stream '$stream'") {
+      RetryPolicy.ListShards.run(s"ListShards of stream '$stream'") {
         kinesis.listShards(stream, options.maxShardsPerDescribe)
       }.map(d => ShardKey(stream, d.shardId) -> d)
     }.toMap

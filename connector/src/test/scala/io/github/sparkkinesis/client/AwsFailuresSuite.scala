@@ -29,7 +29,7 @@ class AwsFailuresSuite extends AnyFunSuite with Matchers {
 
   /** A Kinesis client whose every call fails with `e`, behind the real [[SdkKinesisApi]]. */
   private def failingApi(e: Throwable, config: ConnectionConfig = connection): KinesisApi =
-    new SdkKinesisApi(new KinesisClient {
+    new SdkKinesisApi(() => new KinesisClient {
       override def serviceName(): String = "kinesis"
       override def close(): Unit = ()
       override def listShards(r: ListShardsRequest): ListShardsResponse = throw e

@@ -10,7 +10,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.LocalKinesis
-import io.github.sparkkinesis.client.KinesisRecord
+import io.github.sparkkinesis.client.{KinesisClients, KinesisRecord, SubscriptionHandle}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
 /**
@@ -93,12 +93,12 @@ class EfoLocalKinesisSuite extends AnyFunSuite with Matchers with BeforeAndAfter
   test("SubscribeToShard over h2c reads exactly the records put, across a forced re-subscription") {
     kinesis.createStream("efo-stream", 1)
     val connection = kinesis.connection()
-    val arn = EfoClients.registry(connection).resolve("efo-stream", "sparkkinesis_reader")
+    val arn = ConsumerRegistry(connection).resolve("efo-stream", "sparkkinesis_reader")
     val payloads = (0 until 30).map(i => s"event-$i")
     val placed = kinesis.put("efo-stream", payloads.take(15))
     val shardId = placed.head._1
     val metrics = new EfoMetrics
-    val cursor = new SubscriptionCursor(EfoClients.transport(connection), ShardKey("efo-stream", shardId), arn,
+    val cursor = new SubscriptionCursor(KinesisClients.transport(connection), ShardKey("efo-stream", shardId), arn,
       ShardPosition.TrimHorizon, where = connection.where, metrics = metrics)
     try {
       val got = mutable.ArrayBuffer.empty[KinesisRecord]
@@ -127,9 +127,9 @@ class EfoLocalKinesisSuite extends AnyFunSuite with Matchers with BeforeAndAfter
   test("kinesis-mock refuses a second open subscription (ResourceInUse), but not a repeat within 5 s") {
     kinesis.createStream("rule-stream", 1)
     val connection = kinesis.connection()
-    val arn = EfoClients.registry(connection).resolve("rule-stream", "sparkkinesis_rules")
+    val arn = ConsumerRegistry(connection).resolve("rule-stream", "sparkkinesis_rules")
     val shardId = kinesis.put("rule-stream", Seq("x")).head._1
-    val transport = EfoClients.transport(connection)
+    val transport = KinesisClients.transport(connection)
     def open(): (ShardSubscription, SubscriptionHandle) = {
       val s = new ShardSubscription(4, 1L << 20, io.github.sparkkinesis.time.SystemClock)
       (s, transport.subscribe(arn, shardId, ShardPosition.TrimHorizon, s))

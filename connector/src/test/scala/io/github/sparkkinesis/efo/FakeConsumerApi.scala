@@ -5,7 +5,7 @@ import java.time.Instant
 import scala.collection.mutable
 
 import io.github.sparkkinesis.FakeClock
-import io.github.sparkkinesis.client.ThrottledException
+import io.github.sparkkinesis.client.{ConsumerApi, ConsumerInfo, ConsumerNameTakenException, ThrottledException}
 
 /**
  * An in-memory consumer control plane. A registered consumer is CREATING until

@@ -7,7 +7,7 @@ import scala.collection.mutable
 import org.reactivestreams.{Subscriber, Subscription}
 
 import io.github.sparkkinesis.FakeClock
-import io.github.sparkkinesis.client.KinesisRecord
+import io.github.sparkkinesis.client.{KinesisRecord, ShardEvent, SubscriptionHandle, SubscriptionTransport}
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**

@@ -5,6 +5,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.FakeClock
+import io.github.sparkkinesis.client.ShardEvent
 import io.github.sparkkinesis.offsets.ShardPosition
 
 class ShardSubscriptionSuite extends AnyFunSuite with Matchers {

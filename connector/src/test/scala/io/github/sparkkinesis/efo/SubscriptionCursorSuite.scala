@@ -10,7 +10,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 import software.amazon.awssdk.core.exception.SdkClientException
 import software.amazon.awssdk.services.kinesis.model.{AccessDeniedException, InternalFailureException,
-  LimitExceededException, ResourceInUseException, ResourceNotFoundException, ShardIteratorType}
+  LimitExceededException, ResourceInUseException, ResourceNotFoundException}
 
 import io.github.sparkkinesis.FakeClock
 import io.github.sparkkinesis.client.KinesisRecord
@@ -81,20 +81,13 @@ class SubscriptionCursorSuite extends AnyFunSuite with Matchers {
     cursor.millisBehindLatest shouldBe Some(0L)
   }
 
-  test("starts AFTER_SEQUENCE_NUMBER and AT_TIMESTAMP where asked, and maps positions to the SDK's") {
+  test("starts AFTER_SEQUENCE_NUMBER and AT_TIMESTAMP where asked") {
     val s = new Setup()
     val seqs = s.transport.put(10)
     s.read(s.cursor(ShardPosition.AfterSequence(seqs(6))), 3).map(_.sequenceNumber) shouldBe seqs.drop(7)
     val fromTime = s.cursor(ShardPosition.AtTimestamp(1593105825000L + 5))
     s.read(fromTime, 5).map(_.sequenceNumber) shouldBe seqs.drop(5)
     fromTime.position shouldBe ShardPosition.AfterSequence(seqs.last)
-
-    SdkSubscriptionTransport.startingPosition(ShardPosition.TrimHorizon).`type` shouldBe ShardIteratorType.TRIM_HORIZON
-    val at = SdkSubscriptionTransport.startingPosition(ShardPosition.AtTimestamp(1593105825000L))
-    (at.`type`, at.timestamp.toEpochMilli) shouldBe (ShardIteratorType.AT_TIMESTAMP, 1593105825000L)
-    val after = SdkSubscriptionTransport.startingPosition(ShardPosition.AfterSequence(seqs(1)))
-    (after.`type`, after.sequenceNumber) shouldBe (ShardIteratorType.AFTER_SEQUENCE_NUMBER, seqs(1))
-    an[IllegalArgumentException] should be thrownBy SdkSubscriptionTransport.startingPosition(ShardPosition.ShardEnd(None))
   }
 
   test("a subscription that ends (5 minutes) is renewed from the continuation; nothing lost or repeated") {

@@ -64,6 +64,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
 
   private val rows: Seq[OptionRow] = Seq(
     OptionRow(StreamName, "clicks, orders", _.streamNames shouldBe Seq("clicks", "orders")),
+    OptionRow(StreamARN, s"${arn("us-east-1", "clicks")}, ${arn("us-east-1", "orders")}",
+      _.streamNames shouldBe Seq("clicks", "orders")),
     OptionRow(Region, "eu-west-1", _.connection.region shouldBe "eu-west-1"),
     OptionRow(Endpoint, "http://localhost:4567", _.connection.endpoint shouldBe Some("http://localhost:4567")),
     OptionRow(InitialPositionOption, "trim_horizon", _.initialPosition shouldBe InitialPosition.TrimHorizon),
@@ -113,8 +115,10 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     row <- rows
     name <- Seq(row.spec.name, row.spec.name.toLowerCase(Locale.ROOT), row.spec.name.toUpperCase(Locale.ROOT)).distinct
   } test(s"option $name is recognised") {
-    // Drop the base entry of the same option, whatever its case, so exactly one value is given.
-    val options = base.filter { case (k, _) => k.toLowerCase(Locale.ROOT) != row.spec.key } ++
+    // Drop the base entry of the same option, whatever its case, so exactly one value is given
+    // (streamARN names the streams instead of streamName).
+    val replaced = if (row.spec == StreamARN) Set(row.spec.key, StreamName.key) else Set(row.spec.key)
+    val options = base.filter { case (k, _) => !replaced(k.toLowerCase(Locale.ROOT)) } ++
       row.alsoGiven + (name -> row.value)
     row.spec.support match {
       case Supported => row.check(KinesisSourceOptions.parse(options))
@@ -122,6 +126,33 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
         val e = failure(options)
         e.getCondition shouldBe "KINESIS_OPTION_NOT_SUPPORTED_YET"
         e.getMessage should include(s"'${row.spec.name}'")
+    }
+  }
+
+  private def arn(region: String, stream: String) = s"arn:aws:kinesis:$region:123456789012:stream/$stream"
+
+  test("streamARN names the streams and their region; region may repeat it but not contradict it") {
+    val byArn = KinesisSourceOptions.parse(Map("streamARN" -> s"${arn("eu-west-2", "a")},${arn("eu-west-2", "b")}"))
+    byArn.streamNames shouldBe Seq("a", "b")
+    byArn.connection.region shouldBe "eu-west-2"
+    KinesisSourceOptions.parse(Map("streamARN" -> arn("eu-west-2", "a"), "region" -> "eu-west-2"))
+      .connection.region shouldBe "eu-west-2"
+    val contradicted = failure(Map("streamARN" -> arn("eu-west-2", "a"), "Region" -> "us-east-1"))
+    contradicted.getCondition shouldBe "KINESIS_CONFLICTING_OPTIONS"
+    contradicted.getMessage should (include("'Region'") and include("eu-west-2"))
+  }
+
+  test("streamARN refuses streamName beside it, two regions, repeats and anything but a stream ARN") {
+    failure(Map("streamARN" -> arn("us-east-1", "a"), "streamName" -> "a")).getCondition shouldBe
+      "KINESIS_CONFLICTING_OPTIONS"
+    failure(Map("streamARN" -> s"${arn("us-east-1", "a")},${arn("eu-west-1", "b")}")).getMessage should
+      include("streams of one region (these are in us-east-1, eu-west-1)")
+    failure(Map("streamARN" -> s"${arn("us-east-1", "a")},${arn("us-east-1", "a")}")).getMessage should
+      include("each stream named once")
+    for (bad <- Seq("orders", "arn:aws:sqs:us-east-1:123456789012:queue/q", "arn:aws:kinesis:us-east-1:1234:stream/a")) {
+      val e = failure(Map("streamARN" -> bad))
+      e.getCondition shouldBe "KINESIS_INVALID_OPTION_VALUE"
+      e.getMessage should (include("'streamARN'") and include(s"'$bad' is not one"))
     }
   }
 

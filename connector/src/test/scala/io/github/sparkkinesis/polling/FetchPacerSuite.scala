@@ -45,19 +45,33 @@ class FetchPacerSuite extends AnyFunSuite with Matchers {
     clock.totalSleptMillis shouldBe 100L
   }
 
-  test("a large fetch delays the next call to keep maxFetchRate: 2 MB at 1 MB/s waits 2 s") {
+  test("a large fetch delays the next call to keep maxFetchRate: 2 MiB at 1.0 (MiB/s, as Kinesis counts) waits 2 s") {
     val clock = new FakeClock
     val pacer = new FetchPacer(200, 1.0, clock)
     pacer.awaitTurn()
-    pacer.recordFetch(2000000)
+    pacer.recordFetch(2L * 1024 * 1024)
     pacer.awaitTurn()
     clock.totalSleptMillis shouldBe 2000L
   }
 
+  test("the time a large call itself took counts towards its rate gap, not the minimum period") {
+    val clock = new FakeClock
+    val pacer = new FetchPacer(200, 1.0, clock)
+    pacer.awaitTurn()
+    clock.advanceMillis(500) // the call took half a second to return 2 MiB
+    pacer.recordFetch(2L * 1024 * 1024)
+    pacer.awaitTurn()
+    clock.totalSleptMillis shouldBe 1500L
+    clock.advanceMillis(50) // a small call: the minimum period counts from its end
+    pacer.recordFetch(1000)
+    pacer.awaitTurn()
+    clock.totalSleptMillis shouldBe 1700L
+  }
+
   test("the average rate stays within maxFetchRate over many fetches") {
     val clock = new FakeClock
-    val times = callTimes(new FetchPacer(200, 2.0, clock), clock, calls = 21, bytes = 1000000)
-    // 20 MB fetched before the last call at 2 MB/s: at least 10 s.
+    val times = callTimes(new FetchPacer(200, 2.0, clock), clock, calls = 21, bytes = 1024 * 1024)
+    // 20 MiB fetched before the last call at 2 MiB/s: at least 10 s.
     (times.last - times.head) should be >= 10000L
   }
 
@@ -83,7 +97,7 @@ class FetchPacerSuite extends AnyFunSuite with Matchers {
     val clock = new FakeClock
     val pacer = new FetchPacer(200, 1.0, clock)
     pacer.awaitTurn()
-    pacer.recordFetch(3000000)
+    pacer.recordFetch(3L * 1024 * 1024)
     pacer.backOff(500)
     pacer.awaitTurn()
     clock.totalSleptMillis shouldBe 3000L

@@ -4,6 +4,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.{FakeClock, FakeKinesisApi}
+import io.github.sparkkinesis.client.RetryPolicy
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.FetchSettings
 
@@ -125,7 +126,7 @@ class LatestOffsetProbeSuite extends AnyFunSuite with Matchers {
     api.throttleNextGetRecords(2)
     withProbe(api) { (probe, clock) =>
       probe.advance(Map(shardKey(0) -> TrimHorizon)) shouldBe Map(shardKey(0) -> AfterSequence(a.last))
-      clock.totalSleptMillis should be >= 2 * ShardCursor.ThrottleBackOffMs
+      clock.totalSleptMillis should be >= (0 until 2).map(RetryPolicy.GetRecordsThrottled.backOff.delayMs(_, 0.0)).sum
     }
   }
 }

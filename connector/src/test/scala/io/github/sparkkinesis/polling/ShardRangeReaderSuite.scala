@@ -2,7 +2,7 @@ package io.github.sparkkinesis.polling
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.github.sparkkinesis.client.IteratorExpiredException
+import io.github.sparkkinesis.client.{IteratorExpiredException, RetryPolicy}
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.{FakeClock, FakeKinesisApi}
@@ -110,7 +110,7 @@ class ShardRangeReaderSuite extends AnyFunSuite with Matchers {
     // Three refused; each refusal halved the records asked for (3 -> 1), which then double
     // again per call: pages of 1, 2, 3 and 2 records.
     f.api.callCount("GetRecords") shouldBe 3 + 4
-    f.clock.totalSleptMillis should be >= 3 * ShardCursor.ThrottleBackOffMs
+    f.clock.totalSleptMillis should be >= (0 until 3).map(RetryPolicy.GetRecordsThrottled.backOff.delayMs(_, 0.0)).sum
   }
 
   test("gives up after being throttled again and again, instead of retrying forever") {

@@ -349,7 +349,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
       val callsBefore = api.callCount("GetRecords")
       KinesisBlockStore.remove(blocks.map(_.name)) // as if the executor holding them died
       val deadline = System.currentTimeMillis() + 10000 // removal reaches the executors asynchronously
-      while (blocks.exists(b => KinesisBlockStore.get[Array[Any]](b.name).isDefined)) {
+      while (blocks.exists(b => KinesisBlockStore.get(b.name).isDefined)) {
         assert(System.currentTimeMillis() < deadline, "the blocks were never removed")
         Thread.sleep(20)
       }

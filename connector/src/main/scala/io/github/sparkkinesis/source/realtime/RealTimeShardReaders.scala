@@ -4,7 +4,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.kinesis.KinesisBlockStore
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
-import io.github.sparkkinesis.efo.{EfoClients, EfoMetrics, SubscriptionCursor}
+import io.github.sparkkinesis.efo.{EfoMetrics, SubscriptionCursor}
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.polling.ShardCursor
 import io.github.sparkkinesis.time.SystemClock
@@ -42,7 +42,7 @@ private[realtime] object RealTimeShardReaders extends Logging {
       case Some(arn) =>
         // Counters of this reader alone: the task reports them with its offset.
         val metrics = new EfoMetrics
-        val cursor = new SubscriptionCursor(EfoClients.transport(connection), shard, arn, partition.start,
+        val cursor = new SubscriptionCursor(KinesisClients.transport(connection), shard, arn, partition.start,
           where = connection.where, metrics = metrics)
         new SubscriptionFeed(cursor, metrics)
       case None =>

@@ -1,9 +1,10 @@
 package org.apache.spark.sql.kinesis
 
-import scala.reflect.ClassTag
+import java.nio.ByteBuffer
 
 import org.apache.spark.SparkEnv
 import org.apache.spark.storage.{BlockId, BlockManagerId, StorageLevel, StreamBlockId}
+import org.apache.spark.util.io.ChunkedByteBuffer
 
 /**
  * The one bridge into Spark internals: prefetched records are kept as blocks in Spark's block
@@ -16,19 +17,31 @@ object KinesisBlockStore {
   /** A block name of this connector: `input-<streamKey>-<unique>`. */
   def blockName(streamKey: Int, unique: Long): String = StreamBlockId(streamKey, unique).name
 
-  /** Stores `value` on this executor; returns where it lives, as a Spark task location. */
-  def put[T: ClassTag](name: String, value: T): Option[String] = {
+  /**
+   * Stores `bytes` on this executor as they are (no serializer: the connector lays its blocks
+   * out itself); returns where they live, as a Spark task location.
+   */
+  def put(name: String, bytes: Array[Byte]): Option[String] = {
     val blockManager = SparkEnv.get.blockManager
-    val stored = blockManager.putSingle(BlockId(name), value, StorageLevel.MEMORY_AND_DISK_SER, tellMaster = true)
+    val stored = blockManager.putBytes[Array[Byte]](BlockId(name), new ChunkedByteBuffer(ByteBuffer.wrap(bytes)),
+      StorageLevel.MEMORY_AND_DISK_SER, tellMaster = true)
     if (stored) Some(thisExecutorLocation) else None
   }
 
-  /** The block from this executor or another one; None when it is gone (an executor died). */
-  def get[T: ClassTag](name: String): Option[T] =
-    SparkEnv.get.blockManager.get[T](BlockId(name)).map { result =>
-      val values = result.data.toList // consuming the iterator releases the block's read lock
-      values.head.asInstanceOf[T]
+  /**
+   * The block's bytes, from this executor or another one; None when it is gone (an executor
+   * died). A block in this executor's memory is not copied: its heap buffer stays valid after
+   * the read lock is released, even if the block is then dropped to disk or removed.
+   */
+  def get(name: String): Option[ByteBuffer] = {
+    val blockManager = SparkEnv.get.blockManager
+    val id = BlockId(name)
+    blockManager.getLocalBytes(id) match {
+      case Some(data) =>
+        try Some(data.toByteBuffer()) finally blockManager.releaseLockAndDispose(id, data)
+      case None => blockManager.getRemoteBytes(id).map(_.toByteBuffer)
     }
+  }
 
   /** Removes blocks wherever they are (driver side). */
   def remove(names: Iterable[String]): Unit = {

@@ -1,4 +1,4 @@
-package io.github.sparkkinesis.efo
+package io.github.sparkkinesis.client
 
 import scala.annotation.tailrec
 import scala.jdk.CollectionConverters._
@@ -6,16 +6,17 @@ import scala.jdk.CollectionConverters._
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
-import io.github.sparkkinesis.client.{AwsFailures, ConnectionConfig, ThrottledException}
-import io.github.sparkkinesis.errors.KinesisErrors
-
-/** [[ConsumerApi]] on the AWS SDK v2 synchronous client; SDK failures become clear errors. */
-final class SdkConsumerApi(client: KinesisClient, connection: ConnectionConfig) extends ConsumerApi {
+/**
+ * [[ConsumerApi]] on the AWS SDK v2 synchronous client; failures are translated by
+ * [[SdkCalls]]. `client` is asked for at every call, so a client the JVM's cache closed while
+ * idle is built again.
+ */
+final class SdkConsumerApi(client: () => KinesisClient, connection: ConnectionConfig) extends ConsumerApi {
 
   override def streamArn(stream: String): String = {
     val request = DescribeStreamSummaryRequest.builder().streamName(stream).build()
     call("DescribeStreamSummary", s"stream '$stream'", Some(stream)) {
-      client.describeStreamSummary(request).streamDescriptionSummary().streamARN()
+      client().describeStreamSummary(request).streamDescriptionSummary().streamARN()
     }
   }
 
@@ -23,8 +24,7 @@ final class SdkConsumerApi(client: KinesisClient, connection: ConnectionConfig) 
     val request = DescribeStreamConsumerRequest.builder().streamARN(streamArn).consumerName(name).build()
     try {
       call("DescribeStreamConsumer", s"consumer '$name' of $streamArn", None) {
-        val c = client.describeStreamConsumer(request).consumerDescription()
-        Some(ConsumerInfo(c.consumerName(), c.consumerARN(), c.consumerStatusAsString(), c.consumerCreationTimestamp()))
+        Some(info(client().describeStreamConsumer(request).consumerDescription()))
       }
     } catch {
       case _: ResourceNotFoundException => None
@@ -35,7 +35,7 @@ final class SdkConsumerApi(client: KinesisClient, connection: ConnectionConfig) 
     val request = RegisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(name).build()
     try {
       call("RegisterStreamConsumer", s"consumer '$name' of $streamArn", None) {
-        val c = client.registerStreamConsumer(request).consumer()
+        val c = client().registerStreamConsumer(request).consumer()
         ConsumerInfo(c.consumerName(), c.consumerARN(), c.consumerStatusAsString(), c.consumerCreationTimestamp())
       }
     } catch {
@@ -48,7 +48,7 @@ final class SdkConsumerApi(client: KinesisClient, connection: ConnectionConfig) 
     val request = DeregisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(name).build()
     try {
       call("DeregisterStreamConsumer", s"consumer '$name' of $streamArn", None) {
-        client.deregisterStreamConsumer(request)
+        client().deregisterStreamConsumer(request)
       }
       true
     } catch {
@@ -62,7 +62,7 @@ final class SdkConsumerApi(client: KinesisClient, connection: ConnectionConfig) 
       // Unlike ListShards, every page names the stream as well as the token.
       val base = ListStreamConsumersRequest.builder().streamARN(streamArn)
       val request = token.fold(base)(t => base.nextToken(t)).build()
-      val response = call("ListStreamConsumers", streamArn, None)(client.listStreamConsumers(request))
+      val response = call("ListStreamConsumers", streamArn, None)(client().listStreamConsumers(request))
       val all = acc ++ response.consumers().asScala.map { c =>
         ConsumerInfo(c.consumerName(), c.consumerARN(), c.consumerStatusAsString(), c.consumerCreationTimestamp())
       }
@@ -74,20 +74,9 @@ final class SdkConsumerApi(client: KinesisClient, connection: ConnectionConfig) 
     pages(None, Vector.empty)
   }
 
-  /**
-   * Throttling becomes a [[ThrottledException]] the caller retries; ResourceNotFound and
-   * ResourceInUse pass through for the callers above to interpret; the rest is wrapped.
-   */
   private def call[T](operation: String, target: String, stream: Option[String])(body: => T): T =
-    try body catch {
-      case e: LimitExceededException =>
-        throw new ThrottledException(s"$operation on $target was throttled: ${e.getMessage}", e)
-      case e: ResourceNotFoundException if stream.isDefined =>
-        throw KinesisErrors.streamNotFound(stream.get, connection.where, e)
-      case e @ (_: ResourceNotFoundException | _: ResourceInUseException) => throw e
-      // Access denied, rejected keys, TLS: the same clear errors as the polling client's.
-      case e: KinesisException => throw AwsFailures.toConnectorError(operation, target, connection, e)
-      case e: software.amazon.awssdk.core.exception.SdkClientException =>
-        throw AwsFailures.toConnectorError(operation, target, connection, e)
-    }
+    SdkCalls(operation, target, stream, connection, passThrough = true)(body)
+
+  private def info(c: ConsumerDescription): ConsumerInfo =
+    ConsumerInfo(c.consumerName(), c.consumerARN(), c.consumerStatusAsString(), c.consumerCreationTimestamp())
 }

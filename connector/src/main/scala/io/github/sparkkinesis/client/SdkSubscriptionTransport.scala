@@ -1,6 +1,5 @@
-package io.github.sparkkinesis.efo
+package io.github.sparkkinesis.client
 
-import java.time.Instant
 import java.util.concurrent.atomic.AtomicBoolean
 
 import scala.jdk.CollectionConverters._
@@ -8,21 +7,23 @@ import scala.jdk.CollectionConverters._
 import org.reactivestreams.{Subscriber, Subscription}
 import software.amazon.awssdk.core.async.SdkPublisher
 import software.amazon.awssdk.services.kinesis.KinesisAsyncClient
-import software.amazon.awssdk.services.kinesis.model.{ShardIteratorType, StartingPosition, SubscribeToShardEvent,
-  SubscribeToShardEventStream, SubscribeToShardRequest, SubscribeToShardResponse, SubscribeToShardResponseHandler}
+import software.amazon.awssdk.services.kinesis.model.{SubscribeToShardEvent, SubscribeToShardEventStream,
+  SubscribeToShardRequest, SubscribeToShardResponse, SubscribeToShardResponseHandler}
 
-import io.github.sparkkinesis.client.KinesisRecord
 import io.github.sparkkinesis.offsets.ShardPosition
 
-/** [[SubscriptionTransport]] on the AWS SDK v2 async client (Netty, HTTP/2). */
-final class SdkSubscriptionTransport(client: KinesisAsyncClient) extends SubscriptionTransport {
+/**
+ * [[SubscriptionTransport]] on the AWS SDK v2 async client (Netty, HTTP/2). `client` is asked
+ * for at every call, so a client the JVM's cache closed while idle is built again.
+ */
+final class SdkSubscriptionTransport(client: () => KinesisAsyncClient) extends SubscriptionTransport {
 
   override def subscribe(consumerArn: String, shardId: String, start: ShardPosition,
       subscriber: Subscriber[ShardEvent]): SubscriptionHandle = {
     val request = SubscribeToShardRequest.builder()
       .consumerARN(consumerArn)
       .shardId(shardId)
-      .startingPosition(SdkSubscriptionTransport.startingPosition(start))
+      .startingPosition(SdkPositions.startingPosition(start))
       .build()
     val once = new TerminatingOnce(subscriber)
     val handler = new SubscribeToShardResponseHandler {
@@ -34,7 +35,7 @@ final class SdkSubscriptionTransport(client: KinesisAsyncClient) extends Subscri
       // The end is signalled by the event publisher's onComplete, after its last event.
       override def complete(): Unit = ()
     }
-    val future = client.subscribeToShard(request, handler)
+    val future = client().subscribeToShard(request, handler)
     future.whenComplete { (_, t) =>
       if (t != null) once.fail(t) else once.completeIfNoStream()
     }
@@ -46,21 +47,8 @@ final class SdkSubscriptionTransport(client: KinesisAsyncClient) extends Subscri
 }
 
 object SdkSubscriptionTransport {
-  def startingPosition(start: ShardPosition): StartingPosition = start match {
-    case ShardPosition.TrimHorizon => StartingPosition.builder().`type`(ShardIteratorType.TRIM_HORIZON).build()
-    case ShardPosition.AtTimestamp(ms) =>
-      StartingPosition.builder().`type`(ShardIteratorType.AT_TIMESTAMP).timestamp(Instant.ofEpochMilli(ms)).build()
-    case ShardPosition.AfterSequence(seq) =>
-      StartingPosition.builder().`type`(ShardIteratorType.AFTER_SEQUENCE_NUMBER).sequenceNumber(seq).build()
-    case end: ShardPosition.ShardEnd =>
-      throw new IllegalArgumentException(s"nothing to subscribe to past the end of a closed shard ($end)")
-  }
-
   def toShardEvent(e: SubscribeToShardEvent): ShardEvent = ShardEvent(
-    records = e.records().asScala.map { r =>
-      KinesisRecord(r.partitionKey(), r.data().asByteArray(), r.sequenceNumber(),
-        Option(r.approximateArrivalTimestamp()).map(_.toEpochMilli).getOrElse(0L))
-    }.toSeq,
+    records = SdkRecords.toKinesisRecords(e.records()),
     continuationSequenceNumber = Option(e.continuationSequenceNumber()).filter(_.nonEmpty),
     millisBehindLatest = Option(e.millisBehindLatest()).map(_.longValue).getOrElse(0L),
     childShards = Option(e.childShards()).map(_.asScala.map(_.shardId()).toSeq).getOrElse(Nil))

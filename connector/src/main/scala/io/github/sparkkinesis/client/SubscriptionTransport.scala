@@ -1,8 +1,7 @@
-package io.github.sparkkinesis.efo
+package io.github.sparkkinesis.client
 
 import org.reactivestreams.Subscriber
 
-import io.github.sparkkinesis.client.KinesisRecord
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
@@ -25,7 +24,7 @@ trait SubscriptionHandle {
 }
 
 /**
- * Makes SubscribeToShard calls. [[SubscriptionCursor]] reaches Kinesis only through this trait,
+ * Makes SubscribeToShard calls. The EFO subscription cursor reaches Kinesis only through this trait,
  * so unit tests put a fake publisher behind it.
  */
 trait SubscriptionTransport {

@@ -1,4 +1,4 @@
-package io.github.sparkkinesis.efo
+package io.github.sparkkinesis.client
 
 import java.time.Instant
 

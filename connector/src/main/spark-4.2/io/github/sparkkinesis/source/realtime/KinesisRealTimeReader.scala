@@ -6,9 +6,9 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, Par
 import org.apache.spark.sql.connector.read.streaming.{PartitionOffset, SupportsRealTimeRead}
 import org.apache.spark.sql.connector.read.streaming.SupportsRealTimeRead.RecordStatus
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisRecord}
+import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.options.FetchSettings
-import io.github.sparkkinesis.source.KinesisRows
+import io.github.sparkkinesis.source.KinesisRowWriter
 
 /** Makes the reader of each real-time task (Spark 4.2's `SupportsRealTimeRead`). */
 final class KinesisRealTimeReaderFactory(connection: ConnectionConfig, fetch: FetchSettings)
@@ -30,14 +30,15 @@ final class KinesisRealTimeReader(partition: RealTimeShardPartition, reader: Rea
   extends SupportsRealTimeRead[InternalRow] {
 
   private val before = reader.stats
-  private var current: KinesisRecord = _
+  private val rows = new KinesisRowWriter(partition.shard)
+  private var current: InternalRow = _
 
   override def nextWithTimeout(startTimeMs: java.lang.Long, timeoutMs: java.lang.Long): RecordStatus = {
     // Spark's times are wall-clock milliseconds; the reader waits on the monotonic clock.
     val remainingMs = startTimeMs + timeoutMs - System.currentTimeMillis()
     reader.next(System.nanoTime() + math.max(0L, remainingMs) * 1000000L) match {
       case Some(record) =>
-        current = record
+        current = rows.write(record)
         RecordStatus.newStatusWithArrivalTimeMs(record.approximateArrivalMillis)
       case None => RecordStatus.newStatusWithoutArrivalTime(false)
     }
@@ -46,7 +47,7 @@ final class KinesisRealTimeReader(partition: RealTimeShardPartition, reader: Rea
   override def getOffset: PartitionOffset =
     ShardPartitionOffset(partition.shard, reader.position, RealTimeShardReaders.location, reader.stats.since(before))
 
-  override def get(): InternalRow = KinesisRows.row(partition.shard, current)
+  override def get(): InternalRow = current
 
   /** Real-time tasks are read with `nextWithTimeout` only. */
   override def next(): Boolean =

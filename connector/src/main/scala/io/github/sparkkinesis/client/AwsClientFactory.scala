@@ -1,0 +1,99 @@
+package io.github.sparkkinesis.client
+
+import java.net.URI
+import java.time.Duration
+import java.util.Locale
+
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider
+import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder
+import software.amazon.awssdk.http.{Protocol, ProtocolNegotiation}
+import software.amazon.awssdk.http.nio.netty.{Http2Configuration, NettyNioAsyncHttpClient}
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient
+import software.amazon.awssdk.regions.Region
+import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
+import software.amazon.awssdk.services.sts.StsClient
+
+/**
+ * The one place SDK clients are built: the synchronous Kinesis client (GetRecords, ListShards,
+ * PutRecords, consumer management), the asynchronous HTTP/2 one (SubscribeToShard) and STS (for
+ * roles). Every build first pins the loggers that print credentials at DEBUG (the SDK's signers,
+ * Netty's HTTP/2 frame logger) at INFO (ARCHITECTURE.md invariant 7, [[SdkLogging]]), so no JVM
+ * can build a client that skips it.
+ *
+ * Request encoding: Kinesis clients speak CBOR unless the JVM property `aws.cborEnabled=false`
+ * (or `AWS_CBOR_DISABLED`) asks for JSON; the SDK reads that itself, for every client alike.
+ *
+ * TLS: `https://` endpoints are always verified against the JVM's trust store (the SDK's
+ * default); there is deliberately no switch to turn that off. A private CA or a self-signed
+ * local endpoint is trusted with `-Djavax.net.ssl.trustStore` (README, "Authentication").
+ */
+private[client] object AwsClientFactory {
+  val ConnectTimeout: Duration = Duration.ofSeconds(10)
+  /** A GetRecords answer of 10 MB over a slow link still arrives within this. */
+  val SyncSocketTimeout: Duration = Duration.ofSeconds(60)
+  val StsSocketTimeout: Duration = Duration.ofSeconds(30)
+
+  /** Every subscription is one HTTP/2 stream; an executor may read thousands of shards. */
+  val MaxConcurrency = 10000
+  /**
+   * Longer than a subscription's 5-minute life: a subscription whose reader's buffer is full
+   * gets no data (backpressure) and must not time out for it. Dead connections are found by
+   * HTTP/2 PINGs instead, and stalls by the subscription cursor.
+   */
+  val AsyncReadTimeout: Duration = Duration.ofMinutes(6)
+  val HealthCheckPingPeriod: Duration = Duration.ofSeconds(10)
+
+  def syncKinesis(connection: ConnectionConfig): KinesisClient = {
+    SdkLogging.quietSecretLoggers()
+    val http = UrlConnectionHttpClient.builder()
+      .connectionTimeout(ConnectTimeout)
+      .socketTimeout(SyncSocketTimeout)
+    located(KinesisClient.builder().httpClientBuilder(http), connection.region, connection.endpoint,
+      AwsCredentials.provider(connection.credentials)).build()
+  }
+
+  /**
+   * SubscribeToShard needs HTTP/2. On https endpoints the protocol is negotiated with ALPN
+   * (`h2`); on plain http endpoints (local Kinesis only) HTTP/2 is spoken with prior knowledge
+   * (h2c), which kinesis-mock accepts.
+   */
+  def asyncKinesis(connection: ConnectionConfig): KinesisAsyncClient = {
+    SdkLogging.quietSecretLoggers()
+    val negotiation = if (isPlainHttp(connection)) ProtocolNegotiation.ASSUME_PROTOCOL else ProtocolNegotiation.ALPN
+    val http = NettyNioAsyncHttpClient.builder()
+      .protocol(Protocol.HTTP2)
+      .protocolNegotiation(negotiation)
+      .maxConcurrency(MaxConcurrency)
+      .connectionTimeout(ConnectTimeout)
+      .connectionAcquisitionTimeout(Duration.ofSeconds(60))
+      .readTimeout(AsyncReadTimeout)
+      .writeTimeout(Duration.ofSeconds(30))
+      .http2Configuration(Http2Configuration.builder()
+        .initialWindowSize(512 * 1024)
+        .healthCheckPingPeriod(HealthCheckPingPeriod)
+        .build())
+    located(KinesisAsyncClient.builder().httpClientBuilder(http), connection.region, connection.endpoint,
+      AwsCredentials.provider(connection.credentials)).build()
+  }
+
+  /** The STS client a role is assumed with, signed with the role's base credentials. */
+  def sts(role: CredentialsConfig.AssumeRole, base: AwsCredentialsProvider): StsClient = {
+    SdkLogging.quietSecretLoggers()
+    val http = UrlConnectionHttpClient.builder()
+      .connectionTimeout(ConnectTimeout)
+      .socketTimeout(StsSocketTimeout)
+    located(StsClient.builder().httpClientBuilder(http), role.stsRegion, role.stsEndpoint, base).build()
+  }
+
+  /** Whether an endpoint is plain http (h2c with prior knowledge) rather than https (ALPN h2). */
+  def isPlainHttp(connection: ConnectionConfig): Boolean =
+    connection.endpoint.exists(_.trim.toLowerCase(Locale.ROOT).startsWith("http://"))
+
+  /** Region, endpoint and credentials: the settings every client shares. */
+  private def located[B <: AwsClientBuilder[B, _]](builder: B, region: String, endpoint: Option[String],
+      credentials: AwsCredentialsProvider): B = {
+    builder.region(Region.of(region)).credentialsProvider(credentials)
+    endpoint.foreach(e => builder.endpointOverride(URI.create(e)))
+    builder
+  }
+}

@@ -1,0 +1,63 @@
+package io.github.sparkkinesis.client
+
+import scala.collection.mutable
+import scala.util.control.NonFatal
+
+import org.apache.spark.internal.Logging
+
+/**
+ * One JVM's SDK clients of one kind, one per [[ConnectionConfig]], so the driver and every
+ * executor reuse connections across batches. The cache owns its clients' lifecycle:
+ *  - bounded: at most `maxClients`; building one more closes the least recently used;
+ *  - evicted when idle: a client not asked for in `idleMillis` is closed (the next call
+ *    builds a new one), so a stopped query's connections and threads do not stay open;
+ *  - closed when the last query using a connection in this JVM stops ([[release]]).
+ * Idle must be longer than any call and than a subscription's 5-minute life, as a client is
+ * asked for at every call and every subscription renewal.
+ */
+private[client] final class ClientCache[C <: AutoCloseable](
+    kind: String,
+    build: ConnectionConfig => C,
+    maxClients: Int = ClientCache.DefaultMaxClients,
+    idleMillis: Long = ClientCache.DefaultIdleMillis,
+    now: () => Long = () => System.currentTimeMillis()) extends Logging {
+
+  private final class Entry(val client: C, var lastUsed: Long)
+
+  // Access order: the least recently used entry comes first.
+  private val entries = mutable.LinkedHashMap.empty[ConnectionConfig, Entry]
+
+  /** The client for `connection`, built now if there is none. */
+  def get(connection: ConnectionConfig): C = {
+    val (client, evicted) = synchronized {
+      val time = now()
+      val stale = entries.filter { case (c, e) => c != connection && time - e.lastUsed >= idleMillis }.keys.toSeq
+      val entry = entries.remove(connection).getOrElse(new Entry(build(connection), time))
+      entry.lastUsed = time
+      entries.put(connection, entry)
+      val over = entries.keys.take(math.max(0, entries.size - maxClients)).toSeq
+      val gone = (stale ++ over).distinct.flatMap(entries.remove)
+      (entry.client, gone)
+    }
+    evicted.foreach(e => closeQuietly(e.client)) // Outside the lock: closing may wait.
+    client
+  }
+
+  /** Closes the client of `connection`, if there is one; the next [[get]] builds a new one. */
+  def close(connection: ConnectionConfig): Unit =
+    synchronized(entries.remove(connection)).foreach(e => closeQuietly(e.client))
+
+  def size: Int = synchronized(entries.size)
+
+  private def closeQuietly(client: C): Unit =
+    try client.close() catch {
+      case NonFatal(e) => logWarning(s"Could not close an idle $kind client: ${e.getMessage}")
+    }
+}
+
+private[client] object ClientCache {
+  /** Far more connections (region, endpoint, credentials) than one JVM's queries use. */
+  val DefaultMaxClients = 32
+  /** Longer than a subscription's 5-minute life and any call's time-outs. */
+  val DefaultIdleMillis: Long = 10 * 60 * 1000L
+}

@@ -1,0 +1,45 @@
+package io.github.sparkkinesis.client
+
+import software.amazon.awssdk.core.exception.SdkException
+import software.amazon.awssdk.services.kinesis.model.{ExpiredIteratorException, LimitExceededException,
+  ProvisionedThroughputExceededException, ResourceInUseException, ResourceNotFoundException}
+
+import io.github.sparkkinesis.errors.KinesisErrors
+
+/**
+ * The one translation of a failed synchronous SDK call into what the connector acts on, for
+ * every Kinesis API the connector calls:
+ *  - throttling becomes a [[ThrottledException]] and an expired iterator an
+ *    [[IteratorExpiredException]], which the callers retry ([[RetryPolicy]]);
+ *  - a call cut short by its thread's interruption (the query stopping, a task killed) is
+ *    rethrown as an [[InterruptedException]], so Spark ends the query cleanly (a read time-out
+ *    is not an interruption: it is an endpoint that does not answer);
+ *  - a missing stream becomes KINESIS_STREAM_NOT_FOUND;
+ *  - credentials, permissions, TLS, unreachable or non-Kinesis endpoints become their own
+ *    errors, anything else KINESIS_API_FAILED ([[AwsFailures]]).
+ */
+private[client] object SdkCalls {
+
+  /**
+   * Runs `body`, the SDK call `operation` (as the API names it) on `target` (for messages),
+   * about `stream` when it names one.
+   *
+   * @param passThrough ResourceNotFound and ResourceInUse are rethrown as they are, for the
+   *                    caller to interpret (a consumer that does not exist, or is taken)
+   */
+  def apply[T](operation: String, target: String, stream: Option[String], connection: ConnectionConfig,
+      passThrough: Boolean = false)(body: => T): T =
+    try body catch {
+      case e @ (_: ProvisionedThroughputExceededException | _: LimitExceededException) =>
+        throw new ThrottledException(s"$operation on $target was throttled: ${e.getMessage}", e)
+      case e: ExpiredIteratorException =>
+        throw new IteratorExpiredException(s"$operation: ${e.getMessage}", e)
+      case e: SdkException if AwsFailures.interrupted(e) =>
+        throw new InterruptedException(s"$operation on $target was interrupted")
+      case e: ResourceNotFoundException if stream.isDefined =>
+        throw KinesisErrors.streamNotFound(stream.get, connection.where, e)
+      case e @ (_: ResourceNotFoundException | _: ResourceInUseException) if passThrough => throw e
+      case e: SdkException =>
+        throw AwsFailures.toConnectorError(operation, target, connection, e)
+    }
+}

@@ -1,0 +1,44 @@
+package io.github.sparkkinesis.client
+
+import java.time.Instant
+
+import software.amazon.awssdk.services.kinesis.model.{GetShardIteratorRequest, ShardIteratorType, StartingPosition}
+
+import io.github.sparkkinesis.offsets.ShardPosition
+
+/**
+ * The one mapping of a [[ShardPosition]] to where Kinesis starts reading, for GetShardIterator
+ * (polling) and SubscribeToShard (enhanced fan-out) alike, so both read paths start from the
+ * same record for the same position.
+ */
+object SdkPositions {
+
+  /** Where to start: the iterator type, and the sequence number or time it needs. */
+  final case class Start(iteratorType: ShardIteratorType, sequenceNumber: Option[String], timestamp: Option[Instant])
+
+  /** `position` as Kinesis takes it; a `ShardEnd` has no start (nothing follows it). */
+  def start(position: ShardPosition): Start = position match {
+    case ShardPosition.TrimHorizon => Start(ShardIteratorType.TRIM_HORIZON, None, None)
+    case ShardPosition.AtTimestamp(ms) => Start(ShardIteratorType.AT_TIMESTAMP, None, Some(Instant.ofEpochMilli(ms)))
+    case ShardPosition.AtSequence(seq) => Start(ShardIteratorType.AT_SEQUENCE_NUMBER, Some(seq), None)
+    case ShardPosition.AfterSequence(seq) => Start(ShardIteratorType.AFTER_SEQUENCE_NUMBER, Some(seq), None)
+    case end: ShardPosition.ShardEnd =>
+      throw new IllegalArgumentException(s"nothing can be read past the end of a closed shard ($end)")
+  }
+
+  def iteratorRequest(stream: String, shardId: String, position: ShardPosition): GetShardIteratorRequest = {
+    val s = start(position)
+    val request = GetShardIteratorRequest.builder().streamName(stream).shardId(shardId).shardIteratorType(s.iteratorType)
+    s.sequenceNumber.foreach(request.startingSequenceNumber)
+    s.timestamp.foreach(request.timestamp)
+    request.build()
+  }
+
+  def startingPosition(position: ShardPosition): StartingPosition = {
+    val s = start(position)
+    val builder = StartingPosition.builder().`type`(s.iteratorType)
+    s.sequenceNumber.foreach(builder.sequenceNumber)
+    s.timestamp.foreach(builder.timestamp)
+    builder.build()
+  }
+}

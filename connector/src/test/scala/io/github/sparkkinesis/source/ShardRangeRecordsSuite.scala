@@ -1,0 +1,71 @@
+package io.github.sparkkinesis.source
+
+import java.nio.ByteBuffer
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+import io.github.sparkkinesis.FakeKinesisApi
+import io.github.sparkkinesis.client.KinesisRecord
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.options.FetchSettings
+import io.github.sparkkinesis.prefetch.RecordBlock
+
+/** Prefetched blocks (the connector's own byte layout) read back as rows, and lost blocks read again from Kinesis. */
+class ShardRangeRecordsSuite extends AnyFunSuite with Matchers {
+  private val shard = ShardKey("orders", "shardId-000000000000")
+  private val fetch = FetchSettings(100, 2.0, 0L, 1000L)
+
+  /** What a user sees of a row: (partitionKey, data, stream, shardId, sequenceNumber, arrival micros). */
+  private def fields(row: InternalRow) = (row.getUTF8String(0).toString, new String(row.getBinary(1), "UTF-8"),
+    row.getUTF8String(2).toString, row.getUTF8String(3).toString, row.getUTF8String(4).toString, row.getLong(5))
+
+  private def expected(r: KinesisRecord) =
+    (r.partitionKey, new String(r.data, "UTF-8"), shard.stream, shard.shardId, r.sequenceNumber, r.approximateArrivalMillis * 1000L)
+
+  private def setup(): (FakeKinesisApi, Seq[KinesisRecord]) = {
+    val api = new FakeKinesisApi().createStream("orders", 1)
+    api.putMany("orders", shard.shardId, "r", 6)
+    (api, api.records("orders", shard.shardId))
+  }
+
+  private def blocks(records: Seq[KinesisRecord]): (Seq[BlockRef], Map[String, ByteBuffer]) = {
+    val (first, second) = records.splitAt(3)
+    val refs = Seq(
+      BlockRef("b1", ShardPosition.TrimHorizon, first.last.sequenceNumber, 0, "here"),
+      BlockRef("b2", ShardPosition.AfterSequence(first.last.sequenceNumber), second.last.sequenceNumber, 0, "here"))
+    (refs, Map("b1" -> ByteBuffer.wrap(RecordBlock.encode(first.toArray)), "b2" -> ByteBuffer.wrap(RecordBlock.encode(second.toArray))))
+  }
+
+  test("the rows of the blocks are the records put, field by field, in order") {
+    val (api, records) = setup()
+    val (refs, stored) = blocks(records)
+    val range = ShardRange(shard, ShardPosition.TrimHorizon, records.last.sequenceNumber, refs)
+    ShardRangeRecords(range, api, fetch, stored.get).map(fields).toList shouldBe records.map(expected)
+    api.callCount("GetRecords") shouldBe 0
+  }
+
+  test("a lost block is read again from Kinesis, with the same rows") {
+    val (api, records) = setup()
+    val (refs, stored) = blocks(records)
+    val range = ShardRange(shard, ShardPosition.TrimHorizon, records.last.sequenceNumber, refs)
+    ShardRangeRecords(range, api, fetch, stored.removed("b2").get).map(fields).toList shouldBe records.map(expected)
+    ShardRangeRecords(range, api, fetch, _ => None).map(fields).toList shouldBe records.map(expected)
+  }
+
+  test("a block keeps non-ASCII keys, empty data and every byte value") {
+    val odd = Array(
+      KinesisRecord("ключ-🔑", Array.emptyByteArray, "49590338271490256608559692538361571095921575989136588802", 1L),
+      KinesisRecord("", Array.tabulate(256)(_.toByte), "1", 0L))
+    val back = RecordBlock.decode(ByteBuffer.wrap(RecordBlock.encode(odd)))
+    back.map(r => (r.partitionKey, r.data.toSeq, r.sequenceNumber, r.approximateArrivalMillis)) shouldBe
+      odd.map(r => (r.partitionKey, r.data.toSeq, r.sequenceNumber, r.approximateArrivalMillis))
+    RecordBlock.decode(ByteBuffer.wrap(RecordBlock.encode(Array.empty))) shouldBe empty
+  }
+
+  test("bytes that are not a block of this version are refused, saying so") {
+    val e = intercept[IllegalArgumentException](RecordBlock.decode(ByteBuffer.wrap(Array[Byte](-84, -19, 0, 5))))
+    e.getMessage should include("not a prefetched block of this connector version")
+  }
+}

@@ -1,0 +1,210 @@
+"""`make bench`: the connector against the benchmark Kinesis (benchmarks/, serving from memory),
+row by row, each build of the connector side by side. Writes tests/benchmarks/results/<date>.md
+and <date>.png and prints the table. Timings here only: never pass/fail.
+
+    python tests/benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--quick]
+
+Rows: backend, polling, efo, limits-polling, limits-efo, latency-default, latency-low, idle,
+scale-100, scale-1000, scale-10000, memory. Builds: --jar label=path (repeatable); by default
+"now" (the jar `make wheel` built) and "before" (.bench/baseline.jar, made by
+`make bench-baseline` from BENCH_BASELINE) when it exists. Every figure is of one run on one
+machine: compare the builds with each other, not with other machines.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_backend import CREDENTIALS, ROOT, BenchKinesis, bare_sdk_reader, cpu_seconds  # noqa: E402
+from bench_report import write_report  # noqa: E402
+
+RECORD = 1024
+LOW_LATENCY = {"maxFetchDuration": "200ms", "minFetchPeriod": "210ms"}
+
+
+def run_spark(kind, jar, spec):
+    """One measurement in a Spark session of its own, on connector jar `jar`."""
+    with tempfile.TemporaryDirectory(prefix="bench-") as workdir:
+        spec = {**spec, "kind": kind, "workdir": workdir}
+        env = {**os.environ, **CREDENTIALS, "PYSPARK_KINESIS_JAR": str(jar)}
+        out = subprocess.run([sys.executable, str(HERE / "bench_spark.py"), json.dumps(spec)],
+                             capture_output=True, text=True, env=env, timeout=spec.get("timeout_s", 600) + 180)
+        lines = [line for line in out.stdout.splitlines() if line.startswith("RESULT ")]
+        if out.returncode != 0 or not lines:
+            raise RuntimeError(f"{kind} failed ({out.returncode}):\n{out.stderr[-3000:]}")
+        return json.loads(lines[-1][len("RESULT "):])
+
+
+def backend(args, jars):
+    """The endpoint on one event-loop thread, read by the bare SDK after a warm-up read: records
+    per CPU-second of the endpoint (its whole process: one thread serves, GC and JIT add)."""
+    records = 8 * args.records_per_shard * 2
+    results = []
+    for mode in ("polling", "efo"):
+        with BenchKinesis(["--stream", f"s:8:{records // 8}:{RECORD}", "--stream", f"warm:8:{records // 32}:{RECORD}"],
+                          threads=1) as k:
+            bare_sdk_reader(k.endpoint, "warm", records // 4, mode)
+            before = cpu_seconds(k.pid)
+            bare = bare_sdk_reader(k.endpoint, "s", records, mode)
+            server_cpu = cpu_seconds(k.pid) - before
+        results.append({"build": f"endpoint, {mode}", "records": bare["records"],
+                        "endpoint_records_per_cpu_s": bare["records"] / server_cpu,
+                        "client_records_per_cpu_s": bare["records"] / bare["cpu_seconds"],
+                        "records_per_s": bare["records"] / bare["seconds"]})
+    return results
+
+
+def throughput(mode):
+    def row(args, jars):
+        per_shard = args.records_per_shard
+        options = {"maxFetchRate": "2.0"}
+        if mode == "efo":
+            options.update(consumerMode="efo", consumerName=f"bench-{int(time.time())}")
+        results = []
+        warm = max(1000, per_shard // 10)
+        with BenchKinesis(["--stream", f"s:8:{per_shard}:{RECORD}", "--stream", f"warm:8:{warm}:{RECORD}"]) as k:
+            spec = {"endpoint": k.endpoint, "stream": "s", "record_size": RECORD, "options": options,
+                    "records_per_shard": per_shard, "warm_stream": "warm", "warm_records_per_shard": warm}
+            for label, jar in jars:
+                results.append({"build": label, **run_spark("throughput", jar, spec)})
+            if mode == "polling":
+                ceiling = run_spark("ceiling_polling", jars[0][1], spec)
+            else:
+                bare = bare_sdk_reader(k.endpoint, "s", 8 * per_shard, "efo")
+                ceiling = {"records": bare["records"], "seconds": bare["seconds"], "cpu_seconds": bare["cpu_seconds"],
+                           "records_per_s": bare["records"] / bare["seconds"],
+                           "mb_per_s": bare["bytes"] / bare["seconds"] / 1e6,
+                           "records_per_cpu_s": bare["records"] / bare["cpu_seconds"]}
+        results.append({"build": "bare SDK ceiling" + (" (own JVM)" if mode == "efo" else ""), **ceiling})
+        for r in results:
+            r["of_ceiling"] = r["records_per_cpu_s"] / ceiling["records_per_cpu_s"]
+        return results
+    return row
+
+
+def limits(mode, queries):
+    def row(args, jars):
+        shards, results = 4, []
+        for label, jar in jars:
+            # Enough records that no query reaches the tip within the window: 2 MiB/s for ~50 s.
+            with BenchKinesis(["--limits", "--stream", f"s:{shards}:{110 * 1024}:{RECORD}"]) as k:
+                spec = {"endpoint": k.endpoint, "stream": "s", "record_size": RECORD, "shards": shards,
+                        "queries": queries, "efo": mode == "efo", "warmup_s": 15, "window_s": args.window_s,
+                        "options": {"maxFetchRate": "2.0", **({"consumerMode": "efo"} if mode == "efo" else {})}}
+                results.append({"build": label, **run_spark("at_limits", jar, spec)})
+        return results
+    return row
+
+
+def latency(settings):
+    def row(args, jars):
+        results = []
+        for label, jar in jars:
+            with BenchKinesis(["--stream", "s:2:0:100", "--produce", "s:1000:100"]) as k:
+                spec = {"endpoint": k.endpoint, "stream": "s", "warmup_s": 15, "window_s": args.window_s,
+                        "options": settings}
+                results.append({"build": label, **run_spark("latency", jar, spec)})
+        return results
+    return row
+
+
+def idle(args, jars):
+    results = []
+    for label, jar in jars:
+        with BenchKinesis(["--stream", "s:2:0:100"]) as k:
+            spec = {"endpoint": k.endpoint, "stream": "s", "warmup_s": 15, "window_s": args.window_s}
+            results.append({"build": label, **run_spark("idle", jar, spec)})
+    return results
+
+
+def scale(shards):
+    def row(args, jars):
+        results = []
+        for label, jar in jars:
+            with BenchKinesis(["--stream", f"s:{shards}:2:100"]) as k:
+                spec = {"endpoint": k.endpoint, "stream": "s", "triggers": 6,
+                        "timeout_s": 240 if shards >= 10000 else 150,
+                        "options": LOW_LATENCY}
+                results.append({"build": label, **run_spark("scale", jar, spec)})
+        return results
+    return row
+
+
+def memory(args, jars):
+    results = []
+    for label, jar in jars:
+        with BenchKinesis(["--stream", f"s:4:{50 * 1024}:{RECORD}"]) as k:
+            spec = {"endpoint": k.endpoint, "stream": "s", "sink_sleep_s": 3, "window_s": 45,
+                    "options": {"fetchBufferSize": "20mb", "maxFetchRate": "2.0", "maxFetchDuration": "1s"}}
+            results.append({"build": label, "fetch_buffer_mb": 20, **run_spark("memory", jar, spec)})
+    return results
+
+
+ROWS = {
+    "backend": backend,
+    "polling": throughput("polling"),
+    "efo": throughput("efo"),
+    "limits-polling": limits("polling", 1),
+    "limits-efo": limits("efo", 3),
+    "latency-default": latency({}),
+    "latency-low": latency(LOW_LATENCY),
+    "idle": idle,
+    "scale-100": scale(100),
+    "scale-1000": scale(1000),
+    "scale-10000": scale(10000),
+    "memory": memory,
+}
+
+
+def default_jars():
+    jars = []
+    wheel_jars = sorted((ROOT / "python" / "pyspark_kinesis" / "jars").glob("*.jar"))
+    if wheel_jars:
+        jars.append(("now", wheel_jars[0]))
+    baseline = ROOT / ".bench" / "baseline.jar"
+    if baseline.exists():
+        jars.append(("before", baseline))
+    return jars
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", nargs="+", choices=list(ROWS), default=list(ROWS))
+    parser.add_argument("--jar", action="append", default=[], help="label=path of a connector jar (repeatable)")
+    parser.add_argument("--records-per-shard", type=int, default=25000,
+                        help="throughput rows: 8 shards x this many 1 KB records")
+    parser.add_argument("--window-s", type=int, default=30,
+                        help="measuring window of the limits, latency and idle rows")
+    args = parser.parse_args()
+    jars = [tuple(j.split("=", 1)) for j in args.jar] or default_jars()
+    if not jars:
+        parser.error("no connector jar: run make wheel, or pass --jar label=path")
+
+    started = datetime.now(timezone.utc)
+    rows = []
+    for name in args.rows:
+        print(f"bench: {name} ...", flush=True)
+        began = time.time()
+        try:
+            results = ROWS[name](args, jars)
+        except Exception as e:  # one failed row must not lose the others
+            results = [{"build": "-", "error": str(e).strip().splitlines()[-1][:300]}]
+        rows.append({"row": name, "seconds": time.time() - began, "results": results,
+                     "command": f'make bench BENCH_ARGS="--rows {name}"'})
+        # After every row: a run stopped half-way keeps what it measured.
+        out = write_report(rows, jars, started, HERE / "results")
+    print(out.read_text())
+    print(f"written to {out} and {out.with_suffix('.png')}")
+
+
+if __name__ == "__main__":
+    main()

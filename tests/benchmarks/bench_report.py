@@ -1,0 +1,110 @@
+"""The results of a `make bench` run as a Markdown table (one line per row and build, with the
+command that repeats the row) and a PNG chart."""
+
+import json
+import os
+import platform
+from pathlib import Path
+
+
+def _n(value, digits=0):
+    if value is None:
+        return "-"
+    if isinstance(value, list):
+        return " / ".join(_n(v, digits) for v in value)
+    return f"{value:,.{digits}f}"
+
+
+def figures(row, r):
+    """The few figures that say what a row measured, as text."""
+    if "error" in r:
+        return f"failed: {r['error']}"
+    if row == "backend":
+        return (f"{_n(r['endpoint_records_per_cpu_s'])} records per CPU-second of the endpoint "
+                "(one event-loop thread); "
+                f"client {_n(r['client_records_per_cpu_s'])}/CPU-s; {_n(r['records_per_s'])} records/s wall")
+    if row in ("polling", "efo"):
+        return (f"{_n(r['records_per_s'])} records/s, {_n(r['mb_per_s'], 1)} MB/s, "
+                f"**{_n(r['records_per_cpu_s'])} records/CPU-s** ({_n(r['of_ceiling'] * 100)}% of ceiling), "
+                f"{_n(r['cpu_seconds'], 1)} CPU-s for {_n(r['records'])}")
+    if row.startswith("limits"):
+        return (f"{_n(r['mib_per_s_per_shard'], 2)} MiB/s per shard = **{_n(r['pct_of_2mib'], 1)}% of 2 MiB/s**, "
+                f"throttle events {_n(r['throttle_events'])}")
+    if row.startswith("latency"):
+        return (f"p50 **{_n(r['p50_ms'])} ms**, p90 {_n(r['p90_ms'])}, p99 **{_n(r['p99_ms'])}**, "
+                f"max {_n(r['max_ms'])} ms "
+                f"({_n(r['records'])} records); **{_n(r['cores'], 3)} cores**")
+    if row == "idle":
+        return f"**{_n(r['cores'], 3)} cores** with nothing to read"
+    if row.startswith("scale"):
+        return (f"driver **{_n(r['driver_ms_per_trigger'])} ms/trigger** (latestOffset {_n(r['latest_offset_ms'])}, "
+                f"planning {_n(r['planning_ms'])}), first batch after {_n(r['first_batch_s'], 1)} s, "
+                f"driver heap {_n(r['driver_heap_mb'])} MB, {r['triggers']} triggers")
+    if row == "memory":
+        return (f"peak block memory **{_n(r['peak_block_mb'], 1)} MB** with fetchBufferSize {r['fetch_buffer_mb']} MB; "
+                f"peak heap {_n(r['peak_heap_mb'])} MB; {_n(r['records'])} records")
+    return json.dumps(r)
+
+
+def write_report(rows, jars, started, results_dir):
+    results_dir.mkdir(parents=True, exist_ok=True)
+    stem = started.strftime("%Y-%m-%dT%H%MZ")
+    out = results_dir / f"{stem}.md"
+    lines = [f"# make bench, {started:%Y-%m-%d %H:%M} UTC",
+             "",
+             f"{platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}; Spark local[2], "
+             f"the benchmark Kinesis of benchmarks/ on loopback. Builds: "
+             + ", ".join(f"`{label}` = {Path(path).name}" for label, path in jars) + ".",
+             "",
+             "| row | build | figures | seconds | repeat with |",
+             "|---|---|---|---|---|"]
+    for row in rows:
+        for i, r in enumerate(row["results"]):
+            lines.append(f"| {row['row'] if i == 0 else ''} | {r.get('build', '')} | {figures(row['row'], r)} | "
+                         f"{_n(row['seconds']) if i == 0 else ''} | {'`' + row['command'] + '`' if i == 0 else ''} |")
+    lines += ["", f"![chart]({stem}.png)", "", "<details><summary>raw figures</summary>", "", "```json",
+              json.dumps(rows, indent=1), "```", "</details>", ""]
+    out.write_text("\n".join(lines))
+    chart(rows, out.with_suffix(".png"))
+    return out
+
+
+def chart(rows, path):
+    """Records per CPU-second (throughput rows, with the ceiling), latency percentiles and cores used."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+    by_row = {row["row"]: [r for r in row["results"] if "error" not in r] for row in rows}
+
+    bars = [(f"{name}\n{r['build']}", r["records_per_cpu_s"])
+            for name in ("polling", "efo") for r in by_row.get(name, [])]
+    _bars(axes[0], bars, "records per CPU-second (1 KB, 8 shards)")
+
+    lat = [(f"{name[8:]}\n{r['build']}", r)
+           for name in ("latency-default", "latency-low") for r in by_row.get(name, [])]
+    if lat:
+        x = range(len(lat))
+        for key, offset in (("p50_ms", -0.2), ("p99_ms", 0.2)):
+            axes[1].bar([i + offset for i in x], [r[key] or 0 for _, r in lat], 0.4, label=key[:3])
+        axes[1].set_xticks(list(x), [label for label, _ in lat], fontsize=8)
+        axes[1].legend()
+    axes[1].set_title("put to sink latency, ms (1,000 records/s)")
+
+    cores = [(f"{name.replace('latency-', '')}\n{r['build']}", r["cores"])
+             for name in ("latency-default", "latency-low", "idle")
+             for r in by_row.get(name, [])]
+    _bars(axes[2], cores, "cores used by the Spark JVM")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def _bars(ax, bars, title):
+    if bars:
+        ax.bar(range(len(bars)), [v for _, v in bars], color="#4878a8")
+        ax.set_xticks(range(len(bars)), [label for label, _ in bars], fontsize=8)
+        for i, (_, v) in enumerate(bars):
+            ax.annotate(f"{v:,.0f}" if v >= 10 else f"{v:.2f}", (i, v), ha="center", va="bottom", fontsize=8)
+    ax.set_title(title)

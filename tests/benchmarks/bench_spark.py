@@ -1,0 +1,251 @@
+"""One benchmark row inside its own Spark session (local[2]), run by bench.py as
+`python bench_spark.py '<json spec>'`; prints `RESULT <json>` last. The connector jar is the one
+in $PYSPARK_KINESIS_JAR, so rows of two builds of the connector run side by side in one run.
+CPU is the Spark JVM's, from /proc/<pid>/stat."""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_backend import cpu_seconds  # noqa: E402
+
+SHADED_SDK = "io.github.sparkkinesis.shaded.software.amazon.awssdk."
+
+
+def percentile(values, q):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))] if ordered else None
+
+
+def session():
+    from pyspark.sql import SparkSession
+
+    import pyspark_kinesis
+    builder = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+               .config("spark.driver.memory", "2g").config("spark.sql.shuffle.partitions", "2"))
+    spark = pyspark_kinesis.configure(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark, spark._jvm.java.lang.ProcessHandle.current().pid()
+
+
+def reader(spark, spec, **extra):
+    options = {"streamName": spec["stream"], "endpoint": spec["endpoint"], "region": "us-east-1",
+               "initialPosition": "trim_horizon", **spec.get("options", {}), **extra}
+    return spark.readStream.format("kinesis").options(**options).load()
+
+
+def rows_read(query):
+    return sum(p.get("numInputRows", 0) for p in query.recentProgress)
+
+
+def source_metric(query, name):
+    progress = query.lastProgress or {}
+    for source in progress.get("sources", []):
+        value = (source.get("metrics") or {}).get(name)
+        if value is not None:
+            return float(value)
+    return None
+
+
+def read_once(spark, spec, checkpoint, **extra):
+    query = (reader(spark, spec, **extra).writeStream.format("noop").trigger(availableNow=True)
+             .option("checkpointLocation", str(checkpoint)).start())
+    query.awaitTermination()
+    return query
+
+
+def throughput(spark, pid, spec, workdir):
+    """Everything in the stream, once (Trigger.AvailableNow), into the noop sink, after the same
+    over a small stream (`warm_stream`) so that class loading and JIT are not counted."""
+    read_once(spark, spec, workdir / "warm", streamName=spec["warm_stream"])
+    profile = os.environ.get("BENCH_JFR")  # a JDK Flight Recorder profile of the measured read, to find its costs
+    if profile:
+        subprocess.run(["jcmd", str(pid), "JFR.start", "name=bench", "settings=profile", f"filename={profile}"],
+                       check=True)
+    cpu, began = cpu_seconds(pid), time.time()
+    query = read_once(spark, spec, workdir / "checkpoint")
+    if profile:
+        subprocess.run(["jcmd", str(pid), "JFR.stop", "name=bench", f"filename={profile}"], check=True)
+    seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
+    records = rows_read(query)
+    return {"records": records, "seconds": seconds, "cpu_seconds": cpu, "records_per_s": records / seconds,
+            "mb_per_s": records * spec["record_size"] / seconds / 1e6, "records_per_cpu_s": records / cpu}
+
+
+def ceiling_polling(spark, pid, spec, workdir):
+    """A plain GetRecords loop per shard in this JVM, on the SDK the connector jar carries."""
+    jvm = spark._jvm
+
+    def sdk(path):
+        """A class of the SDK as the connector jar carries it (shaded), by its unshaded path."""
+        found = jvm
+        for part in (SHADED_SDK + path).split("."):
+            found = getattr(found, part)
+        return found
+
+    client = (sdk("services.kinesis.KinesisClient").builder()
+              .endpointOverride(jvm.java.net.URI.create(spec["endpoint"]))
+              .region(sdk("regions.Region").of("us-east-1"))
+              .credentialsProvider(sdk("auth.credentials.StaticCredentialsProvider").create(
+                  sdk("auth.credentials.AwsBasicCredentials").create("bench", "bench")))
+              .httpClientBuilder(sdk("http.urlconnection.UrlConnectionHttpClient").builder()).build())
+    model = "services.kinesis.model."
+    shards = [s.shardId() for s in client.listShards(sdk(model + "ListShardsRequest").builder()
+                                                      .streamName(spec["stream"]).build()).shards()]
+    counts = []
+
+    def read(shard, stream=spec["stream"], records=spec["records_per_shard"]):
+        it = client.getShardIterator(sdk(model + "GetShardIteratorRequest").builder().streamName(stream)
+                                     .shardId(shard).shardIteratorType(sdk(model + "ShardIteratorType").TRIM_HORIZON)
+                                     .build()).shardIterator()
+        n = 0
+        while n < records:
+            request = sdk(model + "GetRecordsRequest").builder().shardIterator(it).limit(10000).build()
+            response = client.getRecords(request)
+            n += response.records().size()
+            it = response.nextShardIterator()
+        counts.append(n)
+
+    for shard in shards:  # warm up, as the connector's row does
+        read(shard, spec["warm_stream"], spec["warm_records_per_shard"])
+    counts.clear()
+    cpu, began = cpu_seconds(pid), time.time()
+    threads = [threading.Thread(target=read, args=(s,)) for s in shards]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
+    records = sum(counts)
+    return {"records": records, "seconds": seconds, "cpu_seconds": cpu, "records_per_s": records / seconds,
+            "mb_per_s": records * spec["record_size"] / seconds / 1e6, "records_per_cpu_s": records / cpu}
+
+
+def at_limits(spark, pid, spec, workdir):
+    """`queries` queries at once (EFO: one consumer each) for a window after a warm-up: MB/s per shard."""
+    queries = []
+    for i in range(spec["queries"]):
+        extra = {"consumerName": f"bench-{i}-{int(time.time())}"} if spec.get("efo") else {}
+        queries.append(reader(spark, spec, **extra).writeStream.format("noop")
+                       .option("checkpointLocation", str(workdir / f"checkpoint-{i}")).start())
+    time.sleep(spec["warmup_s"])
+    before, t0 = [rows_read(q) for q in queries], time.time()
+    time.sleep(spec["window_s"])
+    after, t1 = [rows_read(q) for q in queries], time.time()
+    throttles = [source_metric(q, "throttleEvents") or 0 for q in queries]
+    for q in queries:
+        q.stop()
+    per_shard = [(a - b) * spec["record_size"] / (t1 - t0) / spec["shards"] for a, b in zip(after, before)]
+    return {"mib_per_s_per_shard": [x / 2**20 for x in per_shard],
+            "pct_of_2mib": [100 * x / (2 * 2**20) for x in per_shard], "throttle_events": throttles}
+
+
+def latency(spark, pid, spec, workdir):
+    """Put (the time in each payload) to visible in a foreachBatch sink, and the JVM's CPU over the window."""
+    latencies, lock, measuring = [], threading.Lock(), [False]
+
+    def sink(batch, batch_id):
+        arrived = time.time()
+        put_times = [float(r.body) for r in batch.selectExpr("CAST(data AS STRING) AS body").collect()]
+        if measuring[0]:
+            with lock:
+                latencies.extend(arrived - t for t in put_times)
+
+    query = (reader(spark, spec, initialPosition="latest").writeStream.foreachBatch(sink)
+             .option("checkpointLocation", str(workdir / "checkpoint")).start())
+    time.sleep(spec["warmup_s"])
+    measuring[0] = True
+    cpu, t0 = cpu_seconds(pid), time.time()
+    time.sleep(spec["window_s"])
+    cores = (cpu_seconds(pid) - cpu) / (time.time() - t0)
+    measuring[0] = False
+    query.stop()
+    ms = [x * 1000 for x in latencies]
+    return {"records": len(ms), "p50_ms": percentile(ms, 50), "p90_ms": percentile(ms, 90),
+            "p99_ms": percentile(ms, 99), "max_ms": max(ms) if ms else None, "cores": cores}
+
+
+def idle(spark, pid, spec, workdir):
+    """A query on a stream that receives nothing: the JVM's CPU after a warm-up."""
+    query = (reader(spark, spec).writeStream.format("noop")
+             .option("checkpointLocation", str(workdir / "checkpoint")).start())
+    time.sleep(spec["warmup_s"])
+    cpu, t0 = cpu_seconds(pid), time.time()
+    time.sleep(spec["window_s"])
+    cores = (cpu_seconds(pid) - cpu) / (time.time() - t0)
+    query.stop()
+    return {"cores": cores}
+
+
+def scale(spark, pid, spec, workdir):
+    """Many shards with a few records each: driver time per trigger, driver heap, time to the first batch."""
+    began = time.time()
+    query = (reader(spark, spec).writeStream.format("noop")
+             .option("checkpointLocation", str(workdir / "checkpoint")).start())
+    first = None
+    while time.time() - began < spec["timeout_s"] and len(query.recentProgress) < spec["triggers"]:
+        if first is None and rows_read(query) > 0:
+            first = time.time() - began
+        time.sleep(0.2)
+    progress = query.recentProgress
+    query.stop()
+    if first is None and rows_read(query) > 0:
+        first = time.time() - began
+    durations = [p.get("durationMs", {}) for p in progress[1:]] or [{}]
+    driver = [d.get("latestOffset", 0) + d.get("queryPlanning", 0) for d in durations]
+    spark._jvm.java.lang.System.gc()
+    runtime = spark._jvm.java.lang.Runtime.getRuntime()
+    return {"triggers": len(progress), "driver_ms_per_trigger": statistics.median(driver) if driver else None,
+            "latest_offset_ms": statistics.median(d.get("latestOffset", 0) for d in durations),
+            "planning_ms": statistics.median(d.get("queryPlanning", 0) for d in durations),
+            "first_batch_s": first, "records": rows_read(query),
+            "driver_heap_mb": (runtime.totalMemory() - runtime.freeMemory()) / 2**20}
+
+
+def memory(spark, pid, spec, workdir):
+    """A sink slower than the stream: the most block-manager memory the prefetched records took."""
+    def sink(batch, batch_id):
+        batch.count()
+        time.sleep(spec["sink_sleep_s"])
+
+    query = (reader(spark, spec).writeStream.foreachBatch(sink)
+             .option("checkpointLocation", str(workdir / "checkpoint")).start())
+    peak_storage, peak_heap, began = 0, 0, time.time()
+    runtime = spark._jvm.java.lang.Runtime.getRuntime()
+    while time.time() - began < spec["window_s"]:
+        status = spark._jsc.sc().getExecutorMemoryStatus()
+        values = status.values().iterator()
+        used = 0
+        while values.hasNext():
+            pair = values.next()
+            used += pair._1() - pair._2()
+        peak_storage = max(peak_storage, used)
+        peak_heap = max(peak_heap, runtime.totalMemory() - runtime.freeMemory())
+        time.sleep(0.5)
+    records = rows_read(query)
+    query.stop()
+    return {"peak_block_mb": peak_storage / 2**20, "peak_heap_mb": peak_heap / 2**20, "records": records}
+
+
+KINDS = {f.__name__: f for f in (throughput, ceiling_polling, at_limits, latency, idle, scale, memory)}
+
+
+def main():
+    spec = json.loads(sys.argv[1])
+    spark, pid = session()
+    try:
+        result = KINDS[spec["kind"]](spark, pid, spec, Path(spec["workdir"]))
+    finally:
+        spark.stop()
+    print("RESULT " + json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""End to end through Spark Connect: a local Connect server started with the connector jar, a
+PySpark Connect client reading and writing Kinesis with format("kinesis") and the typed
+builders, and the consumer manager working from that client (no py4j there).
+
+PySpark cannot hold a classic session and a Connect client in one process (once a Connect
+session exists, every builder makes Connect sessions), so this module runs in a pytest run of
+its own: `make test-e2e` and `make test-connect` do so."""
+
+import os
+import time
+import uuid
+
+import pytest
+from connect_server import connect_server
+
+import pyspark_kinesis
+from pyspark_kinesis import AWSKinesisConsumerManager, KinesisConsumerError, KinesisSinkOptions, KinesisSourceOptions
+from streaming import make_records, read_all
+
+pytest.importorskip("pyspark.sql.connect.session", reason="needs pyspark[connect]")
+
+
+@pytest.fixture(scope="module")
+def remote(kinesis, tmp_path_factory):
+    """A Spark Connect client session on a server that has the connector jar."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    assert SparkContext._active_spark_context is None, \
+        "a classic session runs in this process: run tests/test_connect.py in a pytest run of its own"
+    with connect_server(pyspark_kinesis.jar_path(), tmp_path_factory.mktemp("connect")) as url:
+        session = SparkSession.builder.remote(url).getOrCreate()
+        try:
+            yield session
+        finally:
+            session.stop()
+            os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)  # set by PySpark for remote sessions
+
+
+def test_a_connect_client_has_no_jvm(remote):
+    assert getattr(remote, "_jvm", None) is None
+
+
+def test_a_connect_client_reads_a_stream_and_writes_one(remote, kinesis, tmp_path):
+    source, target = kinesis.create_stream(shards=2), kinesis.create_stream(shards=1)
+    records = make_records(200)
+    kinesis.put_records(source, records)
+
+    reader = (KinesisSourceOptions().stream_name(source).region(kinesis.region).endpoint(kinesis.endpoint)
+              .initial_position("trim_horizon"))
+    df = reader.apply(remote.readStream.format("kinesis")).load()
+    query = (df.writeStream.format("parquet").option("path", str(tmp_path / "out"))
+             .option("checkpointLocation", str(tmp_path / "chk")).trigger(availableNow=True).start())
+    query.awaitTermination(240)
+    assert query.exception() is None
+    rows = remote.read.parquet(str(tmp_path / "out")).collect()
+    assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(records)
+
+    # A batch write with no mode(...), as with format("kafka"), then through the sink builder.
+    sink = KinesisSinkOptions().stream_name(target).region(kinesis.region).endpoint(kinesis.endpoint)
+    sink.apply(remote.read.parquet(str(tmp_path / "out")).select("partitionKey", "data")
+               .write.format("kinesis")).save()
+    assert sorted((key, data) for _, key, data in read_all(kinesis, target)) == sorted(records)
+
+
+def test_the_consumer_manager_works_from_a_connect_client(remote, kinesis, stream):
+    manager = (AWSKinesisConsumerManager.newManager(remote)
+               .option("endpoint", kinesis.endpoint).option("region", kinesis.region).create())
+    name = f"sparkkinesis_connect_{uuid.uuid4().hex[:8]}"
+
+    arn = manager.registerConsumer(stream, name)
+    assert name in arn
+
+    listed = manager.listConsumers(stream)
+    assert type(listed).__module__.startswith("pyspark.sql.connect")
+    assert listed.columns == ["consumerName", "consumerARN", "consumerStatus", "consumerCreationTimestamp"]
+    assert [(r.consumerName, r.consumerARN, r.consumerStatus) for r in listed.collect()] == [(name, arn, "ACTIVE")]
+
+    manager.deregisterConsumer(stream, name)
+    deadline = time.monotonic() + 30
+    while manager.listConsumersAsRows(stream):
+        assert time.monotonic() < deadline, "the consumer is still listed 30s after deregistering"
+        time.sleep(0.2)
+    with pytest.raises(KinesisConsumerError) as error:
+        manager.deregisterConsumer(stream, name)
+    assert error.value.condition == "KINESIS_EFO_CONSUMER_NOT_FOUND"

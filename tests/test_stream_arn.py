@@ -1,0 +1,67 @@
+"""End to end: streams named by ARN (streamARN), and an already registered enhanced fan-out
+consumer named exactly (consumerNamePrefix "" with its full name)."""
+
+import uuid
+
+import pytest
+from pyspark.errors import PySparkException
+
+from streaming import make_records, run_available_now
+
+
+def stream_arn(kinesis, stream):
+    return kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
+
+
+def read_by_arn(spark, kinesis, arns, **options):
+    """A read naming its streams by ARN only: no streamName, no region option."""
+    reader = (spark.readStream.format("kinesis").option("streamARN", ",".join(arns))
+              .option("endpoint", kinesis.endpoint).option("initialPosition", "trim_horizon")
+              .option("maxFetchDuration", "2s").option("minFetchPeriod", "200ms"))
+    return reader.options(**options).load()
+
+
+def read_back(spark, df, tmp_path):
+    run_available_now(df, tmp_path / "out", tmp_path / "chk")
+    return spark.read.parquet(str(tmp_path / "out")).collect()
+
+
+def test_one_stream_read_by_its_arn(spark, kinesis, stream, tmp_path):
+    records = make_records(100)
+    kinesis.put_records(stream, records)
+    rows = read_back(spark, read_by_arn(spark, kinesis, [stream_arn(kinesis, stream)]), tmp_path)
+    assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(records)
+    assert {r.stream for r in rows} == {stream}
+
+
+def test_two_streams_read_by_a_list_of_arns(spark, kinesis, tmp_path):
+    first, second = kinesis.create_stream(shards=1), kinesis.create_stream(shards=2)
+    records = {first: make_records(40), second: make_records(60)}
+    for name, batch in records.items():
+        kinesis.put_records(name, batch)
+    df = read_by_arn(spark, kinesis, [stream_arn(kinesis, first), stream_arn(kinesis, second)])
+    rows = read_back(spark, df, tmp_path)
+    assert sorted((r.stream, r.partitionKey, bytes(r.data)) for r in rows) == \
+        sorted((name, k, d) for name, batch in records.items() for k, d in batch)
+
+
+def test_stream_arn_and_stream_name_together_are_refused_at_load(spark, kinesis, stream):
+    with pytest.raises(PySparkException, match="KINESIS_CONFLICTING_OPTIONS.*streamName.*streamARN"):
+        read_by_arn(spark, kinesis, [stream_arn(kinesis, stream)], streamName=stream)
+
+
+def test_a_registered_consumer_is_read_with_by_its_exact_name(spark, kinesis, stream, tmp_path):
+    """consumerNamePrefix "" (the Databricks docs allow an empty prefix): consumerName is the
+    full name of a consumer someone registered, which the query reuses instead of registering."""
+    name = f"team-reader-{uuid.uuid4().hex[:6]}"
+    arn = stream_arn(kinesis, stream)
+    kinesis.client.register_stream_consumer(StreamARN=arn, ConsumerName=name)
+    records = make_records(50)
+    kinesis.put_records(stream, records)
+
+    df = read_by_arn(spark, kinesis, [arn], consumerMode="efo", consumerNamePrefix="", consumerName=name)
+    rows = read_back(spark, df, tmp_path)
+
+    assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(records)
+    consumers = kinesis.client.list_stream_consumers(StreamARN=arn)["Consumers"]
+    assert [c["ConsumerName"] for c in consumers] == [name], "no other consumer was registered"
