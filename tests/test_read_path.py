@@ -10,7 +10,8 @@ from pyspark.errors import PySparkException
 
 from streaming import kinesis_reader, make_records, run_available_now
 
-COLUMNS = ["partitionKey", "data", "stream", "shardId", "sequenceNumber", "approximateArrivalTimestamp"]
+COLUMNS = ["partitionKey", "data", "stream", "shardId", "sequenceNumber", "approximateArrivalTimestamp",
+           "subSequenceNumber"]
 
 
 def test_every_record_arrives_once_with_its_columns(spark, kinesis, tmp_path):
@@ -32,6 +33,7 @@ def test_every_record_arrives_once_with_its_columns(spark, kinesis, tmp_path):
         assert bytes(row.data) == data
         assert (row.stream, row.shardId, row.sequenceNumber) == (stream, shard, seq)
         assert before - 5 <= row.approximateArrivalTimestamp.timestamp() <= after + 5
+        assert row.subSequenceNumber == 0  # not a KPL aggregate
     assert len({row.shardId for row in rows}) == 3, "every shard is read"
 
 

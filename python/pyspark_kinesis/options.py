@@ -311,6 +311,12 @@ class KinesisSourceOptions(_KinesisOptions):
         _require_type("requireConsumerDeregistration", required, bool, "bool")
         return self._set("requireConsumerDeregistration", "true" if required else "false")
 
+    def fail_on_data_loss(self, fail: bool) -> KinesisSourceOptions:
+        """``failOnDataLoss``: fail the query when records it had to read were deleted by
+        retention first (default); ``False`` logs it, counts ``dataLossEvents`` and goes on."""
+        _require_type("failOnDataLoss", fail, bool, "bool")
+        return self._set("failOnDataLoss", "true" if fail else "false")
+
     def consumer_name(self, names: NameList) -> KinesisSourceOptions:
         """``consumerName``: one EFO consumer name for all streams, or one per stream."""
         return self._set("consumerName", _name_list("consumerName", names))

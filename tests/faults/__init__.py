@@ -43,6 +43,10 @@ subscriber has everything in it, the next (empty) upstream event is replaced by 
 Kinesis ends with (ChildShards from ListShards, no ContinuationSequenceNumber) and the stream
 ends; counted as injected[("SubscribeToShard", "shard_end")].
 
+proxy.trim(stream, shard_id, sequence_number) emulates retention: iterators and subscriptions
+that would start before that record (TRIM_HORIZON, or an older sequence number) start at it;
+counted as injected[(op, "trimmed")].
+
 proxy.calls counts requests per operation; proxy.clear() removes the faults; proxy.close() stops it.
 """
 

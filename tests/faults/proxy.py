@@ -14,7 +14,7 @@ import cbor2
 from . import awsbody, eventstream
 from .fault import Fault
 from .limits import Limits
-from .server import Cut, Reply, Server
+from .server import Cut, Reply, Request, Server
 from .shards import ShardMap, auth_of
 from .upstream import Upstream
 
@@ -35,6 +35,7 @@ class FaultProxy:
         self._lock = threading.Lock()
         self._limits_on, self._limits = False, Limits()
         self._emulate_shard_end = True
+        self._trimmed = {}  # (stream, shard) -> the oldest sequence number left
         self._shards = ShardMap(self._upstream)
         self._iterators = OrderedDict()  # shard iterator -> (stream, shard), for per-shard limits
         self._injected, self._calls = collections.Counter(), collections.Counter()
@@ -76,6 +77,14 @@ class FaultProxy:
 
     def emulate_shard_end(self, on=True):
         self._emulate_shard_end = bool(on)
+
+    def trim(self, stream, shard_id, sequence_number):
+        """Emulates retention: the records of the shard before `sequence_number` are gone. Shard
+        iterators and subscriptions that would start before it (TRIM_HORIZON, or at or after an
+        older record) start at it instead, as Kinesis starts them at its trim horizon; counted as
+        injected[(op, "trimmed")]."""
+        with self._lock:
+            self._trimmed[(stream, shard_id)] = int(sequence_number)
 
     def close(self):
         if self._loop.is_closed():
@@ -123,6 +132,8 @@ class FaultProxy:
             if fault.kind == "delay":
                 await asyncio.sleep(fault.seconds)
         document = awsbody.decode(request.body, request.header("content-type"))
+        if operation in ("GetShardIterator", "SubscribeToShard"):
+            request, document = self._past_trim_horizon(request, document, operation)
         if operation == "SubscribeToShard":
             stream_fault = fault if fault is not None and fault.kind in STREAM_FAULTS else None
             if fault is not None and fault.kind == "reset":  # a reset of an event stream: cut in the first event
@@ -143,6 +154,26 @@ class FaultProxy:
             self._track(operation, document, reply)
         reply.reset = fault is not None and fault.kind == "reset"
         return reply
+
+    def _past_trim_horizon(self, request, document, operation):
+        """The request, its start moved up to the trim horizon set by trim() when it was older."""
+        with self._lock:
+            oldest = self._trimmed.get((awsbody.stream_name(document), document.get("ShardId")))
+        start = document.get("StartingPosition") if operation == "SubscribeToShard" else document
+        if oldest is None or start is None:
+            return request, document
+        kind = start.get("Type" if operation == "SubscribeToShard" else "ShardIteratorType")
+        seq_field = "SequenceNumber" if operation == "SubscribeToShard" else "StartingSequenceNumber"
+        older = kind == "TRIM_HORIZON" or (
+            kind in ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER") and int(start.get(seq_field)) < oldest)
+        if not older:
+            return request, document
+        moved = {k: v for k, v in start.items() if k not in ("Timestamp",)}
+        moved.update({("Type" if operation == "SubscribeToShard" else "ShardIteratorType"): "AT_SEQUENCE_NUMBER",
+                      seq_field: str(oldest)})
+        document = {**document, "StartingPosition": moved} if operation == "SubscribeToShard" else {**document, **moved}
+        self._count(operation, "trimmed")
+        return Request(request.headers, awsbody.encode(document, request.header("content-type"))), document
 
     # -- polling: iterators and read limits ----------------------------------------------------
 

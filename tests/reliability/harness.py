@@ -2,6 +2,7 @@
 them (through the fault proxy) into a Parquet table, then the table compared with what was
 produced. Used by test_reliability.py and, in its own JVM, by apps/read_into_table.py."""
 
+import hashlib
 import json
 import threading
 import time
@@ -15,8 +16,9 @@ class Producer:
     partition key carries {"key": key, "n": n}, n counting from 1 per key, so a reader can
     tell lost, repeated and reordered records apart. `produced` lists (key, n) once written."""
 
-    def __init__(self, kinesis, stream, total, rate=150, keys=16, tag=None):
+    def __init__(self, kinesis, stream, total, rate=150, keys=16, tag=None, aggregate=False):
         self.kinesis, self.stream, self.total, self.rate, self.keys = kinesis, stream, total, rate, keys
+        self.aggregate = aggregate  # KPL aggregates (aws-kinesis-agg), one per shard and put
         self.tag = tag or uuid.uuid4().hex[:6]
         self.produced = []
         self.error = None
@@ -54,13 +56,37 @@ class Producer:
                     key = f"{self.tag}-k{(len(self.produced) + len(batch)) % self.keys}"
                     counters[key] = counters.get(key, 0) + 1
                     batch.append((key, json.dumps({"key": key, "n": counters[key]}).encode()))
-                self.kinesis.put_records(self.stream, batch)
+                self.kinesis.put_records(self.stream, kpl_aggregates(self.kinesis, self.stream, batch)
+                                         if self.aggregate else batch)
                 self.produced.extend((k, json.loads(d)["n"]) for k, d in batch)
                 ahead = len(self.produced) / self.rate - (time.monotonic() - started)
                 if ahead > 0:
                     time.sleep(ahead)
         except Exception as e:  # reported by join()
             self.error = e
+
+
+def kpl_aggregates(kinesis, stream, records):
+    """(partition key, bytes) records packed as a KPL producer packs them: one aggregate per
+    target shard (by the MD5 of the key), put under the key of its first record."""
+    from aws_kinesis_agg.aggregator import RecordAggregator
+
+    ranges = [(int(s["HashKeyRange"]["StartingHashKey"]), int(s["HashKeyRange"]["EndingHashKey"]))
+              for s in kinesis.client.list_shards(StreamName=stream)["Shards"]
+              if "EndingSequenceNumber" not in s["SequenceNumberRange"]]
+    by_shard = {}
+    for key, data in records:
+        hash_key = int(hashlib.md5(key.encode()).hexdigest(), 16)
+        shard = next(i for i, (lo, hi) in enumerate(ranges) if lo <= hash_key <= hi)
+        by_shard.setdefault(shard, []).append((key, data))
+    puts = []
+    for group in by_shard.values():
+        aggregator = RecordAggregator()
+        for key, data in group:
+            aggregator.add_user_record(key, data)
+        outer_key, _, data = aggregator.clear_and_get().get_contents()
+        puts.append((outer_key, data))
+    return puts
 
 
 def reader_options(endpoint, region, stream, mode, consumer=None, **extra):

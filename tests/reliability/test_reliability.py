@@ -28,6 +28,7 @@ class Row:
     records: int = 2000
     restart: bool = False  # stop the query mid-run, start it again from the checkpoint
     reshard: bool = False  # split then merge shards while it runs
+    aggregated: bool = False  # records produced as KPL aggregates
 
 
 # A reader opens few subscriptions (one per shard, kept across batches) and few iterators, so
@@ -115,6 +116,22 @@ EFO = [
 
 BASELINE = [Row("none (baseline)", "polling", "micro-batch"), Row("none (baseline)", "efo", "available-now")]
 
+def reset_and_throttled_reads(proxy, Fault):
+    proxy.add(Fault.error("GetRecords", THROTTLED, share=0.3))
+    proxy.add(Fault.reset("GetRecords", share=0.05))
+
+
+# KPL aggregates under faults: every user record once, in order per key, also when batches end
+# inside aggregates (a small maxRecordsPerFetch) and across a restart.
+KPL = [
+    Row("KPL aggregates, GetRecords throttled and reset, restart", "polling", "micro-batch",
+        reset_and_throttled_reads,
+        (("GetRecords", THROTTLED),), fast=True, restart=True, aggregated=True),
+    Row("KPL aggregates, subscriptions cut mid-event", "efo", "micro-batch",
+        lambda p, Fault: p.add(Fault.cut_mid_event(after_events=2, first=2)),
+        (("SubscribeToShard", "cut_mid_event"),), aggregated=True),
+]
+
 
 def params(rows):
     return [pytest.param(row, id=f"{row.mode}-{row.trigger}-{row.fault}".replace(" ", "_"),
@@ -152,18 +169,19 @@ def resharder(kinesis, stream, total):
 
 
 @pytest.mark.reliability
-@pytest.mark.parametrize("row", params(BASELINE + POLLING + EFO))
+@pytest.mark.parametrize("row", params(BASELINE + POLLING + EFO + KPL))
 def test_reading_under_faults_loses_repeats_and_reorders_nothing(row, spark, kinesis, tmp_path, request):
     proxy = request.getfixturevalue("fault_proxy") if row.program else None
     stream = kinesis.create_stream(shards=row.shards)
     if proxy:
         from faults import Fault
         row.program(proxy, Fault)
-    options = reader_options(proxy.endpoint if proxy else kinesis.endpoint, kinesis.region, stream, row.mode)
+    extra = {"maxRecordsPerFetch": "7"} if row.aggregated else {}
+    options = reader_options(proxy.endpoint if proxy else kinesis.endpoint, kinesis.region, stream, row.mode, **extra)
     out = tmp_path / "table"
     during = resharder(kinesis, stream, row.records) if row.reshard else None
     started = time.monotonic()
-    producer = Producer(kinesis, stream, row.records)
+    producer = Producer(kinesis, stream, row.records, aggregate=row.aggregated)
     outcome, result = "error", None
     try:
         read_while_producing(spark, producer, options, out, tmp_path / "checkpoint", row.trigger,

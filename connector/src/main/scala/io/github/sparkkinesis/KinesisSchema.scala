@@ -2,7 +2,11 @@ package io.github.sparkkinesis
 
 import org.apache.spark.sql.types._
 
-/** The columns every Kinesis record becomes, as in the Databricks Runtime connector. */
+/**
+ * The columns every user record becomes, as in the Databricks Runtime connector, and
+ * `subSequenceNumber` last: a KPL aggregate's user records share the Kinesis record's sequence
+ * number and are told apart by it (0 for records that were not aggregated).
+ */
 object KinesisSchema {
   val schema: StructType = StructType(Seq(
     StructField("partitionKey", StringType, nullable = false),
@@ -10,5 +14,6 @@ object KinesisSchema {
     StructField("stream", StringType, nullable = false),
     StructField("shardId", StringType, nullable = false),
     StructField("sequenceNumber", StringType, nullable = false),
-    StructField("approximateArrivalTimestamp", TimestampType, nullable = false)))
+    StructField("approximateArrivalTimestamp", TimestampType, nullable = false),
+    StructField("subSequenceNumber", LongType, nullable = false)))
 }

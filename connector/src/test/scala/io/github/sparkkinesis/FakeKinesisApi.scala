@@ -8,6 +8,7 @@ import scala.collection.mutable
 
 import io.github.sparkkinesis.client._
 import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.time.Clock
 
@@ -70,17 +71,19 @@ final class FakeKinesisApi extends KinesisApi {
 
   /** Appends records with these payloads to one shard; returns their sequence numbers. */
   def put(stream: String, shardId: String, payloads: String*): Seq[String] = synchronized {
+    payloads.map(payload => putRecord(stream, shardId, s"key-$payload", payload.getBytes(StandardCharsets.UTF_8)))
+  }
+
+  /** Appends one Kinesis record with this partition key and data (a KPL aggregate, say); returns its sequence number. */
+  def putRecord(stream: String, shardId: String, partitionKey: String, data: Array[Byte]): String = synchronized {
     val s = streams(stream)
     val shard = s.shards(shardId)
     require(!shard.closed, s"shard $shardId is closed")
-    payloads.map { payload =>
-      val seq = (SequenceBase + BigInt(s.putCount) * 1000).toString
-      s.putCount += 1
-      arrivalMillis = if (wallClockArrival) System.currentTimeMillis() else arrivalMillis + 1000
-      shard.records += KinesisRecord(s"key-$payload", payload.getBytes(StandardCharsets.UTF_8), seq,
-        arrivalMillis)
-      seq
-    }
+    val seq = (SequenceBase + BigInt(s.putCount) * 1000).toString
+    s.putCount += 1
+    arrivalMillis = if (wallClockArrival) System.currentTimeMillis() else arrivalMillis + 1000
+    shard.records += KinesisRecord(partitionKey, data, seq, arrivalMillis)
+    seq
   }
 
   /** Appends `count` records named `prefix-0`, `prefix-1`, ...; returns their sequence numbers. */
@@ -172,10 +175,10 @@ final class FakeKinesisApi extends KinesisApi {
         case ShardPosition.AtTimestamp(ms) =>
           val i = shard.records.indexWhere(_.approximateArrivalMillis >= ms)
           if (i < 0) shard.records.size else i
-        case ShardPosition.AfterSequence(seq) =>
+        case ShardPosition.AfterSequence(seq, sub) =>
           val i = shard.records.indexWhere(_.sequenceNumber == seq)
           require(i >= 0, s"sequence number $seq is not in shard $shardId")
-          i + 1
+          if (sub.isDefined) i else i + 1 // inside an aggregate: the reader asks for it again
         case ShardPosition.AtSequence(seq) =>
           val i = shard.records.indexWhere(_.sequenceNumber == seq)
           require(i >= 0, s"sequence number $seq is not in shard $shardId")
@@ -187,7 +190,7 @@ final class FakeKinesisApi extends KinesisApi {
       encode(stream, shardId, math.max(index, shard.trimmedBefore))
     }
 
-  override def getRecords(iterator: String, limit: Int): RecordBatch = synchronized {
+  override def getRecords(iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch = synchronized {
     count("GetRecords")
     require(limit >= 1 && limit <= 10000, s"limit $limit is out of range")
     if (throttledCalls > 0) {
@@ -211,7 +214,10 @@ final class FakeKinesisApi extends KinesisApi {
     val next = if (atTip && shard.closed) None else Some(encode(stream, shardId, until))
     val behind = if (atTip || alwaysZeroBehind) 0L else (shard.records.last.approximateArrivalMillis -
       shard.records(until - 1).approximateArrivalMillis).max(1L)
-    RecordBatch(batch, next, behind)
+    // Split aggregates as the SDK adapter does.
+    val (records, kpl) = UserRecords.expand(
+      batch.map(r => UserRecords.Raw(r.partitionKey, r.data, r.sequenceNumber, r.approximateArrivalMillis)), hashRange)
+    RecordBatch(records, next, behind, kpl)
   }
 
   private def count(operation: String): Unit =

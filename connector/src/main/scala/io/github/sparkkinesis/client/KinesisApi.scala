@@ -1,5 +1,6 @@
 package io.github.sparkkinesis.client
 
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /** A shard as ListShards describes it. */
@@ -7,24 +8,44 @@ final case class ShardDescription(
     shardId: String,
     parentShardId: Option[String],
     adjacentParentShardId: Option[String],
-    closed: Boolean) {
+    closed: Boolean,
+    hashKeyRange: Option[HashKeyRange] = None) {
   def parents: Seq[String] = parentShardId.toSeq ++ adjacentParentShardId
 }
 
+/**
+ * One user record: a Kinesis record, or one of the records a KPL aggregate holds. Those share
+ * the Kinesis record's sequence number and arrival time and are told apart by
+ * `subSequenceNumber` (0 when not aggregated); `endsKinesisRecord` is false while later user
+ * records of the same Kinesis record follow.
+ */
 final case class KinesisRecord(
     partitionKey: String,
     data: Array[Byte],
     sequenceNumber: String,
-    approximateArrivalMillis: Long)
+    approximateArrivalMillis: Long,
+    subSequenceNumber: Long = 0L,
+    endsKinesisRecord: Boolean = true) {
+
+  /** The position just after this record: inside its aggregate, or after the whole Kinesis record. */
+  def positionAfter: ShardPosition.AfterSequence =
+    if (endsKinesisRecord) ShardPosition.AfterSequence(sequenceNumber)
+    else ShardPosition.AfterSequence(sequenceNumber, Some(subSequenceNumber))
+
+  def isPast(position: ShardPosition): Boolean = ShardPosition.isPast(sequenceNumber, subSequenceNumber, position)
+}
 
 /**
  * One GetRecords answer. `nextIterator` is empty when the shard is closed and read to its
- * end; `millisBehindLatest` is 0 when the reader has caught up with the tip.
+ * end; `millisBehindLatest` is 0 when the reader has caught up with the tip. `dataLossEvents`
+ * counts the times the reader found records deleted by retention before it read them.
  */
 final case class RecordBatch(
     records: Seq[KinesisRecord],
     nextIterator: Option[String],
-    millisBehindLatest: Long) {
+    millisBehindLatest: Long,
+    kpl: KplCounts = KplCounts.Zero,
+    dataLossEvents: Int = 0) {
   def bytes: Long = records.iterator.map(r => r.data.length.toLong + r.partitionKey.length).sum
 }
 
@@ -41,7 +62,11 @@ trait KinesisApi {
   /** An iterator that starts at `position`; `position` must not be a `ShardEnd`. */
   def shardIterator(stream: String, shardId: String, position: ShardPosition): String
 
-  def getRecords(iterator: String, limit: Int): RecordBatch
+  /**
+   * Up to `limit` Kinesis records, their KPL aggregates split into user records; those whose
+   * hash key is outside `hashRange` (the shard's) are dropped.
+   */
+  def getRecords(iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch
 }
 
 /** Kinesis refused a call for exceeding a rate limit; the caller waits and tries again. */

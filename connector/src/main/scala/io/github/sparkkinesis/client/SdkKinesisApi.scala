@@ -9,6 +9,7 @@ import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
@@ -39,7 +40,8 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
         shardId = s.shardId(),
         parentShardId = Option(s.parentShardId()),
         adjacentParentShardId = Option(s.adjacentParentShardId()),
-        closed = Option(s.sequenceNumberRange()).flatMap(r => Option(r.endingSequenceNumber())).isDefined)
+        closed = Option(s.sequenceNumberRange()).flatMap(r => Option(r.endingSequenceNumber())).isDefined,
+        hashKeyRange = Option(s.hashKeyRange()).map(r => HashKeyRange(r.startingHashKey(), r.endingHashKey())))
     }
   }
 
@@ -55,15 +57,17 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
     call("GetShardIterator", s"shard $stream/$shardId", Some(stream))(client().getShardIterator(request).shardIterator())
   }
 
-  override def getRecords(iterator: String, limit: Int): RecordBatch = {
+  override def getRecords(iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch = {
     val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
       .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.addPlugin(ThrottlingSurfaces.plugin))
       .build()
     val response = call("GetRecords", "a shard iterator", None)(client().getRecords(request))
+    val (records, kpl) = SdkRecords.toKinesisRecords(response.records(), hashRange)
     RecordBatch(
-      records = SdkRecords.toKinesisRecords(response.records()),
+      records = records,
       nextIterator = Option(response.nextShardIterator()),
-      millisBehindLatest = Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L))
+      millisBehindLatest = Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L),
+      kpl = kpl)
   }
 
   override def putRecords(stream: String, entries: IndexedSeq[PutEntry]): IndexedSeq[Option[PutFailure]] = {
@@ -96,3 +100,4 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
   private def call[T](operation: String, target: String, stream: Option[String])(body: => T): T =
     SdkCalls(operation, target, stream, connection)(body)
 }
+

@@ -21,7 +21,9 @@ object SdkPositions {
     case ShardPosition.TrimHorizon => Start(ShardIteratorType.TRIM_HORIZON, None, None)
     case ShardPosition.AtTimestamp(ms) => Start(ShardIteratorType.AT_TIMESTAMP, None, Some(Instant.ofEpochMilli(ms)))
     case ShardPosition.AtSequence(seq) => Start(ShardIteratorType.AT_SEQUENCE_NUMBER, Some(seq), None)
-    case ShardPosition.AfterSequence(seq) => Start(ShardIteratorType.AFTER_SEQUENCE_NUMBER, Some(seq), None)
+    case ShardPosition.AfterSequence(seq, None) => Start(ShardIteratorType.AFTER_SEQUENCE_NUMBER, Some(seq), None)
+    // Inside a KPL aggregate: read it again; the reader skips the user records already read.
+    case ShardPosition.AfterSequence(seq, Some(_)) => Start(ShardIteratorType.AT_SEQUENCE_NUMBER, Some(seq), None)
     case end: ShardPosition.ShardEnd =>
       throw new IllegalArgumentException(s"nothing can be read past the end of a closed shard ($end)")
   }

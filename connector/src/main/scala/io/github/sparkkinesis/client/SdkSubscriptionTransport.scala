@@ -10,6 +10,7 @@ import software.amazon.awssdk.services.kinesis.KinesisAsyncClient
 import software.amazon.awssdk.services.kinesis.model.{SubscribeToShardEvent, SubscribeToShardEventStream,
   SubscribeToShardRequest, SubscribeToShardResponse, SubscribeToShardResponseHandler}
 
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
@@ -18,7 +19,7 @@ import io.github.sparkkinesis.offsets.ShardPosition
  */
 final class SdkSubscriptionTransport(client: () => KinesisAsyncClient) extends SubscriptionTransport {
 
-  override def subscribe(consumerArn: String, shardId: String, start: ShardPosition,
+  override def subscribe(consumerArn: String, shardId: String, start: ShardPosition, hashRange: Option[HashKeyRange],
       subscriber: Subscriber[ShardEvent]): SubscriptionHandle = {
     val request = SubscribeToShardRequest.builder()
       .consumerARN(consumerArn)
@@ -29,7 +30,7 @@ final class SdkSubscriptionTransport(client: () => KinesisAsyncClient) extends S
     val handler = new SubscribeToShardResponseHandler {
       override def responseReceived(response: SubscribeToShardResponse): Unit = ()
       override def onEventStream(publisher: SdkPublisher[SubscribeToShardEventStream]): Unit =
-        publisher.filter(classOf[SubscribeToShardEvent]).map[ShardEvent](SdkSubscriptionTransport.toShardEvent(_))
+        publisher.filter(classOf[SubscribeToShardEvent]).map[ShardEvent](SdkSubscriptionTransport.toShardEvent(_, hashRange))
           .subscribe(once)
       override def exceptionOccurred(t: Throwable): Unit = once.fail(t)
       // The end is signalled by the event publisher's onComplete, after its last event.
@@ -47,11 +48,15 @@ final class SdkSubscriptionTransport(client: () => KinesisAsyncClient) extends S
 }
 
 object SdkSubscriptionTransport {
-  def toShardEvent(e: SubscribeToShardEvent): ShardEvent = ShardEvent(
-    records = SdkRecords.toKinesisRecords(e.records()),
-    continuationSequenceNumber = Option(e.continuationSequenceNumber()).filter(_.nonEmpty),
-    millisBehindLatest = Option(e.millisBehindLatest()).map(_.longValue).getOrElse(0L),
-    childShards = Option(e.childShards()).map(_.asScala.map(_.shardId()).toSeq).getOrElse(Nil))
+  def toShardEvent(e: SubscribeToShardEvent, hashRange: Option[HashKeyRange]): ShardEvent = {
+    val (records, kpl) = SdkRecords.toKinesisRecords(e.records(), hashRange)
+    ShardEvent(
+      records = records,
+      continuationSequenceNumber = Option(e.continuationSequenceNumber()).filter(_.nonEmpty),
+      millisBehindLatest = Option(e.millisBehindLatest()).map(_.longValue).getOrElse(0L),
+      childShards = Option(e.childShards()).map(_.asScala.map(_.shardId()).toSeq).getOrElse(Nil),
+      kpl = kpl)
+  }
 }
 
 /**

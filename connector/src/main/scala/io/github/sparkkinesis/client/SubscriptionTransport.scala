@@ -2,6 +2,7 @@ package io.github.sparkkinesis.client
 
 import org.reactivestreams.Subscriber
 
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
@@ -13,7 +14,8 @@ final case class ShardEvent(
     records: Seq[KinesisRecord],
     continuationSequenceNumber: Option[String],
     millisBehindLatest: Long,
-    childShards: Seq[String] = Nil) {
+    childShards: Seq[String] = Nil,
+    kpl: KplCounts = KplCounts.Zero) {
   def isShardEnd: Boolean = continuationSequenceNumber.isEmpty
   def bytes: Long = records.iterator.map(r => r.data.length.toLong + r.partitionKey.length).sum
 }
@@ -30,10 +32,11 @@ trait SubscriptionHandle {
 trait SubscriptionTransport {
   /**
    * Subscribes to `shardId` for `consumerArn` from `start` (not a ShardEnd) and delivers the
-   * events to `subscriber` as reactive streams do: onSubscribe first, then at most as many
+   * events (their KPL aggregates split, checked against the shard's `hashRange`) to
+   * `subscriber` as reactive streams do: onSubscribe first, then at most as many
    * onNext as were requested, then exactly one of onComplete (the subscription's life ended)
    * or onError, also when the call fails before any event (then after an onSubscribe).
    */
-  def subscribe(consumerArn: String, shardId: String, start: ShardPosition,
+  def subscribe(consumerArn: String, shardId: String, start: ShardPosition, hashRange: Option[HashKeyRange],
       subscriber: Subscriber[ShardEvent]): SubscriptionHandle
 }

@@ -7,9 +7,10 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 
-import io.github.sparkkinesis.client.{AwsFailures, BackOff, KinesisRecord, RecordBatch, RetryPolicy, Retryable, ShardEvent,
+import io.github.sparkkinesis.client.{AwsFailures, BackOff, KinesisRecord, KplCounts, RecordBatch, RetryPolicy, Retryable, ShardEvent,
   SubscriptionHandle, SubscriptionTransport}
 import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
@@ -56,7 +57,10 @@ final class SubscriptionCursor(
     limiter: SubscribeLimiter = SubscribeLimiter.global,
     metrics: EfoMetrics = EfoMetrics.global,
     clock: Clock = SystemClock,
-    random: Random = new Random()) extends Closeable with Logging {
+    random: Random = new Random(),
+    hashRange: Option[HashKeyRange] = None,
+    /** Run before the first subscription: where to start instead, when retention deleted records past the start. */
+    startCheck: ShardPosition => Option[ShardPosition] = _ => None) extends Closeable with Logging {
 
   import ShardSubscription._
   import SubscriptionCursor._
@@ -71,6 +75,8 @@ final class SubscriptionCursor(
   private var nextAttemptNanos = clock.nanoTime()
   private var lastMillisBehind: Option[Long] = None
   private var closed = false
+  private var corruptionLogged = false
+  private var lossesToReport = 0
 
   /**
    * Where the next record handed out would come from: the start, `AfterSequence` of the last
@@ -166,12 +172,17 @@ final class SubscriptionCursor(
       return
     }
     val renewal = subscriptionCount > 0
+    if (!renewal) startCheck(resumeFrom).foreach { from =>
+      lossesToReport += 1
+      resumeFrom = from
+      handedOut = from
+    }
     subscriptionCount += 1
     metrics.subscribed(renewal)
     if (renewal) logInfo(s"Subscribing again to $shard for $consumerArn from $resumeFrom")
     val receiver = new ShardSubscription(settings.maxBufferedEvents, settings.maxBufferedBytes, clock)
     try {
-      val handle = transport.subscribe(consumerArn, shard.shardId, resumeFrom, receiver)
+      val handle = transport.subscribe(consumerArn, shard.shardId, resumeFrom, hashRange, receiver)
       current = Some(new Live(receiver, handle))
     } catch {
       case NonFatal(e) =>
@@ -183,19 +194,24 @@ final class SubscriptionCursor(
   private def handOut(live: Live, events: Seq[ShardEvent]): RecordBatch = {
     consecutiveFailures = 0
     // A record at or before the last one handed out is a repeat (a resumed subscription must
-    // not deliver one, but offsets must stay exact even if it does).
-    var last = handedOut.lastSequence
+    // not deliver one, but offsets must stay exact even if it does), and so are the user records
+    // of an aggregate the start stopped inside.
     val records = Vector.newBuilder[KinesisRecord]
+    var kpl = KplCounts.Zero
     events.foreach { e =>
       e.records.foreach { r =>
-        if (last.forall(l => ShardPosition.compareSequences(r.sequenceNumber, l) > 0)) {
+        if (r.isPast(handedOut)) {
           records += r
-          last = Some(r.sequenceNumber)
+          handedOut = r.positionAfter
         }
       }
       e.continuationSequenceNumber.foreach(c => resumeFrom = ShardPosition.AfterSequence(c))
+      kpl = kpl + e.kpl
     }
-    last.filter(l => !handedOut.lastSequence.contains(l)).foreach(l => handedOut = ShardPosition.AfterSequence(l))
+    kpl.firstCorruption.filterNot(_ => corruptionLogged).foreach { reason =>
+      corruptionLogged = true
+      logWarning(s"Shard $shard: $reason; such records are returned as they are, not split")
+    }
     lastMillisBehind = Some(events.last.millisBehindLatest)
     if (events.exists(_.isShardEnd)) {
       handedOut = ShardPosition.ShardEnd(handedOut.lastSequence)
@@ -204,13 +220,19 @@ final class SubscriptionCursor(
       finish(failed = false)
       logInfo(s"Shard $shard was read to its end; its children: ${events.last.childShards.mkString(", ")}")
     }
-    batch(records.result())
+    batch(records.result(), kpl)
   }
 
-  private def batch(records: Seq[KinesisRecord]): RecordBatch = RecordBatch(
-    records,
-    nextIterator = if (isEnded) None else Some(resumeFrom.lastSequence.getOrElse("")),
-    millisBehindLatest = lastMillisBehind.getOrElse(UnknownMillisBehind))
+  private def batch(records: Seq[KinesisRecord], kpl: KplCounts = KplCounts.Zero): RecordBatch = {
+    val losses = lossesToReport
+    lossesToReport = 0
+    RecordBatch(
+      records,
+      nextIterator = if (isEnded) None else Some(resumeFrom.lastSequence.getOrElse("")),
+      millisBehindLatest = lastMillisBehind.getOrElse(UnknownMillisBehind),
+      kpl = kpl,
+      dataLossEvents = losses)
+  }
 
   private def finish(failed: Boolean): Unit = {
     current = None

@@ -1,23 +1,37 @@
 package io.github.sparkkinesis.efo
 
-import io.github.sparkkinesis.client.RecordBatch
+import io.github.sparkkinesis.client.{KinesisRecord, RecordBatch}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.reader.ShardReader
 
-/** A prefetch task's reader over an enhanced fan-out subscription; waits up to `maxWaitMs` per fetch. */
-final class SubscriptionShardReader(cursor: SubscriptionCursor, maxWaitMs: Long) extends ShardReader {
+/**
+ * A prefetch task's reader over an enhanced fan-out subscription; waits up to `maxWaitMs` per
+ * fetch. Like polling, a fetch hands out at most `maxRecords` user records; the rest of what
+ * the subscription delivered (KPL aggregates make many) waits for the next fetch, and the
+ * position in between names the sub-sequence reached.
+ */
+final class SubscriptionShardReader(cursor: SubscriptionCursor, maxWaitMs: Long, maxRecords: Int = Int.MaxValue)
+  extends ShardReader {
   private var lastAtTip = false
+  private var pending: Seq[KinesisRecord] = Nil
+  private var handedOut: ShardPosition = cursor.position
 
   override def shard: ShardKey = cursor.shard
-  override def position: ShardPosition = cursor.position
-  override def isEnded: Boolean = cursor.isEnded
-  override def atTip: Boolean = lastAtTip
+  override def position: ShardPosition = if (pending.isEmpty) cursor.position else handedOut
+  override def isEnded: Boolean = pending.isEmpty && cursor.isEnded
+  override def atTip: Boolean = lastAtTip && pending.isEmpty
   override def throttleEvents: Int = 0 // a subscription is pushed to, never throttled per call
 
   override def fetch(): RecordBatch = {
-    val batch = cursor.fetch(maxWaitMs)
-    lastAtTip = batch.millisBehindLatest == 0
-    batch
+    val batch = if (pending.nonEmpty) RecordBatch(Nil, Some(""), SubscriptionCursor.UnknownMillisBehind) else {
+      val received = cursor.fetch(maxWaitMs)
+      lastAtTip = received.millisBehindLatest == 0
+      received
+    }
+    val (now, later) = (pending ++ batch.records).splitAt(maxRecords)
+    pending = later
+    now.lastOption.foreach(r => handedOut = r.positionAfter)
+    batch.copy(records = now)
   }
 
   override def close(): Unit = cursor.close()

@@ -86,6 +86,9 @@ object KinesisErrors {
     error("KINESIS_RECORDS_UNAVAILABLE", null,
       "shard" -> shard, "from" -> from, "to" -> to, "reason" -> reason)
 
+  def dataLoss(shard: String, position: String, oldest: String): KinesisConnectorException =
+    error("KINESIS_DATA_LOSS", null, "shard" -> shard, "position" -> position, "oldest" -> oldest)
+
   /** `checkpoint` says where the offset was read: "checkpoint /path" (see CheckpointOffsets). */
   def offsetMalformed(reason: String, example: String, cause: Throwable = null,
       checkpoint: String = "the checkpoint"): KinesisConnectorException =

@@ -68,7 +68,9 @@ object KinesisOffsetJson {
   private def writePosition(node: ObjectNode, position: ShardPosition): Unit = position match {
     case ShardPosition.TrimHorizon => node.put("type", "trim_horizon")
     case ShardPosition.AtTimestamp(ms) => node.put("type", "at_timestamp").put("ms", ms)
-    case ShardPosition.AfterSequence(seq) => node.put("type", "after").put("seq", seq)
+    case ShardPosition.AfterSequence(seq, sub) =>
+      node.put("type", "after").put("seq", seq)
+      sub.foreach(node.put("sub", _))
     case ShardPosition.AtSequence(seq) => node.put("type", "at").put("seq", seq)
     case ShardPosition.ShardEnd(last) =>
       node.put("type", "end")
@@ -82,12 +84,18 @@ object KinesisOffsetJson {
       case None if !required => None
       case _ => throw malformed(s"""shard $shard has no decimal "seq"""")
     }
+    // Inside a KPL aggregate: the user records after this one are still to be read. Optional,
+    // so offsets written before aggregates were split still read.
+    def subSequence: Option[Long] = Option(node.get("sub")).map { n =>
+      if (n.canConvertToLong && n.isIntegralNumber && n.asLong >= 0) n.asLong
+      else throw malformed(s"shard $shard has a \"sub\" that is not a non-negative integer")
+    }
     text("type") match {
       case Some("trim_horizon") => ShardPosition.TrimHorizon
       case Some("at_timestamp") =>
         Option(node.get("ms")).filter(_.canConvertToLong).map(n => ShardPosition.AtTimestamp(n.asLong))
           .getOrElse(throw malformed(s"""shard $shard has no integer "ms""""))
-      case Some("after") => ShardPosition.AfterSequence(sequence(required = true).get)
+      case Some("after") => ShardPosition.AfterSequence(sequence(required = true).get, subSequence)
       case Some("at") => ShardPosition.AtSequence(sequence(required = true).get)
       case Some("end") => ShardPosition.ShardEnd(sequence(required = false))
       case other => throw malformed(s"shard $shard has an unknown position type ${other.getOrElse("(none)")}")

@@ -35,9 +35,14 @@ object ShardPosition {
     def lastSequence: Option[String] = None
   }
 
-  /** Just after the record with this sequence number. */
-  final case class AfterSequence(sequenceNumber: String) extends ShardPosition {
+  /**
+   * Just after the record with this sequence number; with `subSequence`, just after that user
+   * record of a KPL aggregate, whose later user records are still to be read.
+   */
+  final case class AfterSequence(sequenceNumber: String, subSequence: Option[Long] = None) extends ShardPosition {
     def lastSequence: Option[String] = Some(sequenceNumber)
+    override def toString: String =
+      s"AfterSequence($sequenceNumber${subSequence.map(s => s", sub $s").getOrElse("")})"
   }
 
   /**
@@ -48,4 +53,32 @@ object ShardPosition {
 
   /** Kinesis sequence numbers are decimal strings of up to 128 bits; compare them as numbers. */
   def compareSequences(a: String, b: String): Int = BigInt(a).compare(BigInt(b))
+
+  /**
+   * Whether the user record (`sequenceNumber`, `subSequence`) lies past `position`: later in the
+   * shard, or a later user record of the aggregate the position stopped inside.
+   */
+  def isPast(sequenceNumber: String, subSequence: Long, position: ShardPosition): Boolean = position match {
+    case AfterSequence(seq, sub) =>
+      val c = compareSequences(sequenceNumber, seq)
+      c > 0 || (c == 0 && sub.exists(subSequence > _))
+    case AtSequence(seq) => compareSequences(sequenceNumber, seq) >= 0
+    case _: ShardEnd => false
+    case TrimHorizon | AtTimestamp(_) => true
+  }
+
+  /** Whether having read up to `position` covers every record up to `end` (both after a record). */
+  def covers(position: ShardPosition, end: ShardPosition): Boolean = (point(position), point(end)) match {
+    case (Some((seq, sub)), Some((endSeq, endSub))) =>
+      val c = seq.compare(endSeq)
+      c > 0 || (c == 0 && sub >= endSub)
+    case _ => false
+  }
+
+  /** A position after a record, as (sequence number, sub-sequence), a whole record counting as the last sub-sequence. */
+  private def point(position: ShardPosition): Option[(BigInt, Long)] = position match {
+    case AfterSequence(seq, sub) => Some(BigInt(seq) -> sub.getOrElse(Long.MaxValue))
+    case ShardEnd(Some(seq)) => Some(BigInt(seq) -> Long.MaxValue)
+    case _ => None
+  }
 }

@@ -82,7 +82,8 @@ object KinesisOptions {
     "Where to stop: `latest` (the tip when the read is planned) or per-shard positions as offset JSON " +
       "(`after` = last record to read).", kind = Position, modes = Mode.batchOnly)
   val MaxRecordsPerFetch = OptionSpec("maxRecordsPerFetch", Some("10000"),
-    "Records asked for per GetRecords call.", kind = IntRange(1, 10000), modes = Mode.pollingOnly)
+    "Records asked for per GetRecords call; also the most user records (KPL aggregates hold many) a " +
+      "prefetch fetch hands out, in both modes.", kind = IntRange(1, 10000))
   val MaxFetchRate = OptionSpec("maxFetchRate", Some("1.0"),
     "Read rate limit per shard in MB/s (Kinesis allows 2 MB/s per shard).", kind = PositiveDecimal(2.0),
     modes = Mode.pollingOnly)
@@ -126,6 +127,12 @@ object KinesisOptions {
       "registered consumer with its own 2 MB/s per shard).", kind = Choice(Seq("polling", "efo")))
   val RequireConsumerDeregistration = OptionSpec("requireConsumerDeregistration", Some("false"),
     "Deregister the EFO consumer on query stop.", kind = Bool, modes = Mode.efoOnly)
+  // ---- data loss (issue #12) ----
+  val FailOnDataLoss = OptionSpec("failOnDataLoss", Some("true"),
+    "Fail the query (`KINESIS_DATA_LOSS`) when records it still had to read were deleted by retention " +
+      "first; `false` logs it, counts it in `dataLossEvents` and goes on from the oldest record left. See " +
+      "[KPL and data loss](#kpl-aggregated-records).", kind = Bool)
+  // ---- end data loss ----
   val MaxShardsPerDescribe = OptionSpec("maxShardsPerDescribe", Some("100"),
     "Shards per ListShards page.", kind = IntRange(1, 10000))
   val ConsumerName = OptionSpec("consumerName", None,
@@ -164,7 +171,7 @@ object KinesisOptions {
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
     AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId, RoleSessionName,
     StsEndpoint, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,
-    RequireConsumerDeregistration, MaxShardsPerDescribe, ConsumerName, ConsumerNamePrefix,
+    RequireConsumerDeregistration, FailOnDataLoss, MaxShardsPerDescribe, ConsumerName, ConsumerNamePrefix,
     ConsumerRefreshInterval,
     MaxRecordsPerPut, MaxBytesPerPut, MaxInFlightPuts, MaxPutRetries, PutRetryBackoff,
     MaxPutRetryBackoff, MaxPutLinger)

@@ -37,7 +37,8 @@ final case class FetchSettings(
     maxRecordsPerFetch: Int,
     maxFetchRateMBps: Double,
     minFetchPeriodMs: Long,
-    maxFetchDurationMs: Long)
+    maxFetchDurationMs: Long,
+    failOnDataLoss: Boolean = true)
 
 /** The source options, parsed and validated once, when the DataFrame is defined. */
 final case class KinesisSourceOptions(
@@ -84,7 +85,8 @@ object KinesisSourceOptions {
       maxRecordsPerFetch = values.int(MaxRecordsPerFetch),
       maxFetchRateMBps = values.positiveDouble(MaxFetchRate),
       minFetchPeriodMs = values.durationMs(MinFetchPeriod),
-      maxFetchDurationMs = values.durationMs(MaxFetchDuration))
+      maxFetchDurationMs = values.durationMs(MaxFetchDuration),
+      failOnDataLoss = values.boolean(FailOnDataLoss))
     val shardFetchInterval = values.durationMs(ShardFetchInterval)
     val maxShardsPerDescribe = values.int(MaxShardsPerDescribe)
     val buffer = BufferSettings(

@@ -5,6 +5,7 @@ import java.util.concurrent.{Callable, ExecutionException, Executors, ThreadFact
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.KinesisApi
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.time.{Clock, SystemClock}
@@ -14,8 +15,8 @@ import io.github.sparkkinesis.time.{Clock, SystemClock}
  * start for up to `maxFetchDuration` or until it is caught up, and reports the last sequence
  * number it saw. The records themselves are read again on the executors, by that exact range.
  */
-final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: Clock = SystemClock)
-  extends AutoCloseable {
+final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: Clock = SystemClock,
+    hashRanges: Map[ShardKey, HashKeyRange] = Map.empty) extends AutoCloseable {
 
   private val pool = Executors.newFixedThreadPool(LatestOffsetProbe.Threads, new ThreadFactory {
     override def newThread(r: Runnable): Thread = {
@@ -38,7 +39,7 @@ final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: C
 
   private def readAhead(key: ShardKey, start: ShardPosition, deadline: Long): ShardPosition = {
     if (start.isInstanceOf[ShardPosition.ShardEnd]) return start
-    val cursor = new ShardCursor(api, key, start, settings, clock)
+    val cursor = new ShardCursor(api, key, start, settings, clock, hashRanges.get(key))
     var caughtUp = false
     while (!cursor.isEnded && !caughtUp && clock.nanoTime() < deadline) {
       cursor.fetch()

@@ -2,7 +2,9 @@ package io.github.sparkkinesis.polling
 
 import org.apache.spark.internal.Logging
 
-import io.github.sparkkinesis.client.{IteratorExpiredException, KinesisApi, RecordBatch, RetryPolicy, ThrottledException}
+import io.github.sparkkinesis.client.{IteratorExpiredException, KinesisApi, KinesisRecord, KplCounts, RecordBatch,
+  RetryPolicy, ThrottledException}
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.time.{Clock, SystemClock}
@@ -12,13 +14,19 @@ import io.github.sparkkinesis.reader.ShardReader
  * Reads one shard forward from a concrete position with GetRecords, keeping its position
  * concrete after every call. Handles the iterator's lifetime, pacing and throttling, so the
  * callers only decide when to stop.
+ *
+ * A fetch hands out at most `maxRecordsPerFetch` user records: the rest of a call's KPL
+ * aggregates wait in the cursor for the next fetch, and the position in between names the
+ * sub-sequence reached. A cursor started inside an aggregate reads it again and skips the
+ * user records before its start.
  */
 final class ShardCursor(
     api: KinesisApi,
     val shard: ShardKey,
     start: ShardPosition,
     settings: FetchSettings,
-    clock: Clock = SystemClock) extends ShardReader with Logging {
+    clock: Clock = SystemClock,
+    hashRange: Option[HashKeyRange] = None) extends ShardReader with Logging {
 
   import ShardCursor._
 
@@ -27,6 +35,11 @@ final class ShardCursor(
   private var current: ShardPosition = start
   private var limit = settings.maxRecordsPerFetch
   private var throttled = 0
+  private var pending: Seq[KinesisRecord] = Nil // user records of the last call not handed out yet
+  private var lastMillisBehind = 0L
+  private var corruptionLogged = false
+  private val trimCheck = new TrimHorizonCheck(api, shard, settings.failOnDataLoss)
+  private var lossesToReport = 0
 
   /** How many records the next GetRecords asks for; halved after throttling, then regrown. */
   def recordsPerCall: Int = limit
@@ -38,7 +51,7 @@ final class ShardCursor(
    * behind the tip is not (Kinesis returns those on sparse shards), and neither is a full page
    * at 0 (local Kinesis implementations report 0 for records of the same millisecond).
    */
-  override def atTip: Boolean = lastCallAtTip
+  override def atTip: Boolean = lastCallAtTip && pending.isEmpty
 
   /** How often Kinesis throttled this cursor's calls. */
   override def throttleEvents: Int = throttled
@@ -56,21 +69,26 @@ final class ShardCursor(
   /** One GetRecords call (after waiting for its turn); the records follow [[position]]. */
   override def fetch(): RecordBatch = {
     require(!isEnded, s"shard $shard was already read to its end")
+    if (pending.nonEmpty) return handOut(KplCounts.Zero)
     var attempts = 0
     var expired = 0
     while (true) {
       try {
-        val it = iterator.getOrElse(api.shardIterator(shard.stream, shard.shardId, current))
+        val it = iterator.getOrElse(newIterator())
         iterator = Some(it)
         pacer.awaitTurn()
-        val batch = api.getRecords(it, limit)
+        val batch = api.getRecords(it, limit, hashRange)
         pacer.recordFetch(batch.bytes)
         lastCallAtTip = batch.millisBehindLatest == 0 && batch.records.size < limit
         limit = math.min(settings.maxRecordsPerFetch, limit * 2)
-        batch.records.lastOption.foreach(r => current = ShardPosition.AfterSequence(r.sequenceNumber))
         iterator = batch.nextIterator
-        if (batch.nextIterator.isEmpty) current = ShardPosition.ShardEnd(current.lastSequence)
-        return batch
+        lastMillisBehind = batch.millisBehindLatest
+        batch.kpl.firstCorruption.filterNot(_ => corruptionLogged).foreach { reason =>
+          corruptionLogged = true
+          logWarning(s"Shard $shard: $reason; such records are returned as they are, not split")
+        }
+        pending = batch.records.filter(_.isPast(current))
+        return handOut(batch.kpl)
       } catch {
         case e: IteratorExpiredException if expired < MaxExpiredRetries =>
           expired += 1
@@ -89,6 +107,25 @@ final class ShardCursor(
       }
     }
     throw new IllegalStateException("unreachable")
+  }
+
+  /** An iterator at the current position, after checking retention has not deleted records past it. */
+  private def newIterator(): String = {
+    trimCheck.check(current, () => { pacer.awaitTurn(); pacer.recordFetch(0L) }).foreach { from =>
+      lossesToReport += 1
+      current = from
+    }
+    api.shardIterator(shard.stream, shard.shardId, current)
+  }
+
+  private def handOut(kpl: KplCounts): RecordBatch = {
+    val (now, later) = pending.splitAt(settings.maxRecordsPerFetch)
+    pending = later
+    now.lastOption.foreach(r => current = r.positionAfter)
+    if (pending.isEmpty && iterator.isEmpty) current = ShardPosition.ShardEnd(current.lastSequence)
+    val losses = lossesToReport
+    lossesToReport = 0
+    RecordBatch(now, if (isEnded) None else iterator.orElse(Some("")), lastMillisBehind, kpl, losses)
   }
 }
 

@@ -2,26 +2,26 @@ package io.github.sparkkinesis.polling
 
 import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
 import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
- * Yields exactly the records of a shard after `start` up to and including `endSequence`: the
- * range a batch's offsets name. Reading it again yields the same records, which is what makes
- * re-running a failed batch exact.
+ * Yields exactly the user records of a shard after `start` up to `end` (inside a KPL aggregate,
+ * when it names a sub-sequence): the range a batch's offsets name. Reading it again yields the
+ * same records, which is what makes re-running a failed batch exact.
  */
 final class ShardRangeReader(
     api: KinesisApi,
     shard: ShardKey,
     start: ShardPosition,
-    endSequence: String,
+    end: ShardPosition.AfterSequence,
     settings: FetchSettings,
-    clock: Clock = SystemClock) extends Iterator[KinesisRecord] {
+    clock: Clock = SystemClock,
+    hashRange: Option[HashKeyRange] = None) extends Iterator[KinesisRecord] {
 
-  import ShardPosition.compareSequences
-
-  private val cursor = new ShardCursor(api, shard, start, settings, clock)
+  private val cursor = new ShardCursor(api, shard, start, settings, clock, hashRange)
   private var pending: Iterator[KinesisRecord] = Iterator.empty
   private var reachedEnd = false
   private var emptyAtTip = 0
@@ -39,9 +39,9 @@ final class ShardRangeReader(
   private def fetchMore(): Unit = {
     if (cursor.isEnded) throw unavailable("the shard ended before the last record of the batch")
     val batch = cursor.fetch()
-    val (inRange, beyond) = batch.records.span(r => compareSequences(r.sequenceNumber, endSequence) <= 0)
+    val (inRange, beyond) = batch.records.span(r => !r.isPast(end))
     pending = inRange.iterator
-    val sawEnd = inRange.lastOption.exists(_.sequenceNumber == endSequence)
+    val sawEnd = inRange.lastOption.exists(r => ShardPosition.covers(r.positionAfter, end))
     // Records past the end without the end record itself: it was trimmed by retention since the
     // driver saw it. Stopping quietly here would drop the batch's records without a word.
     if (beyond.nonEmpty && !sawEnd) {
@@ -57,7 +57,7 @@ final class ShardRangeReader(
   }
 
   private def unavailable(reason: String) =
-    KinesisErrors.recordsUnavailable(shard.toString, start.toString, endSequence, reason)
+    KinesisErrors.recordsUnavailable(shard.toString, start.toString, end.toString, reason)
 }
 
 object ShardRangeReader {

@@ -1,5 +1,7 @@
 package io.github.sparkkinesis.prefetch
 
+import io.github.sparkkinesis.client.KplCounts
+
 /**
  * The prefetcher's counters (records and bytes fetched, throttling), and the metrics a
  * query's progress shows: lag behind the tip over the open shards, what is buffered, and for
@@ -10,6 +12,8 @@ final class PrefetchMetrics {
   private var recordsFetched = 0L
   private var bytesFetched = 0L
   private var throttleEvents = 0L
+  private var kpl = KplCounts.Zero
+  private var dataLossEvents = 0L
 
   def fetched(block: PrefetchedBlock): Unit = {
     recordsFetched += block.records
@@ -17,6 +21,12 @@ final class PrefetchMetrics {
   }
 
   def throttled(events: Int): Unit = throttleEvents += events
+
+  /** What a task's reads found: KPL aggregates passed on whole or user records dropped, data lost to retention. */
+  def read(counts: KplCounts, dataLoss: Int): Unit = {
+    kpl = kpl + counts
+    dataLossEvents += dataLoss
+  }
 
   def report(index: PrefetchIndex, statuses: ShardStatuses, readers: Option[ReaderOwnership],
       rounds: Long): Map[String, String] = {
@@ -34,6 +44,9 @@ final class PrefetchMetrics {
       "fetchedRecords" -> recordsFetched.toString,
       "fetchedBytes" -> bytesFetched.toString,
       "throttleEvents" -> throttleEvents.toString,
+      "corruptAggregates" -> kpl.corruptAggregates.toString,
+      "outOfRangeRecords" -> kpl.outOfRangeRecords.toString,
+      "dataLossEvents" -> dataLossEvents.toString,
       "trackedShards" -> index.shards.size.toString,
       "prefetchRounds" -> rounds.toString)
   }

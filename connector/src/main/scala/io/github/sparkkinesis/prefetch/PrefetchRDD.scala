@@ -5,6 +5,7 @@ import org.apache.spark.rdd.RDD
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
 import io.github.sparkkinesis.efo.{EfoMetrics, SubscriptionCursor, SubscriptionShardReader}
+import io.github.sparkkinesis.polling.TrimHorizonCheck
 
 /**
  * One prefetch task: a few shards, and the executor that read them last time, if any. With no
@@ -33,8 +34,10 @@ final class PrefetchRDD(
     val newReader = (r: ShardFetchRequest) => work.consumers.get(r.shard.stream) match {
       case Some(consumerArn) =>
         val cursor = new SubscriptionCursor(KinesisClients.transport(connection), r.shard, consumerArn, r.from,
-          where = connection.where, metrics = efoMetrics)
-        new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs)
+          where = connection.where, metrics = efoMetrics, hashRange = r.hashRange,
+          startCheck = new TrimHorizonCheck(KinesisClients.api(connection), r.shard, work.fetch.failOnDataLoss)
+            .check(_, () => ()))
+        new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs, work.fetch.maxRecordsPerFetch)
       case None => polling(r)
     }
     val result = PrefetchTask.run(newReader, task.requests, work)

@@ -6,9 +6,9 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.kinesis.KinesisBlockStore
 
-import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
+import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord, KplCounts}
 import io.github.sparkkinesis.options.FetchSettings
-import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.offsets.ShardKey
 import io.github.sparkkinesis.polling.ShardCursor
 import io.github.sparkkinesis.reader.ShardReader
 import io.github.sparkkinesis.time.{Clock, SystemClock}
@@ -47,7 +47,7 @@ object PrefetchTask {
 
   /** A polling reader: GetRecords on `api`. */
   def pollingReader(api: => KinesisApi, work: PrefetchWork, clock: Clock = SystemClock): ShardFetchRequest => ShardReader =
-    r => new ShardCursor(api, r.shard, r.from, work.fetch, clock)
+    r => new ShardCursor(api, r.shard, r.from, work.fetch, clock, r.hashRange)
 
   def run(
       newReader: ShardFetchRequest => ShardReader,
@@ -64,6 +64,8 @@ object PrefetchTask {
     val runs = requests.map { r =>
       new ShardRun(r, ExecutorCursors.acquire(work.streamInstance, r.shard, r.from)(newReader(r)))
     }
+    var kpl = KplCounts.Zero
+    var dataLossEvents = 0
     try {
       var done = false
       while (!done) {
@@ -71,6 +73,8 @@ object PrefetchTask {
           val issuedAt = System.currentTimeMillis()
           val batch = run.cursor.fetch()
           run.records ++= batch.records
+          kpl = kpl + batch.kpl
+          dataLossEvents += batch.dataLossEvents
           run.bytes += batch.bytes
           // Negative: not known yet (an EFO subscription before its first event).
           if (batch.millisBehindLatest >= 0) run.millisBehindLatest = batch.millisBehindLatest
@@ -88,7 +92,7 @@ object PrefetchTask {
         ShardFetchStatus(run.request.shard, run.cursor.position,
           if (run.cursor.isEnded) 0L else run.millisBehindLatest,
           run.caughtUpAtMillis, run.cursor.throttleEvents, location)
-      }, location)
+      }, location, kpl = kpl, dataLossEvents = dataLossEvents)
     } finally {
       runs.foreach(run => ExecutorCursors.release(work.streamInstance, run.cursor))
     }
@@ -107,7 +111,7 @@ object PrefetchTask {
     var from = run.request.from
     val blocks = groups.zipWithIndex.map { case (records, i) =>
       val last = i == groups.size - 1
-      val to = if (last) run.cursor.position else ShardPosition.AfterSequence(records.last.sequenceNumber)
+      val to = if (last) run.cursor.position else records.last.positionAfter
       val name = KinesisBlockStore.blockName(work.streamKey, ThreadLocalRandom.current().nextLong(Long.MaxValue))
       val location = store.put(name, records.toArray)
       val block = PrefetchedBlock(run.request.shard, from, to, location.map(_ => name), location,

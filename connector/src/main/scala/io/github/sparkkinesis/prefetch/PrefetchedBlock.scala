@@ -1,6 +1,8 @@
 package io.github.sparkkinesis.prefetch
 
+import io.github.sparkkinesis.client.KplCounts
 import io.github.sparkkinesis.efo.SubscriptionCounts
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
 /**
@@ -43,7 +45,9 @@ final case class PrefetchResult(
     blocks: Seq[PrefetchedBlock],
     status: Seq[ShardFetchStatus],
     location: String,
-    subscriptions: Option[SubscriptionCounts] = None)
+    subscriptions: Option[SubscriptionCounts] = None,
+    kpl: KplCounts = KplCounts.Zero,
+    dataLossEvents: Int = 0)
 
-/** One shard to fetch from, starting at `from`. */
-final case class ShardFetchRequest(shard: ShardKey, from: ShardPosition)
+/** One shard to fetch from, starting at `from`; `hashRange` is the shard's (KPL aggregates are checked against it). */
+final case class ShardFetchRequest(shard: ShardKey, from: ShardPosition, hashRange: Option[HashKeyRange] = None)

@@ -11,6 +11,7 @@ import org.apache.spark.sql.kinesis.KinesisBlockStore
 
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.efo.EfoMetrics
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
@@ -47,6 +48,7 @@ final class Prefetcher(
   private val failures = new FailurePolicy
   private val counters = new PrefetchMetrics
   private var parentsOf = Map.empty[ShardKey, Seq[ShardKey]]
+  private var hashRanges = Map.empty[ShardKey, HashKeyRange] // each shard's, to check KPL user records
   private var consumers = Map.empty[String, String]
   private var rounds = 0L
   @volatile private var running = false
@@ -54,9 +56,11 @@ final class Prefetcher(
   private val jobGroup = s"kinesis-prefetch-$streamInstance"
 
   /** Follows the shards of the batch about to be planned, starting each new one at its position. */
-  def track(start: Map[ShardKey, ShardPosition], parents: Map[ShardKey, Seq[ShardKey]]): Unit = {
+  def track(start: Map[ShardKey, ShardPosition], parents: Map[ShardKey, Seq[ShardKey]],
+      ranges: Map[ShardKey, HashKeyRange] = Map.empty): Unit = {
     val dropped = synchronized {
       parentsOf = parents
+      hashRanges = ranges
       val restarted = start.toSeq.flatMap { case (shard, position) =>
         if (index.reachable(shard, position).isDefined) Nil
         else {
@@ -166,7 +170,7 @@ final class Prefetcher(
   /** The next round to run, or how long to wait before looking again. */
   private def nextRound(): Either[Long, PrefetchRound] = synchronized {
     val room = settings.fetchBufferSize - index.bufferedBytes
-    lazy val requests = index.fetchable(parentsOf)
+    lazy val requests = index.fetchable(parentsOf).map(r => r.copy(hashRange = hashRanges.get(r.shard)))
     if (room <= 0) Left(Prefetcher.FullBufferPauseMs) // the buffer is full: wait for a batch to commit
     else if (requests.isEmpty) Left(settings.fetch.minFetchPeriodMs)
     else {
@@ -202,6 +206,7 @@ final class Prefetcher(
     // A block that does not continue its chain is stale: the shard was reset meanwhile.
     val (appended, stale) = result.blocks.partition(index.append)
     appended.foreach(counters.fetched)
+    counters.read(result.kpl, result.dataLossEvents)
     result.status.foreach { status =>
       val current = index.tail(status.shard).contains(status.position)
       counters.throttled(statuses.update(status, current))

@@ -4,15 +4,37 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
-/** A prefetched block a batch reads: the records after `from` up to `lastSequence`. */
-final case class BlockRef(name: String, from: ShardPosition, lastSequence: String, bytes: Long, location: String)
+/** A prefetched block a batch reads: the records after `from` up to `to`. */
+final case class BlockRef(name: String, from: ShardPosition, to: ShardPosition, bytes: Long, location: String)
 
-/** The records of one shard after `start`, up to and including `endSequence`, and the blocks holding them. */
-final case class ShardRange(shard: ShardKey, start: ShardPosition, endSequence: String, blocks: Seq[BlockRef]) {
+/**
+ * The records of one shard after `start`, up to and including `end`, and the blocks holding
+ * them; `hashRange` is the shard's, which user records of KPL aggregates are checked against.
+ */
+final case class ShardRange(
+    shard: ShardKey,
+    start: ShardPosition,
+    end: ShardPosition.AfterSequence,
+    blocks: Seq[BlockRef],
+    hashRange: Option[HashKeyRange] = None) {
   def bytes: Long = blocks.map(_.bytes).sum
+}
+
+object ShardRange {
+  /** The range a batch reads from `start` to `until`; None when it holds no record. */
+  def between(shard: ShardKey, start: ShardPosition, until: ShardPosition, hashRange: Option[HashKeyRange],
+      blocks: => Seq[BlockRef] = Nil): Option[ShardRange] = {
+    val end = until match {
+      case a: ShardPosition.AfterSequence => Some(a)
+      case ShardPosition.ShardEnd(Some(seq)) => Some(ShardPosition.AfterSequence(seq))
+      case _ => None
+    }
+    end.filterNot(ShardPosition.covers(start, _)).map(e => ShardRange(shard, start, e, blocks, hashRange))
+  }
 }
 
 /** One task of a batch: one shard range, or several small ones coalesced. */

@@ -71,8 +71,11 @@ final class KinesisMicroBatchStream(
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val startOffset = start.asInstanceOf[KinesisSourceOffset]
     shards.checkSameStreams(startOffset)
+    // Spark commits a batch's end only once the next batch runs: blocks up to `start` are no
+    // longer needed now. Kept until then, a full fetchBufferSize would stop prefetching for good.
+    prefetcher.release(startOffset.shards)
     val tracked = shards.trackNewShards(startOffset.shards)
-    prefetcher.track(tracked, shards.parentsOf(tracked.keySet))
+    prefetcher.track(tracked, shards.parentsOf(tracked.keySet), shards.hashRanges)
     consumers.foreach(c => prefetcher.useConsumers(c.resolve()))
     prefetcher.start()
     if (!started) {
@@ -91,13 +94,9 @@ final class KinesisMicroBatchStream(
     val from = start.asInstanceOf[KinesisSourceOffset].shards
     val ranges = end.asInstanceOf[KinesisSourceOffset].shards.toSeq.sortBy(_._1).flatMap { case (shard, until) =>
       val since = from.getOrElse(shard, ShardPosition.TrimHorizon)
-      until.lastSequence.filterNot(seq => since.lastSequence.contains(seq)).map { endSeq =>
-        val blocks = prefetcher.blocks(shard, since, until).collect {
-          case b if b.blockName.isDefined && b.records > 0 =>
-            BlockRef(b.blockName.get, b.from, b.lastSequence.get, b.bytes, b.location.get)
-        }
-        ShardRange(shard, since, endSeq, blocks)
-      }
+      ShardRange.between(shard, since, until, shards.hashRanges.get(shard), prefetcher.blocks(shard, since, until).collect {
+        case b if b.blockName.isDefined && b.records > 0 => BlockRef(b.blockName.get, b.from, b.to, b.bytes, b.location.get)
+      })
     }
     PartitionPlanner.plan(ranges, options.buffer.coalesceThresholdBlockSize, options.buffer.coalesceBinSize).toArray
   }

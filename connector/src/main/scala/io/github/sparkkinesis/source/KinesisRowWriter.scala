@@ -10,13 +10,13 @@ import io.github.sparkkinesis.prefetch.RecordBlockCursor
 
 /**
  * Writes the rows of one shard ([[io.github.sparkkinesis.KinesisSchema]]: partitionKey, data,
- * stream, shardId, sequenceNumber, approximateArrivalTimestamp) as `UnsafeRow`s, the form
+ * stream, shardId, sequenceNumber, approximateArrivalTimestamp, subSequenceNumber) as `UnsafeRow`s, the form
  * Spark works on, into one reused buffer: each row is valid until the next one is written, as
  * Spark's readers expect. Rows come from a prefetched block's bytes or from records read again
  * from Kinesis.
  */
 final class KinesisRowWriter(shard: ShardKey) {
-  private val writer = new UnsafeRowWriter(6, 2048)
+  private val writer = new UnsafeRowWriter(7, 2048)
   private val stream = UTF8String.fromString(shard.stream)
   private val shardId = UTF8String.fromString(shard.shardId)
 
@@ -29,6 +29,7 @@ final class KinesisRowWriter(shard: ShardKey) {
     writer.write(3, shardId)
     writer.write(4, UTF8String.fromString(record.sequenceNumber))
     writer.write(5, record.approximateArrivalMillis * 1000L)
+    writer.write(6, record.subSequenceNumber)
     writer.getRow
   }
 
@@ -43,6 +44,7 @@ final class KinesisRowWriter(shard: ShardKey) {
     writer.write(3, shardId)
     writer.write(4, UTF8String.fromBytes(bytes, block.sequenceOffset, block.sequenceLength))
     writer.write(5, block.arrivalMillis * 1000L)
+    writer.write(6, block.subSequenceNumber)
     writer.getRow
   }
 }

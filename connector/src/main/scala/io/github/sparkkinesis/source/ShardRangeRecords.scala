@@ -34,7 +34,7 @@ object ShardRangeRecords extends Logging {
         records.isDefined
       }
       .flatMap { case (block, bytes) =>
-        position = ShardPosition.AfterSequence(block.lastSequence)
+        position = block.to
         val cursor = new RecordBlockCursor(bytes.get)
         new Iterator[InternalRow] {
           override def hasNext: Boolean = cursor.hasNext
@@ -44,8 +44,8 @@ object ShardRangeRecords extends Logging {
     // `++` takes its argument by name: this runs once the blocks are used up, and reads from
     // Kinesis whatever they did not cover.
     fromBlocks ++ {
-      if (position.lastSequence.contains(range.endSequence)) Iterator.empty
-      else new ShardRangeReader(api, range.shard, position, range.endSequence, fetch).map(rows.write)
+      if (ShardPosition.covers(position, range.end)) Iterator.empty
+      else new ShardRangeReader(api, range.shard, position, range.end, fetch, hashRange = range.hashRange).map(rows.write)
     }
   }
 }

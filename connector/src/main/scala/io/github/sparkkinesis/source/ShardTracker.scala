@@ -4,6 +4,7 @@ import org.apache.spark.internal.Logging
 
 import io.github.sparkkinesis.client.{KinesisApi, RetryPolicy, ShardDescription}
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 
@@ -16,9 +17,14 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
   private var shardDescriptions = Map.empty[ShardKey, ShardDescription]
   private var lastListingNanos = Long.MinValue
   private var createdAt = Map.empty[String, Long]
+  // Every shard's hash-key range ever listed (they never change), also for a shard that expired since.
+  private var ranges = Map.empty[ShardKey, HashKeyRange]
 
   /** What the last listing said about each shard. */
   def descriptions: Map[ShardKey, ShardDescription] = shardDescriptions
+
+  /** The hash-key range of every shard listed so far (KPL records outside it are dropped). */
+  def hashRanges: Map[ShardKey, HashKeyRange] = ranges
 
   /** The creation time of each stream, as the first check found it. */
   def streamsCreatedAt: Map[String, Long] = createdAt
@@ -93,6 +99,7 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
       }.map(d => ShardKey(stream, d.shardId) -> d)
     }.toMap
     shardDescriptions = listed
+    ranges ++= listed.flatMap { case (key, d) => d.hashKeyRange.map(key -> _) }
     lastListingNanos = System.nanoTime()
     listed
   }

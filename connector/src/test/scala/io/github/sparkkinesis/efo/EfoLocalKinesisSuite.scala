@@ -132,7 +132,7 @@ class EfoLocalKinesisSuite extends AnyFunSuite with Matchers with BeforeAndAfter
     val transport = KinesisClients.transport(connection)
     def open(): (ShardSubscription, SubscriptionHandle) = {
       val s = new ShardSubscription(4, 1L << 20, io.github.sparkkinesis.time.SystemClock)
-      (s, transport.subscribe(arn, shardId, ShardPosition.TrimHorizon, s))
+      (s, transport.subscribe(arn, shardId, ShardPosition.TrimHorizon, None, s))
     }
     def firstEvent(s: ShardSubscription): Boolean = {
       val deadline = System.nanoTime() + 5000000000L

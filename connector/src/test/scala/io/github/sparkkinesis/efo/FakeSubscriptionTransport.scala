@@ -7,7 +7,8 @@ import scala.collection.mutable
 import org.reactivestreams.{Subscriber, Subscription}
 
 import io.github.sparkkinesis.FakeClock
-import io.github.sparkkinesis.client.{KinesisRecord, ShardEvent, SubscriptionHandle, SubscriptionTransport}
+import io.github.sparkkinesis.client.{KinesisRecord, ShardEvent, SubscriptionHandle, SubscriptionTransport, UserRecords}
+import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
@@ -46,7 +47,15 @@ final class FakeSubscriptionTransport(
     }
   }
 
+  /** Appends one Kinesis record with this data (a KPL aggregate, say); returns its sequence number. */
+  def putRecord(partitionKey: String, data: Array[Byte]): String = synchronized {
+    val seq = (base + BigInt(records.size) * 1000).toString
+    records += KinesisRecord(partitionKey, data, seq, 1593105825000L + records.size)
+    seq
+  }
+
   private var rewind = 0
+  private var hashRange: Option[HashKeyRange] = None
 
   /** The next subscription starts `n` records before where it was asked to (a faulty server). */
   def rewindNextSubscription(n: Int): Unit = synchronized { rewind = n }
@@ -61,9 +70,10 @@ final class FakeSubscriptionTransport(
 
   def text(r: KinesisRecord): String = new String(r.data, StandardCharsets.UTF_8)
 
-  override def subscribe(consumerArn: String, shardId: String, start: ShardPosition,
+  override def subscribe(consumerArn: String, shardId: String, start: ShardPosition, hashRange: Option[HashKeyRange],
       subscriber: Subscriber[ShardEvent]): SubscriptionHandle = {
     val session = synchronized {
+      this.hashRange = hashRange
       calls += Call(consumerArn, shardId, start, clock.nowMillis)
       val s = new Session(subscriber, math.max(0, startIndex(start) - rewind), if (failures.nonEmpty) Some(failures.dequeue()) else None)
       sessions += s
@@ -80,7 +90,8 @@ final class FakeSubscriptionTransport(
     case ShardPosition.AtTimestamp(ms) =>
       val i = records.indexWhere(_.approximateArrivalMillis >= ms)
       if (i < 0) records.size else i
-    case ShardPosition.AfterSequence(seq) =>
+    case ShardPosition.AfterSequence(seq, Some(_)) => records.indexWhere(_.sequenceNumber == seq)
+    case ShardPosition.AfterSequence(seq, None) =>
       val i = records.indexWhere(_.sequenceNumber == seq)
       if (i >= 0) i + 1 else {
         // A continuation past the last record (an event without records) resumes at the tip.
@@ -140,7 +151,12 @@ final class FakeSubscriptionTransport(
       val continuation = if (index > 0) records(index - 1).sequenceNumber else (base - 1000).toString
       if (batch.isEmpty && atEnd && closed) Some(ShardEvent(Nil, None, 0L, Seq("shardId-000000000002")))
       else if (batch.isEmpty && !heartbeats) None
-      else Some(ShardEvent(batch, Some(continuation), behind))
+      else {
+        // Split aggregates as the SDK adapter does.
+        val (split, kpl) = UserRecords.expand(
+          batch.map(r => UserRecords.Raw(r.partitionKey, r.data, r.sequenceNumber, r.approximateArrivalMillis)), hashRange)
+        Some(ShardEvent(split, Some(continuation), behind, kpl = kpl))
+      }
     }
   }
 }

@@ -16,7 +16,7 @@ class ShardSubscriptionSuite extends AnyFunSuite with Matchers {
     val transport = new FakeSubscriptionTransport(clock, recordsPerEvent = recordsPerEvent, heartbeats = false)
     val receiver = new ShardSubscription(maxEvents, maxBytes, clock)
     transport.put(100)
-    transport.subscribe("arn", "shardId-000000000000", ShardPosition.TrimHorizon, receiver)
+    transport.subscribe("arn", "shardId-000000000000", ShardPosition.TrimHorizon, None, receiver)
     (transport, receiver)
   }
 
@@ -78,7 +78,7 @@ class ShardSubscriptionSuite extends AnyFunSuite with Matchers {
     val transport = new FakeSubscriptionTransport(clock, recordsPerEvent = 5, eventsPerSubscription = 2)
     val receiver = new ShardSubscription(8, Long.MaxValue, clock)
     transport.put(20)
-    transport.subscribe("arn", "s", ShardPosition.TrimHorizon, receiver)
+    transport.subscribe("arn", "s", ShardPosition.TrimHorizon, None, receiver)
     receiver.drain().flatMap(_.records) should have size 5 // The first event; then room for more.
     receiver.status shouldBe ShardSubscription.Completed
     receiver.drain().flatMap(_.records) should have size 5

@@ -25,12 +25,31 @@ class KinesisOffsetJsonSuite extends AnyFunSuite with Matchers {
     "trim_horizon" -> TrimHorizon,
     "at_timestamp" -> AtTimestamp(1593105825000L),
     "after a sequence number" -> AfterSequence(seq),
+    "after a user record inside a KPL aggregate" -> AfterSequence(seq, Some(3L)),
     "shard end, with the last sequence number" -> ShardEnd(Some(seq)),
     "shard end, of a shard the query read nothing from" -> ShardEnd(None)
   ).foreach { case (name, position) =>
     test(s"round trip of the position: $name") {
       val offset = KinesisSourceOffset(Map(ShardKey("s", "shardId-000000000000") -> position))
       KinesisOffsetJson.read(offset.json()) shouldBe offset
+    }
+  }
+
+  test("a position inside an aggregate is written as an optional \"sub\"; a whole record has none") {
+    val inside = KinesisOffsetJson.write(KinesisSourceOffset(Map(ShardKey("s", "shardId-000000000000") -> AfterSequence(seq, Some(7L)))))
+    inside should include(s""""seq":"$seq","sub":7""")
+    KinesisOffsetJson.write(KinesisSourceOffset(Map(ShardKey("s", "shardId-000000000000") -> AfterSequence(seq)))) should not include "sub"
+  }
+
+  test("an offset file written before sub-sequences existed reads as positions after whole records") {
+    val old = KinesisOffsetJson.read(resource("offsets/v1.json"))
+    old.shards(ShardKey("clicks", "shardId-000000000000")) shouldBe AfterSequence(seq, None)
+  }
+
+  test("a \"sub\" that is not a non-negative integer is refused, naming the shard") {
+    Seq("-1", "\"3\"", "1.5").foreach { sub =>
+      val json = s"""{"version":1,"shards":{"s":{"shardId-000000000000":{"type":"after","seq":"$seq","sub":$sub}}}}"""
+      offsetError(json).getMessage should include("s/shardId-000000000000")
     }
   }
 

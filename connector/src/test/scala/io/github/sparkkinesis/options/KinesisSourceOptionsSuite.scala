@@ -105,7 +105,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     OptionRow(ConsumerName, "my-consumer", _.efo.get.consumerName("s", "q") shouldBe "sparkkinesis_my-consumer",
       Map("consumerMode" -> "efo")),
     OptionRow(ConsumerNamePrefix, "app_", _.efo.get.prefix shouldBe "app_", Map("consumerMode" -> "efo")),
-    OptionRow(ConsumerRefreshInterval, "60s", _.efo.get.refreshIntervalMs shouldBe 60000L, Map("consumerMode" -> "efo")))
+    OptionRow(ConsumerRefreshInterval, "60s", _.efo.get.refreshIntervalMs shouldBe 60000L, Map("consumerMode" -> "efo")),
+    OptionRow(FailOnDataLoss, "false", _.fetch.failOnDataLoss shouldBe false))
 
   test("the table below covers every source option of the registry") {
     rows.map(_.spec.name) should contain theSameElementsAs KinesisOptions.sourceOptions.map(_.name)
@@ -186,7 +187,7 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     FetchBufferSize -> "lots", FetchBufferSize -> "1.5gb", FetchBufferSize -> "0",
     ShardsPerTask -> "0", CoalesceBinSize -> "0", CoalesceThresholdBlockSize -> "big",
     ConsumerMode -> "kcl", ConsumerMode -> "",
-    RequireConsumerDeregistration -> "yes",
+    RequireConsumerDeregistration -> "yes", FailOnDataLoss -> "sometimes",
     InitialPositionOption -> "middle", InitialPositionOption -> "",
     InitialPositionOption -> "at_timestamp",
     InitialPositionOption -> """{"at_timestamp": "06/25/2020 10:23:45 PDT"""",

@@ -28,7 +28,7 @@ class ShardRangeReaderSuite extends AnyFunSuite with Matchers {
     val clock = new FakeClock
 
     def read(start: ShardPosition, end: String, settings: FetchSettings = smallPages): Seq[KinesisRecord] =
-      new ShardRangeReader(api, shard, start, end, settings, clock).toList
+      new ShardRangeReader(api, shard, start, AfterSequence(end), settings, clock).toList
 
     def payloads(range: Range): Seq[String] = range.map(i => s"r-$i")
   }
@@ -73,7 +73,7 @@ class ShardRangeReaderSuite extends AnyFunSuite with Matchers {
     f.api.callCount("GetRecords") shouldBe 1
 
     f.api.resetCallCounts()
-    val reader = new ShardRangeReader(f.api, shard, TrimHorizon, f.seqs(5), smallPages, f.clock)
+    val reader = new ShardRangeReader(f.api, shard, TrimHorizon, AfterSequence(f.seqs(5)), smallPages, f.clock)
     texts(reader.toList) shouldBe f.payloads(0 to 5)
     reader.hasNext shouldBe false
     f.api.callCount("GetRecords") shouldBe 2 // [0, 1, 2] and [3, 4, 5]
@@ -87,18 +87,19 @@ class ShardRangeReaderSuite extends AnyFunSuite with Matchers {
 
   test("recovers from an expired iterator without losing or repeating records") {
     val f = new Fixture(9)
-    val reader = new ShardRangeReader(f.api, shard, TrimHorizon, f.seqs(8), smallPages, f.clock)
+    val reader = new ShardRangeReader(f.api, shard, TrimHorizon, AfterSequence(f.seqs(8)), smallPages, f.clock)
     val first = reader.take(4).toList
     f.api.expireNextIterator()
     val rest = reader.toList
     texts(first ++ rest) shouldBe f.payloads(0 to 8)
-    f.api.callCount("GetShardIterator") shouldBe 2
+    // The renewed iterator starts after a record: the retention check reads the trim horizon first.
+    f.api.callCount("GetShardIterator") shouldBe 3
   }
 
   test("an iterator that keeps expiring fails instead of looping forever") {
     val f = new Fixture(3)
     f.api.expireEveryIterator()
-    val reader = new ShardRangeReader(f.api, shard, TrimHorizon, f.seqs(2), smallPages, f.clock)
+    val reader = new ShardRangeReader(f.api, shard, TrimHorizon, AfterSequence(f.seqs(2)), smallPages, f.clock)
     an[IteratorExpiredException] should be thrownBy reader.toList
     f.api.callCount("GetShardIterator") shouldBe 1 + ShardCursor.MaxExpiredRetries
   }
@@ -107,9 +108,10 @@ class ShardRangeReaderSuite extends AnyFunSuite with Matchers {
     val f = new Fixture(9)
     f.api.throttleNextGetRecords(3)
     texts(f.read(AfterSequence(f.seqs(0)), f.seqs(8))) shouldBe f.payloads(1 to 8)
-    // Three refused; each refusal halved the records asked for (3 -> 1), which then double
-    // again per call: pages of 1, 2, 3 and 2 records.
-    f.api.callCount("GetRecords") shouldBe 3 + 4
+    // Three refused (the retention check's read of the trim horizon comes first); each refusal
+    // halved the records asked for (3 -> 1), which then double again per call: pages of 1, 2,
+    // 3 and 2 records.
+    f.api.callCount("GetRecords") shouldBe 3 + 1 + 4
     f.clock.totalSleptMillis should be >= (0 until 3).map(RetryPolicy.GetRecordsThrottled.backOff.delayMs(_, 0.0)).sum
   }
 
@@ -124,9 +126,10 @@ class ShardRangeReaderSuite extends AnyFunSuite with Matchers {
     val f = new Fixture(10)
     f.api.trim(stream, shardId, 8) // Records 0 to 7 passed the retention period.
     val e = intercept[KinesisConnectorException](f.read(AfterSequence(f.seqs(1)), f.seqs(5)))
-    e.getCondition shouldBe "KINESIS_RECORDS_UNAVAILABLE"
+    // The retention check sees the start is gone before reading (see DataLossSuite).
+    e.getCondition shouldBe "KINESIS_DATA_LOSS"
     e.getMessage should include(shard.toString)
-    e.getMessage should include(f.seqs(5))
+    e.getMessage should include(f.seqs(1))
   }
 
   test("a range trimmed away with nothing after it is reported instead of hanging") {
@@ -134,7 +137,7 @@ class ShardRangeReaderSuite extends AnyFunSuite with Matchers {
     f.api.trim(stream, shardId, 6)
     val e = intercept[KinesisConnectorException](f.read(AfterSequence(f.seqs(1)), f.seqs(5)))
     e.getCondition shouldBe "KINESIS_RECORDS_UNAVAILABLE"
-    f.api.callCount("GetRecords") should be <= ShardRangeReader.MaxEmptyReadsAtTip
+    f.api.callCount("GetRecords") should be <= ShardRangeReader.MaxEmptyReadsAtTip + 1 // + the retention check
   }
 
   test("a closed shard that ends before the range's end is reported") {

@@ -193,7 +193,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
       end.shards shouldBe Map(ShardKey("clicks", shardId(0)) -> AfterSequence(a.last),
         ShardKey("clicks", shardId(1)) -> TrimHorizon, ShardKey("clicks", shardId(2)) -> AfterSequence(c.last))
       val planned = q.partitions(q.committed, end).flatMap(_.ranges)
-      planned.map(r => (r.shard, r.start, r.endSequence)) shouldBe Seq(
+      planned.map(r => (r.shard, r.start, r.end.sequenceNumber)) shouldBe Seq(
         (ShardKey("clicks", shardId(0)), TrimHorizon, a.last),
         (ShardKey("clicks", shardId(2)), TrimHorizon, c.last))
       all(planned.map(_.blocks)) should not be empty // read from prefetched blocks
@@ -205,7 +205,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
   test("small blocks are coalesced into few tasks, which read every record back in shard order") {
     val api = new FakeKinesisApi().createStream("clicks", 6)
     val put = (0 until 6).map(i => shardId(i) -> api.putMany("clicks", shardId(i), s"s$i", 3 + i)).toMap
-    def perShard(rows: Seq[Out]): Map[String, Seq[String]] = rows.groupBy(_.shardId).view.mapValues(_.map(_.sequenceNumber)).toMap
+    def perShard(rows: Seq[Out]): Map[String, Seq[String]] = rows.groupBy(_.shardId).map { case (shard, out) => shard -> out.map(_.sequenceNumber) }
 
     // By default (blocks far below coalesceThresholdBlockSize) every shard of the one local executor shares a task.
     withQuery(api) { q =>

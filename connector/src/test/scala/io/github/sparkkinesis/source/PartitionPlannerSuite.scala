@@ -15,9 +15,9 @@ class PartitionPlannerSuite extends AnyFunSuite with Matchers {
   private def range(i: Int, blockBytes: Seq[Long], location: String = exec1): ShardRange = {
     val shard = ShardKey("clicks", f"shardId-$i%012d")
     val blocks = blockBytes.zipWithIndex.map { case (bytes, n) =>
-      BlockRef(s"input-1-$i$n", ShardPosition.TrimHorizon, s"$i$n", bytes, location)
+      BlockRef(s"input-1-$i$n", ShardPosition.TrimHorizon, ShardPosition.AfterSequence(s"$i$n"), bytes, location)
     }
-    ShardRange(shard, ShardPosition.TrimHorizon, s"${i}end", blocks)
+    ShardRange(shard, ShardPosition.TrimHorizon, ShardPosition.AfterSequence(s"${i}end"), blocks)
   }
 
   private def shardsOf(tasks: Seq[KinesisInputPartition]): Seq[Seq[Int]] =

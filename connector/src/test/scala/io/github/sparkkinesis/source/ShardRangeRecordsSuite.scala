@@ -42,7 +42,7 @@ class ShardRangeRecordsSuite extends AnyFunSuite with Matchers {
     val (api, records) = setup()
     val (refs, stored) = blocks(records)
     val range = ShardRange(shard, ShardPosition.TrimHorizon, records.last.sequenceNumber, refs)
-    ShardRangeRecords(range, api, fetch, stored.get).map(fields).toList shouldBe records.map(expected)
+    ShardRangeRecords(range, api, fetch, stored.get).map(fields(_)).toList shouldBe records.map(expected(_))
     api.callCount("GetRecords") shouldBe 0
   }
 
@@ -50,8 +50,8 @@ class ShardRangeRecordsSuite extends AnyFunSuite with Matchers {
     val (api, records) = setup()
     val (refs, stored) = blocks(records)
     val range = ShardRange(shard, ShardPosition.TrimHorizon, records.last.sequenceNumber, refs)
-    ShardRangeRecords(range, api, fetch, stored.removed("b2").get).map(fields).toList shouldBe records.map(expected)
-    ShardRangeRecords(range, api, fetch, _ => None).map(fields).toList shouldBe records.map(expected)
+    ShardRangeRecords(range, api, fetch, (stored - "b2").get).map(fields(_)).toList shouldBe records.map(expected(_))
+    ShardRangeRecords(range, api, fetch, _ => None).map(fields(_)).toList shouldBe records.map(expected(_))
   }
 
   test("a block keeps non-ASCII keys, empty data and every byte value") {

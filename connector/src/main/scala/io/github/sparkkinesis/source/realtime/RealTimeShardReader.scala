@@ -67,7 +67,7 @@ final class RealTimeShardReader(
   override def close(): Unit = feed.close()
 
   private def handOut(record: KinesisRecord): KinesisRecord = {
-    handedOut = ShardPosition.AfterSequence(record.sequenceNumber)
+    handedOut = record.positionAfter
     recordCount += 1
     byteCount += record.data.length.toLong + record.partitionKey.length
     record

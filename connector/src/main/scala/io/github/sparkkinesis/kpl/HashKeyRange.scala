@@ -1,0 +1,26 @@
+package io.github.sparkkinesis.kpl
+
+import java.nio.charset.StandardCharsets
+import java.security.MessageDigest
+
+/** The 128-bit hash keys a shard takes, both ends included, as ListShards gives them. */
+final case class HashKeyRange(start: BigInt, end: BigInt) {
+  def contains(hashKey: BigInt): Boolean = hashKey >= start && hashKey <= end
+}
+
+object HashKeyRange {
+  val MaxHashKey: BigInt = (BigInt(1) << 128) - 1
+
+  def apply(start: String, end: String): HashKeyRange = HashKeyRange(BigInt(start), BigInt(end))
+
+  /**
+   * The hash key Kinesis files a record under: its explicit hash key when given, else the MD5
+   * of its partition key read as an unsigned 128-bit number.
+   */
+  def hashKeyOf(partitionKey: String, explicitHashKey: Option[String]): BigInt =
+    explicitHashKey match {
+      case Some(key) => BigInt(key)
+      case None =>
+        BigInt(1, MessageDigest.getInstance("MD5").digest(partitionKey.getBytes(StandardCharsets.UTF_8)))
+    }
+}
