@@ -29,7 +29,7 @@ JARS := $(ALL_JARS)
 endif
 JARS_DIR := python/pyspark_kinesis/jars
 
-.PHONY: help readme-options fmt lint demo test test-reliability soak bench test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line bench-mock bench-jar bench-baseline
+.PHONY: help readme-options fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line bench-mock bench-jar bench-baseline
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
@@ -37,6 +37,7 @@ help:
 	@echo "make test-compat - every Spark line: Scala tests, end-to-end core on 3.5/4.0/4.1, --packages per line"
 	@echo "make test-reliability - every row of the reliability suite: faults x mode x trigger (< 30 min)"
 	@echo "make bench  - benchmark against a memory-speed Kinesis: throughput, CPU per record, limits, latency, scale (BENCH_ARGS, on demand)"
+	@echo "make bench-realtime - real-time mode latency (put -> sink), both modes vs micro-batch (BENCH_ARGS, on demand)"
 	@echo "make soak   - soak run under periodic faults, memory and threads over time (SOAK_ARGS, on demand)"
 	@echo "make fmt    - apply the formatters (scalafmt, ruff's safe fixes); make lint - check (make test runs it)"
 	@echo "make readme-options - regenerate README's option tables and the Python registry from KinesisOptions.scala"
@@ -194,6 +195,11 @@ bench-baseline:
 # The older benchmark: records/s and latency against kinesis-mock (conformance, not speed).
 bench-mock: wheel
 	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_MOCK_ARGS)
+
+# On demand, never in CI: real-time mode's latency, put -> visible in a foreach sink, in both
+# consumer modes and in micro-batch mode (results in tests/benchmarks/results/).
+bench-realtime: wheel
+	$(PY) tests/benchmarks/realtime_latency.py $(BENCH_ARGS)
 
 # On demand, never in CI: a long query under periodic faults (default 30 minutes; e.g.
 # SOAK_ARGS="--minutes 3 --mode polling"); results in tests/benchmarks/results/.

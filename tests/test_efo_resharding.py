@@ -3,46 +3,11 @@ which ends a closed shard's subscription as real Kinesis does (kinesis-mock neve
 the stream is split, merged and rescaled under a steady load. Every record once, per-key order,
 parents before children, as with polling (test_polling's resharding test)."""
 
-import json
-import threading
 import time
 import uuid
 
+from streaming import KeyedProducer as Producer
 from streaming import assert_key_order, kinesis_reader
-
-
-class Producer(threading.Thread):
-    """Puts small batches of records, each naming its partition key and its number within that
-    key, until stopped; an error is kept for the test to raise."""
-
-    def __init__(self, kinesis, stream, keys=12, per_put=10, pause=0.3):
-        super().__init__(daemon=True)
-        self.kinesis, self.stream, self.keys, self.per_put, self.pause = kinesis, stream, keys, per_put, pause
-        self.tag = uuid.uuid4().hex[:6]
-        self.produced, self.error = [], None
-        self.counters = {}
-        self.halt = threading.Event()
-
-    def run(self):
-        try:
-            while not self.halt.is_set():
-                batch = []
-                for _ in range(self.per_put):
-                    key = f"{self.tag}-k{len(self.produced) % self.keys}"
-                    self.counters[key] = self.counters.get(key, 0) + 1
-                    record = (key, json.dumps({"key": key, "n": self.counters[key]}).encode())
-                    batch.append(record)
-                    self.produced.append(record)
-                self.kinesis.put_records(self.stream, batch)
-                time.sleep(self.pause)
-        except Exception as e:  # surfaced by stop()
-            self.error = e
-
-    def stop(self):
-        self.halt.set()
-        self.join(60)
-        if self.error:
-            raise self.error
 
 
 def wait_for(condition, message, query, timeout=240):

@@ -37,6 +37,8 @@ CASES = [
     ("put_retry_backoff", timedelta(milliseconds=250), "putRetryBackoff", "250ms"),
     ("max_put_retry_backoff", "5s", "maxPutRetryBackoff", "5s"),
     ("max_put_retry_backoff", "10m", "maxPutRetryBackoff", "10m"),
+    ("max_put_linger", "50ms", "maxPutLinger", "50ms"),
+    ("max_put_linger", timedelta(milliseconds=5), "maxPutLinger", "5ms"),
 ]
 
 
@@ -106,6 +108,7 @@ VALUE_ERRORS = [
     ("put_retry_backoff", "0ms", "putRetryBackoff"),
     ("put_retry_backoff", "1.5s", "putRetryBackoff"),
     ("max_put_retry_backoff", "11m", "maxPutRetryBackoff"),
+    ("max_put_linger", "0ms", "maxPutLinger"),
 ]
 
 

@@ -25,15 +25,15 @@ RECORDS = 2000
 class App:
     """The spark-submit process, its last ROWS count read by a thread."""
 
-    def __init__(self, config, log):
+    def __init__(self, config, log, app=APP, master="local-cluster[2,1,1024]"):
         import pyspark_kinesis
 
         bin_dir = Path(sys.executable).parent
         env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
         self.log = open(log, "w")
         self.process = subprocess.Popen(
-            [str(bin_dir / "spark-submit"), "--master", "local-cluster[2,1,1024]", "--conf", "spark.ui.enabled=false",
-             "--jars", pyspark_kinesis.jar_path(), str(APP), json.dumps(config)],
+            [str(bin_dir / "spark-submit"), "--master", master, "--conf", "spark.ui.enabled=false",
+             "--jars", pyspark_kinesis.jar_path(), str(app), json.dumps(config)],
             env=env, stdout=subprocess.PIPE, stderr=self.log, text=True)
         self.rows, self.started, self.done = 0, False, False
         threading.Thread(target=self._follow, daemon=True).start()

@@ -15,7 +15,8 @@ import io.github.sparkkinesis.client.KinesisClients
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.{KinesisSinkOptions, KinesisSourceOptions}
 import io.github.sparkkinesis.sink.{KinesisSinkProgress, KinesisWrite, KinesisWriteBuilder}
-import io.github.sparkkinesis.source.{KinesisBatch, KinesisMicroBatchStream}
+import io.github.sparkkinesis.source.KinesisBatch
+import io.github.sparkkinesis.source.realtime.StreamingReads
 
 /**
  * The `kinesis` format as Spark sees it: streams to read as a micro-batch stream, or to write
@@ -97,7 +98,7 @@ class KinesisScan(options: KinesisSourceOptions) extends Scan {
   override def toString: String = description()
 
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
-    new KinesisMicroBatchStream(options, checkpointLocation)
+    StreamingReads.microBatchStream(options, checkpointLocation)
 
   override def toBatch: Batch = new KinesisBatch(options, KinesisClients.api(options.connection))
 }

@@ -110,6 +110,15 @@ object KinesisErrors {
   def sourceSchemaGiven(schema: String): KinesisOptionException =
     optionError("KINESIS_SOURCE_SCHEMA_GIVEN", null, "schema" -> schema)
 
+  // ---- real-time mode: found when the query starts ----
+
+  def realTimeNotEnoughSlots(streams: Seq[String], needed: Int, available: Int, cluster: String): KinesisConnectorException =
+    error("KINESIS_REAL_TIME_NOT_ENOUGH_SLOTS", null, "streams" -> streams.map(s => s"'$s'").mkString(", "),
+      "needed" -> needed.toString, "available" -> available.toString, "cluster" -> cluster)
+
+  def optionNotInRealTime(option: String, reason: String): KinesisOptionException =
+    optionError("KINESIS_OPTION_NOT_IN_REAL_TIME", null, "option" -> option, "reason" -> reason)
+
   // ---- the sink: found when the write is defined ----
 
   def sinkSaveModeUnsupported(mode: String): KinesisOptionException =

@@ -91,13 +91,13 @@ object KinesisOptions {
     "Shortest wait between GetRecords calls on a shard (Kinesis allows 5 calls/s).", kind = Duration(200, Hour))
   val MaxFetchDuration = OptionSpec("maxFetchDuration", Some("10s"),
     "How long a prefetch task reads before its records are made available (lower it, e.g. 200ms, " +
-      "for latency).", kind = Duration(1, Hour))
+      "for latency).", kind = Duration(1, Hour), modes = Mode.notRealTime)
   val FetchBufferSize = OptionSpec("fetchBufferSize", Some("20gb"),
     "How much prefetched data may wait for the query; prefetching pauses above it (a stopping " +
-      "condition, not a hard bound).", kind = Size())
+      "condition, not a hard bound).", kind = Size(), modes = Mode.notRealTime)
   val ShardsPerTask = OptionSpec("shardsPerTask", Some("5"),
     "Shards one prefetching task reads. Give the cluster at least 2 × shards / shardsPerTask cores so " +
-      "prefetching and the query run side by side.", kind = IntRange(1, 10000))
+      "prefetching and the query run side by side.", kind = IntRange(1, 10000), modes = Mode.notRealTime)
   val ShardFetchInterval = OptionSpec("shardFetchInterval", Some("1s"),
     "How often shards are listed, to follow resharding.", kind = Duration(1, Hour))
   val AwsAccessKey = OptionSpec("awsAccessKey", None,
@@ -119,9 +119,9 @@ object KinesisOptions {
     shownDefault = Some("the region's STS endpoint"))
   val CoalesceThresholdBlockSize = OptionSpec("coalesceThresholdBlockSize", Some("10000000"),
     "When prefetched blocks average less than this many bytes, a batch packs several shards into one task.",
-    kind = LongAtLeast(1))
+    kind = LongAtLeast(1), modes = Mode.notRealTime)
   val CoalesceBinSize = OptionSpec("coalesceBinSize", Some("128000000"),
-    "The bytes a packed task aims for.", kind = LongAtLeast(1))
+    "The bytes a packed task aims for.", kind = LongAtLeast(1), modes = Mode.notRealTime)
   val ConsumerMode = OptionSpec("consumerMode", Some("polling"),
     "`polling` (GetRecords, the shard's 2 MB/s shared with other readers) or `efo` (enhanced fan-out: a " +
       "registered consumer with its own 2 MB/s per shard).", kind = Choice(Seq("polling", "efo")))
@@ -162,6 +162,10 @@ object KinesisOptions {
   val MaxPutRetryBackoff = OptionSpec("maxPutRetryBackoff", Some("5s"),
     "Longest wait between retries (at least putRetryBackoff).", usage = write, kind = Duration(1, 600000))
 
+  val MaxPutLinger = OptionSpec("maxPutLinger", Some("50ms"),
+    "Longest a record waits for its PutRecords call to fill before it is sent anyway: keeps latency low " +
+      "when rows come slowly, as in real-time mode.", usage = write, kind = Duration(1, 600000))
+
   val all: Seq[OptionSpec] = Seq(
     StreamName, StreamARN, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
@@ -170,7 +174,15 @@ object KinesisOptions {
     RequireConsumerDeregistration, FailOnDataLoss, MaxShardsPerDescribe, ConsumerName, ConsumerNamePrefix,
     ConsumerRefreshInterval,
     MaxRecordsPerPut, MaxBytesPerPut, MaxInFlightPuts, MaxPutRetries, PutRetryBackoff,
-    MaxPutRetryBackoff)
+    MaxPutRetryBackoff, MaxPutLinger)
+
+  /**
+   * Source options of streams that cannot apply in real-time mode (`trigger(realTime=...)`),
+   * where one task per shard reads directly with no prefetching: a query that sets one is
+   * refused when it starts rather than run with the option silently ignored.
+   */
+  def notInRealTime: Seq[OptionSpec] =
+    sourceOptions.filter(o => o.modes.contains(Mode.MicroBatch) && !o.modes.contains(Mode.RealTime))
 
   /** The options of the source (read-only and shared ones). */
   def sourceOptions: Seq[OptionSpec] = all.filter(_.usage.reads)

@@ -10,7 +10,9 @@ final case class PutSettings(
     maxInFlightPuts: Int,
     maxPutRetries: Int,
     retryBackoffMs: Long,
-    maxRetryBackoffMs: Long)
+    maxRetryBackoffMs: Long,
+    /** How long a record may wait for its PutRecords call to fill before it is sent anyway. */
+    maxPutLingerMs: Long = KinesisSinkOptions.DefaultPutLingerMs)
 
 /**
  * The sink options, parsed and validated once, when the write is defined (`save()`,
@@ -26,6 +28,8 @@ object KinesisSinkOptions {
 
   /** The Kinesis limit of one record (data plus partition key). */
   val MaxRecordBytes: Long = 1024L * 1024
+
+  val DefaultPutLingerMs = 50L
 
   /**
    * Names Spark itself reads from a writer's options and hands to the sink along with its own:
@@ -55,7 +59,8 @@ object KinesisSinkOptions {
       maxInFlightPuts = values.int(MaxInFlightPuts),
       maxPutRetries = values.int(MaxPutRetries),
       retryBackoffMs = values.durationMs(PutRetryBackoff),
-      maxRetryBackoffMs = values.durationMs(MaxPutRetryBackoff))
+      maxRetryBackoffMs = values.durationMs(MaxPutRetryBackoff),
+      maxPutLingerMs = values.durationMs(MaxPutLinger))
     if (put.maxRetryBackoffMs < put.retryBackoffMs) {
       throw KinesisErrors.conflictingOptions(Seq(PutRetryBackoff, MaxPutRetryBackoff).map(values.name),
         s"maxPutRetryBackoff (${put.maxRetryBackoffMs}ms) must be at least putRetryBackoff " +

@@ -53,7 +53,13 @@ final case class KinesisSourceOptions(
     shardFetchIntervalMs: Long,
     maxShardsPerDescribe: Int,
     /** Enhanced fan-out (consumerMode efo); None when polling. */
-    efo: Option[EfoSettings] = None)
+    efo: Option[EfoSettings] = None,
+    /** The options the user set, by lower-case name, as they typed the name. */
+    givenNames: Map[String, String] = Map.empty) {
+
+  /** Whether the user set `spec`, and the name they gave it. */
+  def givenName(spec: KinesisOptions.OptionSpec): Option[String] = givenNames.get(spec.key)
+}
 
 object KinesisSourceOptions {
   import KinesisOptions.{EndingPosition => EndingPositionOption, InitialPosition => InitialPositionOption, _}
@@ -113,7 +119,8 @@ object KinesisSourceOptions {
 
     val batchStart = if (values.isSet(InitialPositionOption)) position else InitialPosition.TrimHorizon
     KinesisSourceOptions(streams, connection, position, batchStart, ending, fetch, buffer,
-      shardFetchInterval, maxShardsPerDescribe, if (mode == "efo") Some(efoSettings) else None)
+      shardFetchInterval, maxShardsPerDescribe, if (mode == "efo") Some(efoSettings) else None,
+      options.keys.map(k => k.toLowerCase(Locale.ROOT) -> k).toMap)
   }
 
   private def endingPosition(values: OptionValues): EndingPosition = {

@@ -77,9 +77,13 @@ object Mode {
   case object Efo extends Mode("efo")
   case object MicroBatch extends Mode("micro-batch")
   case object Batch extends Mode("batch")
+  /** Streams with `trigger(realTime=...)`: one task per shard reads directly, nothing is prefetched. */
+  case object RealTime extends Mode("real-time")
 
-  val all: Seq[Mode] = Seq(Polling, Efo, MicroBatch, Batch)
+  val all: Seq[Mode] = Seq(Polling, Efo, MicroBatch, Batch, RealTime)
   val efoOnly: Seq[Mode] = all.filterNot(_ == Polling)
   val pollingOnly: Seq[Mode] = all.filterNot(_ == Efo)
-  val batchOnly: Seq[Mode] = all.filterNot(_ == MicroBatch)
+  val batchOnly: Seq[Mode] = Seq(Polling, Efo, Batch)
+  /** Options of prefetching, which real-time mode does not do. */
+  val notRealTime: Seq[Mode] = all.filterNot(_ == RealTime)
 }

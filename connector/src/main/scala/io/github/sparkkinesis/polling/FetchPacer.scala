@@ -21,6 +21,10 @@ final class FetchPacer(minFetchPeriodMs: Long, maxFetchRateMBps: Double, clock: 
     callStartNanos = clock.nanoTime()
   }
 
+  /** How long until the next call is allowed; 0 when it is now. */
+  def nanosUntilTurn: Long =
+    if (nextCallNanos == Long.MinValue) 0L else math.max(0L, nextCallNanos - clock.nanoTime())
+
   /**
    * Records a call that returned `bytes`; the next one waits long enough to keep both limits.
    * The rate counts from the call's start (the time the call took is part of the gap); the

@@ -58,6 +58,9 @@ final class ShardCursor(
 
   override def close(): Unit = ()
 
+  /** How long until the next GetRecords may be made (pacing, back-off); 0 when it may be now. */
+  def nanosUntilNextCall: Long = pacer.nanosUntilTurn
+
   /** Where the next record would come from; a `ShardEnd` once the shard is done. */
   override def position: ShardPosition = current
 

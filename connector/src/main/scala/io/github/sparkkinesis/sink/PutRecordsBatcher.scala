@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.sink
 
-import java.util.concurrent.{Callable, ExecutionException, ExecutorService, Executors, Future, Semaphore, ThreadFactory, ThreadLocalRandom}
+import java.util.concurrent.{Callable, ExecutionException, ExecutorService, Executors, Future, ScheduledExecutorService,
+  Semaphore, ThreadFactory, ThreadLocalRandom, TimeUnit}
 import java.util.concurrent.atomic.AtomicInteger
 
 import scala.collection.mutable
@@ -19,7 +20,11 @@ import io.github.sparkkinesis.time.{Clock, SystemClock}
  * bounded. Records Kinesis refuses are sent again after a jittered, doubling back-off, up to
  * `maxPutRetries` times; then [[flush]] fails with how many records could not be written and
  * why. No record is dropped silently: each one is either stored by Kinesis or counted in that
- * failure. Not thread-safe: one task's writer thread calls it.
+ * failure.
+ *
+ * A record waits at most `maxPutLinger` for its group to fill: a timer sends older groups as
+ * they are, so rows that come slowly (a real-time query's) reach Kinesis at once rather than
+ * when the task ends. One task's writer thread calls it; the timer takes the same lock.
  */
 final class PutRecordsBatcher(
     api: KinesisPutApi,
@@ -34,7 +39,13 @@ final class PutRecordsBatcher(
   private final class Group {
     val entries = mutable.ArrayBuffer.empty[PutEntry]
     var bytes = 0L
+    var firstAddedNanos = 0L
   }
+
+  private val lock = new Object
+  private var lingerTimer: ScheduledExecutorService = _
+  // An error of a call the timer sent, thrown to the writer at its next call.
+  private var timerError: Option[Throwable] = None
 
   private val retries = RetryPolicy.putRecords(settings.maxPutRetries, settings.retryBackoffMs, settings.maxRetryBackoffMs)
   private val groups = mutable.LinkedHashMap.empty[String, Group]
@@ -45,9 +56,12 @@ final class PutRecordsBatcher(
   @volatile private var someRecordFailed = false
 
   /** Queues a record; sends its stream's group first if the record would not fit in it. */
-  def add(stream: String, entry: PutEntry): Unit = {
+  def add(stream: String, entry: PutEntry): Unit = lock.synchronized {
+    timerError.foreach(e => throw e)
+    startLingerTimer()
     val group = groups.getOrElseUpdate(stream, new Group)
     if (group.entries.nonEmpty && group.bytes + entry.size > settings.maxBytesPerPut) send(stream, group)
+    if (group.entries.isEmpty) group.firstAddedNanos = clock.nanoTime()
     group.entries += entry
     group.bytes += entry.size
     if (group.entries.size >= settings.maxRecordsPerPut || group.bytes >= settings.maxBytesPerPut) {
@@ -56,20 +70,46 @@ final class PutRecordsBatcher(
   }
 
   /** Sends every queued record and waits for all calls; throws if any record could not be written. */
-  def flush(): Unit = {
+  def flush(): Unit = lock.synchronized {
+    timerError.foreach(e => throw e)
     groups.foreach { case (stream, group) => if (group.entries.nonEmpty) send(stream, group) }
     awaitAll()
   }
 
   /** Drops what is still queued and stops the calls in flight (the task failed). */
-  def abort(): Unit = {
+  def abort(): Unit = lock.synchronized {
     groups.clear()
     running.foreach(_.cancel(true))
     running.clear()
   }
 
   /** Ends the threads; always called when the task ends. */
-  def close(): Unit = if (pool != null) pool.shutdownNow()
+  def close(): Unit = lock.synchronized {
+    if (lingerTimer != null) lingerTimer.shutdownNow()
+    if (pool != null) pool.shutdownNow()
+  }
+
+  /**
+   * Sends every group whose first record waited `maxPutLinger` or longer (the timer calls it).
+   * After a failure it sends nothing more: the writer's next call fails the task.
+   */
+  private[sink] def sendLingering(): Unit = lock.synchronized {
+    val now = clock.nanoTime()
+    if (!someRecordFailed) groups.foreach { case (stream, group) =>
+      if (group.entries.nonEmpty && now - group.firstAddedNanos >= settings.maxPutLingerMs * 1000000L) {
+        send(stream, group)
+      }
+    }
+  }
+
+  private def startLingerTimer(): Unit = if (lingerTimer == null) {
+    lingerTimer = Executors.newSingleThreadScheduledExecutor(LingerThreads)
+    val period = math.max(1L, settings.maxPutLingerMs / 2)
+    val tick: Runnable = () => try sendLingering() catch {
+      case e: Throwable => lock.synchronized(if (timerError.isEmpty) timerError = Some(e))
+    }
+    lingerTimer.scheduleWithFixedDelay(tick, period, period, TimeUnit.MILLISECONDS)
+  }
 
   private def send(stream: String, group: Group): Unit = {
     val batch = group.entries.toIndexedSeq
@@ -166,6 +206,14 @@ object PutRecordsBatcher {
 
   private def summary(failures: Iterable[PutFailure]): Seq[String] =
     failures.groupBy(_.code).map { case (code, fs) => code -> fs.size }.toSeq.sortBy(-_._2).map { case (code, n) => s"$code: $n" }
+
+  private object LingerThreads extends ThreadFactory {
+    override def newThread(r: Runnable): Thread = {
+      val t = new Thread(r, "kinesis-put-linger")
+      t.setDaemon(true)
+      t
+    }
+  }
 
   private object PutThreads extends ThreadFactory {
     private val count = new AtomicInteger()

@@ -34,7 +34,8 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
   test("the registry's defaults are what the parser applies") {
     sinkOptions.filter(_.usage == Usage.Write).map(o => o.name -> o.default) shouldBe Seq(
       "maxRecordsPerPut" -> Some("500"), "maxBytesPerPut" -> Some("5mb"), "maxInFlightPuts" -> Some("4"),
-      "maxPutRetries" -> Some("10"), "putRetryBackoff" -> Some("100ms"), "maxPutRetryBackoff" -> Some("5s"))
+      "maxPutRetries" -> Some("10"), "putRetryBackoff" -> Some("100ms"), "maxPutRetryBackoff" -> Some("5s"),
+      "maxPutLinger" -> Some("50ms"))
   }
 
   private val rows: Seq[(OptionSpec, String, KinesisSinkOptions => Any, Any)] = Seq(
@@ -46,7 +47,8 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
     (MaxInFlightPuts, "1", _.put.maxInFlightPuts, 1),
     (MaxPutRetries, "0", _.put.maxPutRetries, 0),
     (PutRetryBackoff, "1s", _.put.retryBackoffMs, 1000L),
-    (MaxPutRetryBackoff, "1m", _.put.maxRetryBackoffMs, 60000L))
+    (MaxPutRetryBackoff, "1m", _.put.maxRetryBackoffMs, 60000L),
+    (MaxPutLinger, "5ms", _.put.maxPutLingerMs, 5L))
 
   for {
     (spec, value, get, expected) <- rows

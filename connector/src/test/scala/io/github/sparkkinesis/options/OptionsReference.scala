@@ -64,7 +64,8 @@ object OptionsReference {
     if (spec.usage == Usage.Write || missing.isEmpty) ""
     else if (missing == Seq(Mode.Polling)) "Enhanced fan-out (`efo`) only. "
     else if (missing == Seq(Mode.Efo)) "Polling only. "
-    else if (missing == Seq(Mode.MicroBatch)) "Batch reads only. "
+    else if (missing == Seq(Mode.MicroBatch, Mode.RealTime)) "Batch reads only. "
+    else if (missing == Seq(Mode.RealTime)) "Not in [real-time mode](#real-time-mode). "
     else s"Only ${spec.modes.map(_.name).mkString(", ")}. "
   }
 

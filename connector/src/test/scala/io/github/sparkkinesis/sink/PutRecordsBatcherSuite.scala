@@ -268,6 +268,36 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
     f.api.records("s").size should be <= 5
   }
 
+  // ---- maxPutLinger: records that come slowly are not held back ----
+
+  test("a group that waited maxPutLinger is sent as it is; a younger one waits") {
+    val f = new Fixture(defaults.copy(maxPutLingerMs = 50))
+    f.run { b =>
+      f.write("old", texts("o", 3))
+      f.clock.advanceMillis(30)
+      f.write("young", texts("y", 2))
+      f.clock.advanceMillis(20)
+      b.sendLingering()
+      eventually(f.api.calls.map(c => c.stream -> c.records) shouldBe Seq("old" -> 3))
+      f.clock.advanceMillis(30)
+      b.sendLingering()
+      eventually(f.api.calls.map(c => c.stream -> c.records) shouldBe Seq("old" -> 3, "young" -> 2))
+      b.flush()
+    }
+    f.api.texts("old") shouldBe texts("o", 3)
+  }
+
+  test("the linger timer sends a lone record without a flush") {
+    val f = new Fixture(defaults.copy(maxPutLingerMs = 20))
+    f.run { b =>
+      f.write("s", Seq("alone"))
+      f.clock.advanceMillis(25) // the fake clock ages the group; the timer runs on its own
+      eventually(f.api.texts("s") shouldBe Seq("alone"))
+      b.flush()
+    }
+    f.api.calls should have size 1
+  }
+
   private def eventually(check: => Unit): Unit = {
     val deadline = System.nanoTime() + 10.seconds.toNanos
     while (true) {

@@ -1,0 +1,43 @@
+package io.github.sparkkinesis.source
+
+import org.apache.spark.SparkContext
+import org.apache.spark.internal.Logging
+
+import io.github.sparkkinesis.efo.ConsumerRegistry
+import io.github.sparkkinesis.options.{EfoSettings, KinesisSourceOptions}
+
+/**
+ * The enhanced fan-out consumer of each stream a query reads (ARCHITECTURE.md invariant 8): reused
+ * when registered under its name, else registered and awaited until ACTIVE; checked again
+ * every `consumerRefreshInterval`, so a consumer deregistered behind the query's back is
+ * registered again; deregistered on stop when `requireConsumerDeregistration` is true.
+ */
+final class EfoConsumers(options: KinesisSourceOptions, efo: EfoSettings, sparkContext: => SparkContext, name: String)
+  extends Logging {
+
+  private var consumers = Map.empty[String, String] // stream -> consumer name
+  private var arns = Map.empty[String, String] // stream -> consumer ARN
+  private var checkedNanos = Long.MinValue
+
+  /** The consumer ARN of each stream, registering or checking them when due. */
+  def resolve(): Map[String, String] = {
+    val due = checkedNanos == Long.MinValue || System.nanoTime() - checkedNanos >= efo.refreshIntervalMs * 1000000L
+    if (due) {
+      lazy val queryId = Option(sparkContext.getLocalProperty("sql.streaming.queryId"))
+        .getOrElse(java.util.UUID.randomUUID().toString)
+      val registry = ConsumerRegistry(options.connection)
+      if (consumers.isEmpty) consumers = options.streamNames.map(s => s -> efo.consumerName(s, queryId)).toMap
+      arns = consumers.map { case (stream, consumer) => stream -> registry.resolve(stream, consumer) }
+      if (checkedNanos == Long.MinValue) logInfo(s"$name reads through enhanced fan-out consumers $arns")
+      checkedNanos = System.nanoTime()
+    }
+    arns
+  }
+
+  /** The query stopped: deregister its consumers if asked to. */
+  def stop(): Unit = if (efo.requireDeregistration) {
+    consumers.foreach { case (stream, consumer) =>
+      ConsumerRegistry(options.connection).deregisterQuietly(stream, consumer)
+    }
+  }
+}

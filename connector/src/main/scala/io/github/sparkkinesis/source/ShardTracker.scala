@@ -1,0 +1,106 @@
+package io.github.sparkkinesis.source
+
+import org.apache.spark.internal.Logging
+
+import io.github.sparkkinesis.client.{KinesisApi, RetryPolicy, ShardDescription}
+import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
+import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.options.KinesisSourceOptions
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
+
+/**
+ * The driver's view of the streams' shards, shared by the micro-batch and the real-time
+ * stream: lists them (at most every `shardFetchInterval`), follows resharding (ARCHITECTURE.md
+ * invariant 2) and checks that a checkpoint belongs to the streams as they are now.
+ */
+final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, name: String) extends Logging {
+  private var shardDescriptions = Map.empty[ShardKey, ShardDescription]
+  private var lastListingNanos = Long.MinValue
+  private var createdAt = Map.empty[String, Long]
+  // Every shard's hash-key range ever listed (they never change), also for a shard that expired since.
+  private var ranges = Map.empty[ShardKey, HashKeyRange]
+
+  /** What the last listing said about each shard. */
+  def descriptions: Map[ShardKey, ShardDescription] = shardDescriptions
+
+  /** The hash-key range of every shard listed so far (KPL records outside it are dropped). */
+  def hashRanges: Map[ShardKey, HashKeyRange] = ranges
+
+  /** The creation time of each stream, as the first check found it. */
+  def streamsCreatedAt: Map[String, Long] = createdAt
+
+  /** A checkpoint must not continue on a stream that was deleted and created again. */
+  def checkSameStreams(start: KinesisSourceOffset): Unit = if (createdAt.isEmpty) {
+    createdAt = streamCreationTimes()
+    start.streamsCreatedAt.foreach { case (stream, before) =>
+      createdAt.get(stream).filter(_ != before).foreach { now =>
+        throw KinesisErrors.streamRecreated(stream, before, now)
+      }
+    }
+  }
+
+  /**
+   * When each stream was created. The source needs only ListShards, GetShardIterator and
+   * GetRecords (as the Databricks connector documents); without kinesis:DescribeStreamSummary
+   * the re-created-stream check is skipped, with a warning, rather than failing the query.
+   */
+  def streamCreationTimes(): Map[String, Long] =
+    options.streamNames.flatMap { stream =>
+      try Some(stream -> kinesis.streamCreatedAt(stream)) catch {
+        case e: KinesisError if e.getCondition == "KINESIS_ACCESS_DENIED" =>
+          logWarning(s"$name cannot check whether stream '$stream' was deleted and created again " +
+            "since the checkpoint was written: it lacks the permission kinesis:DescribeStreamSummary")
+          None
+      }
+    }.toMap
+
+  /**
+   * Adds shards that appeared since `tracked` (children of a reshard, or an increased shard
+   * count), to be read from their beginning. A closed shard that was read to its end in an
+   * earlier batch leaves the offset once all its children are tracked (or once Kinesis no
+   * longer lists it), and is not taken for a new shard while Kinesis still lists it. Lists the
+   * shards when `shardFetchInterval` has passed since the last listing, or when `force`d.
+   */
+  def trackNewShards(tracked: Map[ShardKey, ShardPosition], force: Boolean = false): Map[ShardKey, ShardPosition] = {
+    val due = force || lastListingNanos == Long.MinValue ||
+      System.nanoTime() - lastListingNanos >= options.shardFetchIntervalMs * 1000000L
+    if (!due) return tracked
+    val listed = listShards()
+    val children = listed.toSeq.flatMap { case (key, d) => d.parents.map(p => ShardKey(key.stream, p) -> key) }
+      .groupBy(_._1).map { case (parent, pairs) => parent -> pairs.map(_._2) }
+    // Read before: every child is tracked, or (after later reshards dropped the children in
+    // turn) some descendant is. Kinesis lists closed shards for the whole retention period.
+    def descendants(key: ShardKey): Set[ShardKey] = {
+      val direct = children.getOrElse(key, Nil).toSet
+      direct ++ direct.flatMap(descendants)
+    }
+    val consumed = (key: ShardKey) => children.get(key).exists(_.nonEmpty) &&
+      (children(key).forall(c => tracked.contains(c)) || descendants(key).exists(tracked.contains))
+    val added = listed.keySet.diff(tracked.keySet).filterNot(key => listed(key).closed && consumed(key))
+    if (added.nonEmpty) logInfo(s"$name: new shards to read: ${added.toSeq.sorted.mkString(", ")}")
+    val kept = tracked.filter { case (key, position) =>
+      !position.isInstanceOf[ShardPosition.ShardEnd] || (listed.contains(key) && !consumed(key))
+    }
+    kept ++ added.map(_ -> ShardPosition.TrimHorizon)
+  }
+
+  /** The tracked parents of each shard, as the last listing names them. */
+  def parentsOf(shards: Set[ShardKey]): Map[ShardKey, Seq[ShardKey]] =
+    shards.map(key => key -> shardDescriptions.get(key).toSeq.flatMap(_.parents).map(ShardKey(key.stream, _))).toMap
+
+  /** Which of `tracked` may be read now (see [[ShardLineage]]). */
+  def readable(tracked: Map[ShardKey, ShardPosition]): Map[ShardKey, ShardPosition] =
+    ShardLineage.readable(tracked, shardDescriptions)
+
+  def listShards(): Map[ShardKey, ShardDescription] = {
+    val listed = options.streamNames.flatMap { stream =>
+      RetryPolicy.ListShards.run(s"ListShards of stream '$stream'") {
+        kinesis.listShards(stream, options.maxShardsPerDescribe)
+      }.map(d => ShardKey(stream, d.shardId) -> d)
+    }.toMap
+    shardDescriptions = listed
+    ranges ++= listed.flatMap { case (key, d) => d.hashKeyRange.map(key -> _) }
+    lastListingNanos = System.nanoTime()
+    listed
+  }
+}

@@ -1,0 +1,91 @@
+package io.github.sparkkinesis.source.realtime
+
+import java.util.UUID
+
+import org.apache.spark.SparkContext
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.kinesis.KinesisTaskSlots
+
+import io.github.sparkkinesis.client.KinesisApi
+import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.options.{KinesisOptions, KinesisSourceOptions}
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey}
+import io.github.sparkkinesis.prefetch.ExecutorCursors
+import io.github.sparkkinesis.source.{EfoConsumers, ShardTracker}
+
+/**
+ * The driver side of real-time mode, free of Spark's real-time interfaces (see
+ * [[KinesisRealTimeStream]]). Each batch it lists the shards and follows resharding
+ * (ARCHITECTURE.md invariant 2) but prefetches nothing: it plans one task per readable shard,
+ * starting exactly where the last batch ended, and merges the positions the tasks report into
+ * the batch's end offset (invariant 1). A shard closed during a batch ends its task early;
+ * its children are found by the next batch's listing and read from then on.
+ */
+final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi, sparkContext: => SparkContext,
+    name: String, slots: SparkContext => Int = KinesisTaskSlots.available) extends Logging {
+
+  /** Names this query's readers on the executors, which keep them between batches. */
+  val streamInstance: String = UUID.randomUUID().toString
+
+  private val shards = new ShardTracker(options, kinesis, name)
+  private val consumers = options.efo.map(efo => new EfoConsumers(options, efo, sparkContext, name))
+  private val progress = new RealTimeMetrics
+  private var tracked: Option[(KinesisSourceOffset, KinesisSourceOffset)] = None // (start, start + new shards)
+  private var planned: Option[KinesisSourceOffset] = None
+  private var owners = Map.empty[ShardKey, String]
+
+  /** Refuses, naming the first, the options that cannot apply in real-time mode. */
+  def checkOptions(): Unit =
+    KinesisOptions.notInRealTime.foreach { spec =>
+      options.givenName(spec).foreach(typed => throw KinesisErrors.optionNotInRealTime(typed, RealTimeReads.NoPrefetch))
+    }
+
+  /**
+   * The batch's start with the shards found since (children of a reshard, new shards): Spark
+   * asks before every batch. Nothing is read here; when no shard can be read at all (every one
+   * closed, children not listed yet) it waits `shardFetchInterval`, so batches do not spin.
+   */
+  def latestOffset(start: KinesisSourceOffset): KinesisSourceOffset = {
+    shards.checkSameStreams(start)
+    val withNew = KinesisSourceOffset(shards.trackNewShards(start.shards, force = true),
+      start.streamsCreatedAt ++ shards.streamsCreatedAt)
+    if (shards.readable(withNew.shards).isEmpty) Thread.sleep(options.shardFetchIntervalMs)
+    tracked = Some(start -> withNew)
+    withNew
+  }
+
+  /** One task per readable shard, on the executor whose reader stands where the shard's batch starts. */
+  def plan(start: KinesisSourceOffset): Seq[RealTimeShardPartition] = {
+    val offset = tracked.collect { case (s, withNew) if s == start => withNew }.getOrElse(latestOffset(start))
+    planned = Some(offset)
+    owners = owners.filter { case (shard, _) => offset.shards.contains(shard) }
+    val arns = consumers.map(_.resolve()).getOrElse(Map.empty)
+    val readable = shards.readable(offset.shards).toSeq.sortBy(_._1)
+    TaskSlots.check(sparkContext, readable.size, options.streamNames, slots)
+    progress.planned(offset.shards.size, readable.size)
+    readable.map { case (shard, from) =>
+      RealTimeShardPartition(shard, from, arns.get(shard.stream), streamInstance, owners)
+    }
+  }
+
+  /** The batch's end: where each task stopped, and the start of every shard that had no task. */
+  def merge(ends: Seq[ShardPartitionOffset]): KinesisSourceOffset = {
+    val start = planned.getOrElse(throw new IllegalStateException(s"$name: offsets merged before a batch was planned"))
+    owners ++= ends.map(e => e.shard -> e.location)
+    progress.batchEnded(ends)
+    start.copy(shards = start.shards ++ ends.map(e => e.shard -> e.position))
+  }
+
+  def metrics: Map[String, String] = progress.toMap(efo = options.efo.isDefined)
+
+  /** Readers kept in this JVM close now (all of them in local mode); those on executors when idle. */
+  def stop(): Unit = {
+    ExecutorCursors.forget(streamInstance)
+    consumers.foreach(_.stop())
+  }
+}
+
+object RealTimeReads {
+  val NoPrefetch = "it tunes prefetching, and real-time mode prefetches nothing: every open shard is read " +
+    "directly by a task of its own, which returns each record as it arrives"
+}
