@@ -33,14 +33,18 @@ def kinesis(tmp_path_factory):
         yield k
 
 
+@pytest.fixture(autouse=True)
+def _delete_streams_after_each_test(request):
+    """Streams a test created on the session's Kinesis are deleted when it ends."""
+    yield
+    if "kinesis" in request.fixturenames:
+        request.getfixturevalue("kinesis").delete_created_streams()
+
+
 @pytest.fixture
 def stream(kinesis):
-    """A fresh 2-shard stream, deleted after the test; yields its name."""
-    name = kinesis.create_stream(shards=2)
-    try:
-        yield name
-    finally:
-        kinesis.delete_stream(name)
+    """A fresh 2-shard stream, deleted after the test (as every stream a test creates); its name."""
+    return kinesis.create_stream(shards=2)
 
 
 @pytest.fixture

@@ -105,6 +105,7 @@ class Kinesis:
         self.tls_endpoint = tls_endpoint  # kinesis-mock's https + HTTP/2 port (EFO); None otherwise
         self.trust_store = trust_store    # TrustStore a JVM needs for tls_endpoint; None otherwise
         self.region = region
+        self.created = []                 # streams create_stream made, for delete_created_streams
         self.client = boto3.client(
             "kinesis", endpoint_url=endpoint, region_name=region,
             config=Config(retries={"max_attempts": 10, "mode": "standard"}, connect_timeout=5, read_timeout=30),
@@ -118,6 +119,7 @@ class Kinesis:
         """Creates a provisioned stream and waits until it is ACTIVE; returns its name."""
         name = name or f"test-{uuid.uuid4().hex[:12]}"
         self.client.create_stream(StreamName=name, ShardCount=shards)
+        self.created.append(name)
         self.wait_active(name, timeout)
         return name
 
@@ -131,7 +133,21 @@ class Kinesis:
                 raise TimeoutError(f"stream {name} still {summary['StreamStatus']} after {timeout}s")
             time.sleep(0.1)
 
+    def delete_created_streams(self):
+        """Deletes every stream create_stream made since the last call: a session's shards stay
+        under the account's shard limit however many tests create streams."""
+        while self.created:
+            name = self.created[-1]
+            for _ in range(50):  # a stream still resharding cannot be deleted yet
+                try:
+                    self.delete_stream(name)
+                    break
+                except self.client.exceptions.ResourceInUseException:
+                    time.sleep(0.2)
+
     def delete_stream(self, name):
+        if name in self.created:
+            self.created.remove(name)
         try:
             self.client.delete_stream(StreamName=name, EnforceConsumerDeletion=True)
         except self.client.exceptions.ResourceNotFoundException:
