@@ -97,9 +97,12 @@ test-reliability: wheel
 	cat tests/reliability/results/latest.md; exit $$status
 
 RUFF_PATHS := python tests examples
+# Between them these projects compile every Scala source folder: the shared sources and each
+# Spark line's shim folders (project/SparkLines.scala).
+FMT_PROJECTS := connector spark41 spark35_212
 
 fmt: venv
-	$(SBT) scalafmtAll scalafmtSbt
+	$(SBT) $(foreach p,$(FMT_PROJECTS),$(p)/scalafmtAll)
 	$(VENV)/bin/ruff check --fix $(RUFF_PATHS)
 
 # Unused imports, privates and locals are compile errors (build.sbt: unusedCodeIsAnError), so the
