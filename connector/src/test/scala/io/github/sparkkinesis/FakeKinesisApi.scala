@@ -190,7 +190,8 @@ final class FakeKinesisApi extends KinesisApi {
       encode(stream, shardId, math.max(index, shard.trimmedBefore))
     }
 
-  override def getRecords(iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch = synchronized {
+  override def getRecords(stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange])
+      : RecordBatch = synchronized {
     count("GetRecords")
     require(limit >= 1 && limit <= 10000, s"limit $limit is out of range")
     if (throttledCalls > 0) {
@@ -201,7 +202,8 @@ final class FakeKinesisApi extends KinesisApi {
       expireOnce = false
       throw new IteratorExpiredException("Iterator expired (fake)", null)
     }
-    val (stream, shardId, from) = decode(iterator)
+    val (iteratorStream, shardId, from) = decode(iterator)
+    require(iteratorStream == stream, s"an iterator of stream $iteratorStream was read as one of stream $stream")
     val shard = streams(stream).shards(shardId)
     if (emptyPagesBehind > 0 && from < shard.records.size) {
       emptyPagesBehind -= 1

@@ -8,13 +8,27 @@ package io.github.sparkkinesis.client
 final case class ConnectionConfig(
     region: String,
     endpoint: Option[String],
-    credentials: CredentialsConfig) {
+    credentials: CredentialsConfig,
+    /**
+     * The streams the user named by ARN (`streamARN`), by stream name. Calls about them name the
+     * ARN: Kinesis resolves a bare name in the caller's account, so only the ARN reaches a stream
+     * of another account (shared through a resource policy, or reached through `roleArn`).
+     */
+    streamArns: Map[String, String] = Map.empty) {
 
   /** Where requests go, for error messages (never includes credentials). */
   def where: String = endpoint.map(e => s"endpoint $e, region $region").getOrElse(s"region $region")
 
-  override def toString: String =
-    s"ConnectionConfig(region=$region, endpoint=${endpoint.getOrElse("<regional>")}, credentials=$credentials)"
+  /** The ARN calls about `stream` name, when the user named it by ARN. */
+  def streamArn(stream: String): Option[String] = streamArns.get(stream)
+
+  /** `stream` as calls name it, for messages: its ARN, else its name. */
+  def streamShown(stream: String): String = streamArns.getOrElse(stream, stream)
+
+  override def toString: String = {
+    val arns = if (streamArns.isEmpty) "" else s", streamArns=${streamArns.values.toSeq.sorted.mkString("[", ", ", "]")}"
+    s"ConnectionConfig(region=$region, endpoint=${endpoint.getOrElse("<regional>")}, credentials=$credentials$arns)"
+  }
 }
 
 /**

@@ -63,10 +63,10 @@ trait KinesisApi {
   def shardIterator(stream: String, shardId: String, position: ShardPosition): String
 
   /**
-   * Up to `limit` Kinesis records, their KPL aggregates split into user records; those whose
-   * hash key is outside `hashRange` (the shard's) are dropped.
+   * Up to `limit` Kinesis records of `stream` from `iterator`, their KPL aggregates split into
+   * user records; those whose hash key is outside `hashRange` (the shard's) are dropped.
    */
-  def getRecords(iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch
+  def getRecords(stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch
 }
 
 /** Kinesis refused a call for exceeding a rate limit; the caller waits and tries again. */

@@ -14,8 +14,11 @@ import software.amazon.awssdk.services.kinesis.model._
 final class SdkConsumerApi(client: () => KinesisClient, connection: ConnectionConfig) extends ConsumerApi {
 
   override def streamArn(stream: String): String = {
-    val request = DescribeStreamSummaryRequest.builder().streamName(stream).build()
-    call("DescribeStreamSummary", s"stream '$stream'", Some(stream)) {
+    // A stream named by ARN is still described: that checks it exists before consumers are registered on it.
+    val request = connection.streamArn(stream)
+      .fold(DescribeStreamSummaryRequest.builder().streamName(stream))(DescribeStreamSummaryRequest.builder().streamARN(_))
+      .build()
+    call("DescribeStreamSummary", s"stream '${connection.streamShown(stream)}'", Some(connection.streamShown(stream))) {
       client().describeStreamSummary(request).streamDescriptionSummary().streamARN()
     }
   }

@@ -15,7 +15,8 @@ import io.github.sparkkinesis.offsets.ShardPosition
 /**
  * [[KinesisApi]] and [[KinesisPutApi]] on the AWS SDK v2 synchronous client; failures are
  * translated by [[SdkCalls]]. `client` is asked for at every call, so a client the JVM's
- * cache closed while idle is built again.
+ * cache closed while idle is built again. A stream the user named by ARN is named by its ARN
+ * in every request that names a stream ([[ConnectionConfig.streamArns]]).
  */
 final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionConfig)
   extends KinesisApi with KinesisPutApi {
@@ -26,9 +27,9 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
     def pages(token: Option[String], acc: Vector[Shard]): Vector[Shard] = {
       val request = token match {
         case Some(t) => ListShardsRequest.builder().nextToken(t).maxResults(pageSize).build()
-        case None => ListShardsRequest.builder().streamName(stream).maxResults(pageSize).build()
+        case None => naming(ListShardsRequest.builder(), stream)(_.streamName(_), _.streamARN(_)).maxResults(pageSize).build()
       }
-      val response = call("ListShards", s"stream '$stream'", Some(stream))(client().listShards(request))
+      val response = call("ListShards", shown(stream), Some(stream))(client().listShards(request))
       val all = acc ++ response.shards().asScala
       Option(response.nextToken()) match {
         case Some(next) => pages(Some(next), all)
@@ -46,22 +47,24 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
   }
 
   override def streamCreatedAt(stream: String): Long = {
-    val request = DescribeStreamSummaryRequest.builder().streamName(stream).build()
-    call("DescribeStreamSummary", s"stream '$stream'", Some(stream)) {
+    val request = naming(DescribeStreamSummaryRequest.builder(), stream)(_.streamName(_), _.streamARN(_)).build()
+    call("DescribeStreamSummary", shown(stream), Some(stream)) {
       client().describeStreamSummary(request).streamDescriptionSummary().streamCreationTimestamp().toEpochMilli
     }
   }
 
   override def shardIterator(stream: String, shardId: String, position: ShardPosition): String = {
-    val request = SdkPositions.iteratorRequest(stream, shardId, position)
-    call("GetShardIterator", s"shard $stream/$shardId", Some(stream))(client().getShardIterator(request).shardIterator())
+    val request = naming(SdkPositions.iteratorRequest(shardId, position), stream)(_.streamName(_), _.streamARN(_)).build()
+    call("GetShardIterator", s"shard $shardId of ${shown(stream)}", Some(stream))(client().getShardIterator(request).shardIterator())
   }
 
-  override def getRecords(iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch = {
+  override def getRecords(stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch = {
+    // The iterator alone identifies the shard; the ARN, when known, is what a stream of another
+    // account is authorized by (as in every other call about it).
     val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
       .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.addPlugin(ThrottlingSurfaces.plugin))
-      .build()
-    val response = call("GetRecords", "a shard iterator", None)(client().getRecords(request))
+    connection.streamArn(stream).foreach(request.streamARN)
+    val response = call("GetRecords", s"a shard iterator of ${shown(stream)}", None)(client().getRecords(request.build()))
     val (records, kpl) = SdkRecords.toKinesisRecords(response.records(), hashRange)
     RecordBatch(
       records = records,
@@ -71,7 +74,7 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
   }
 
   override def putRecords(stream: String, entries: IndexedSeq[PutEntry]): IndexedSeq[Option[PutFailure]] = {
-    val request = PutRecordsRequest.builder().streamName(stream).records(entries.map { e =>
+    val request = naming(PutRecordsRequest.builder(), stream)(_.streamName(_), _.streamARN(_)).records(entries.map { e =>
       val entry = PutRecordsRequestEntry.builder()
         .partitionKey(e.partitionKey)
         .data(SdkBytes.fromByteArrayUnsafe(e.data))
@@ -79,7 +82,7 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
       entry.build()
     }.asJava).build()
     val response = try {
-      call("PutRecords", s"stream '$stream'", Some(stream))(client().putRecords(request))
+      call("PutRecords", shown(stream), Some(stream))(client().putRecords(request))
     } catch {
       // The whole call was throttled (after the SDK's own retries): every entry was refused.
       case t: ThrottledException =>
@@ -98,6 +101,12 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
   }
 
   private def call[T](operation: String, target: String, stream: Option[String])(body: => T): T =
-    SdkCalls(operation, target, stream, connection)(body)
+    SdkCalls(operation, target, stream.map(connection.streamShown), connection)(body)
+
+  private def shown(stream: String): String = s"stream '${connection.streamShown(stream)}'"
+
+  /** `builder` naming `stream` by its ARN when the user gave one, else by its name. */
+  private def naming[B](builder: B, stream: String)(byName: (B, String) => B, byArn: (B, String) => B): B =
+    connection.streamArn(stream).fold(byName(builder, stream))(byArn(builder, _))
 }
 

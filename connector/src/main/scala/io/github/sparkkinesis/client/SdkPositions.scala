@@ -28,12 +28,13 @@ object SdkPositions {
       throw new IllegalArgumentException(s"nothing can be read past the end of a closed shard ($end)")
   }
 
-  def iteratorRequest(stream: String, shardId: String, position: ShardPosition): GetShardIteratorRequest = {
+  /** GetShardIterator for `position` of `shardId`; the caller names the stream (by name or ARN). */
+  def iteratorRequest(shardId: String, position: ShardPosition): GetShardIteratorRequest.Builder = {
     val s = start(position)
-    val request = GetShardIteratorRequest.builder().streamName(stream).shardId(shardId).shardIteratorType(s.iteratorType)
+    val request = GetShardIteratorRequest.builder().shardId(shardId).shardIteratorType(s.iteratorType)
     s.sequenceNumber.foreach(request.startingSequenceNumber)
     s.timestamp.foreach(request.timestamp)
-    request.build()
+    request
   }
 
   def startingPosition(position: ShardPosition): StartingPosition = {

@@ -101,7 +101,8 @@ object KinesisSourceOptions {
     }
     val mode = values.choice(ConsumerMode)
     val efoSettings = EfoSettings.parse(values, streams)
-    val connection = ConnectionOptions.parse(values, arns.map(_.head.region))
+    // Streams named by ARN stay keyed by name in offsets and checkpoints; only calls name the ARN.
+    val connection = ConnectionOptions.parse(values, arns.map(_.head.region)).copy(streamArns = StreamArns.byName(arns))
 
     val efoOnly = sourceOptions.filterNot(_.modes.contains(Mode.Polling))
     if (mode == "polling") efoOnly.find(values.isSet).foreach { spec =>

@@ -11,7 +11,8 @@ import io.github.sparkkinesis.errors.KinesisErrors
 private[sparkkinesis] object StreamArns {
   import KinesisOptions._
 
-  final case class StreamArn(region: String, account: String, name: String)
+  /** One stream ARN: `arn` as given, and the parts of it the connector uses. */
+  final case class StreamArn(arn: String, region: String, account: String, name: String)
 
   private val Pattern = "arn:aws(?:-[a-z]+)*:kinesis:([a-z0-9-]+):([0-9]{12}):stream/([a-zA-Z0-9_.-]{1,128})".r
   private val Allowed = "stream ARNs such as arn:aws:kinesis:us-east-1:123456789012:stream/orders, " +
@@ -20,7 +21,7 @@ private[sparkkinesis] object StreamArns {
   /** The streams named by `streamARN`, if it is given; None when `streamName` names them. */
   def parse(values: OptionValues): Option[Seq[StreamArn]] = values.get(StreamARN).map { text =>
     val arns = text.split(",", -1).map(_.trim).toSeq.map {
-      case Pattern(region, account, name) => StreamArn(region, account, name)
+      case arn @ Pattern(region, account, name) => StreamArn(arn, region, account, name)
       case bad => throw values.invalid(StreamARN, text, s"$Allowed ('$bad' is not one)")
     }
     if (arns.map(_.name).distinct.size != arns.size) throw values.invalid(StreamARN, text, "each stream named once")
@@ -39,4 +40,8 @@ private[sparkkinesis] object StreamArns {
     }
     arns
   }
+
+  /** What calls to Kinesis name each stream by (stream name -> ARN), see [[io.github.sparkkinesis.client.ConnectionConfig]]. */
+  def byName(arns: Option[Seq[StreamArn]]): Map[String, String] =
+    arns.fold(Map.empty[String, String])(_.map(a => a.name -> a.arn).toMap)
 }

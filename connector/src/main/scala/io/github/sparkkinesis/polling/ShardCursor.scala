@@ -77,7 +77,7 @@ final class ShardCursor(
         val it = iterator.getOrElse(newIterator())
         iterator = Some(it)
         pacer.awaitTurn()
-        val batch = api.getRecords(it, limit, hashRange)
+        val batch = api.getRecords(shard.stream, it, limit, hashRange)
         pacer.recordFetch(batch.bytes)
         lastCallAtTip = batch.millisBehindLatest == 0 && batch.records.size < limit
         limit = math.min(settings.maxRecordsPerFetch, limit * 2)

@@ -45,7 +45,7 @@ final class TrimHorizonCheck(api: KinesisApi, shard: ShardKey, failOnDataLoss: B
     var calls = 0
     while (iterator.isDefined && calls < TrimHorizonCheck.MaxCalls) {
       before()
-      val batch = api.getRecords(iterator.get, 1, None)
+      val batch = api.getRecords(shard.stream, iterator.get, 1, None)
       calls += 1
       batch.records.headOption match {
         case Some(first) => return Some(first.sequenceNumber)

@@ -41,7 +41,7 @@ class AwsFailuresSuite extends AnyFunSuite with Matchers {
     "ListShards" -> intercept[KinesisConnectorException](api.listShards("orders", 100)),
     "GetShardIterator" -> intercept[KinesisConnectorException](
       api.shardIterator("orders", "shardId-000000000000", ShardPosition.TrimHorizon)),
-    "GetRecords" -> intercept[KinesisConnectorException](api.getRecords("iterator", 100, None)))
+    "GetRecords" -> intercept[KinesisConnectorException](api.getRecords("orders", "iterator", 100, None)))
 
   private def noSecrets(e: Throwable): Unit = {
     val shown = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).map(c => s"$c ${c.getMessage}").mkString("\n")
@@ -68,7 +68,7 @@ class AwsFailuresSuite extends AnyFunSuite with Matchers {
 
   test("reading an encrypted stream also needs kms:Decrypt, which the message says") {
     val denied = kinesisError("AccessDeniedException", 400, "denied")
-    intercept[KinesisConnectorException](failingApi(denied).getRecords("it", 1, None))
+    intercept[KinesisConnectorException](failingApi(denied).getRecords("orders", "it", 1, None))
       .getMessage should include("kms:Decrypt")
   }
 

@@ -21,8 +21,8 @@ class SdkPositionsSuite extends AnyFunSuite with Matchers {
 
   test("GetShardIterator starts where every position says") {
     for ((position, (kind, sequence, time)) <- cases) {
-      val r = SdkPositions.iteratorRequest("orders", "shardId-000000000001", position)
-      (r.streamName, r.shardId) shouldBe ("orders", "shardId-000000000001")
+      val r = SdkPositions.iteratorRequest("shardId-000000000001", position).build()
+      r.shardId shouldBe "shardId-000000000001"
       (r.shardIteratorType, Option(r.startingSequenceNumber), Option(r.timestamp)) shouldBe (kind, sequence, time)
     }
   }
@@ -36,7 +36,7 @@ class SdkPositionsSuite extends AnyFunSuite with Matchers {
 
   test("nothing starts past the end of a closed shard") {
     for (end <- Seq(ShardPosition.ShardEnd(None), ShardPosition.ShardEnd(Some(seq)))) {
-      an[IllegalArgumentException] should be thrownBy SdkPositions.iteratorRequest("orders", "s", end)
+      an[IllegalArgumentException] should be thrownBy SdkPositions.iteratorRequest("s", end)
       an[IllegalArgumentException] should be thrownBy SdkPositions.startingPosition(end)
     }
   }

@@ -130,6 +130,11 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     val byArn = KinesisSourceOptions.parse(Map("streamARN" -> s"${arn("eu-west-2", "a")},${arn("eu-west-2", "b")}"))
     byArn.streamNames shouldBe Seq("a", "b")
     byArn.connection.region shouldBe "eu-west-2"
+    // Offsets stay keyed by name; the calls name the ARN (partition kept as given).
+    byArn.connection.streamArns shouldBe Map("a" -> arn("eu-west-2", "a"), "b" -> arn("eu-west-2", "b"))
+    val china = "arn:aws-cn:kinesis:cn-north-1:123456789012:stream/c"
+    KinesisSourceOptions.parse(Map("streamARN" -> china)).connection.streamArns shouldBe Map("c" -> china)
+    parse().connection.streamArns shouldBe empty
     KinesisSourceOptions.parse(Map("streamARN" -> arn("eu-west-2", "a"), "region" -> "eu-west-2"))
       .connection.region shouldBe "eu-west-2"
     val contradicted = failure(Map("streamARN" -> arn("eu-west-2", "a"), "Region" -> "us-east-1"))
