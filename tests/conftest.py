@@ -1,5 +1,7 @@
 """Fixtures for the end-to-end tests. The work is in kinesis_local.py."""
 
+import os
+
 import pytest
 
 from faults import FaultProxy
@@ -71,6 +73,11 @@ def spark(kinesis):
                .config("spark.sql.shuffle.partitions", "2"))
     session = pyspark_kinesis.configure(builder).getOrCreate()
     session.sparkContext.setLogLevel("WARN")
+    # make test-e2e-java21 names the Java the run is for: it must not pass on the default one.
+    wanted_java = os.environ.get("E2E_JAVA")
+    if wanted_java:
+        java = session.sparkContext._jvm.java.lang.System.getProperty("java.specification.version")
+        assert java == wanted_java, f"E2E_JAVA={wanted_java}, but the session's JVM is Java {java} (JAVA_HOME?)"
     yield session
     session.stop()
 

@@ -1,6 +1,7 @@
 """A local Spark Connect server for the tests, started with the connector jar the way the README
 says to: `spark-submit --class ...SparkConnectServer --jars <connector jar>`. pip's pyspark has
-no sbin/start-connect-server.sh, but carries the server's jar (spark-connect_2.13) from 4.0 on."""
+no sbin/start-connect-server.sh, but carries the server's jar (spark-connect_2.13) from 4.0 on;
+for 3.5 the server is the separate package spark-connect_2.12, which `--packages` brings in."""
 
 import os
 import signal
@@ -14,6 +15,15 @@ from pathlib import Path
 from kinesis_local import free_ports
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+
+
+def server_packages():
+    """`--packages` for the server of the running pyspark: none from 4.0 (pip's pyspark has it)."""
+    import pyspark
+
+    if pyspark.__version__.startswith("3."):
+        return ["--packages", f"org.apache.spark:spark-connect_2.12:{pyspark.__version__}"]
+    return []
 
 
 def _listening(port):
@@ -31,7 +41,8 @@ def connect_server(jar, log_dir, timeout=240):
     spark_submit = Path(sys.executable).parent / "spark-submit"
     log = Path(log_dir) / "connect-server.log"
     command = [str(spark_submit), "--class", SERVER_CLASS, "--master", "local[2]",
-               *(["--jars", jar] if jar else []), "--conf", f"spark.connect.grpc.binding.port={port}",
+               *server_packages(), *(["--jars", jar] if jar else []),
+               "--conf", f"spark.connect.grpc.binding.port={port}",
                "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
                "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=2"]
     with open(log, "w") as out:

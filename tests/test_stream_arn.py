@@ -1,6 +1,7 @@
 """End to end: streams named by ARN (streamARN), and an already registered enhanced fan-out
 consumer named exactly (consumerNamePrefix "" with its full name)."""
 
+import json
 import uuid
 
 import pytest
@@ -43,6 +44,38 @@ def test_two_streams_read_by_a_list_of_arns(spark, kinesis, tmp_path):
     rows = read_back(spark, df, tmp_path)
     assert sorted((r.stream, r.partitionKey, bytes(r.data)) for r in rows) == \
         sorted((name, k, d) for name, batch in records.items() for k, d in batch)
+
+
+def test_a_checkpoint_of_a_read_by_arn_keeps_reading_and_names_the_stream(spark, kinesis, stream, tmp_path):
+    """The calls name the ARN; offsets stay keyed by stream name, so a checkpoint written by a
+    read by ARN (by this version or an earlier one) goes on where it stopped."""
+    first, second = make_records(30), make_records(20)
+    arn = stream_arn(kinesis, stream)
+    kinesis.put_records(stream, first)
+    run_available_now(read_by_arn(spark, kinesis, [arn]), tmp_path / "out", tmp_path / "chk")
+    kinesis.put_records(stream, second)
+    run_available_now(read_by_arn(spark, kinesis, [arn]), tmp_path / "out", tmp_path / "chk")
+
+    rows = spark.read.parquet(str(tmp_path / "out")).collect()
+    assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(first + second), \
+        "each record exactly once over the restart"
+    offsets = sorted((tmp_path / "chk" / "offsets").glob("[0-9]*"), key=lambda p: int(p.name))
+    shards = json.loads(offsets[-1].read_text().splitlines()[-1])["shards"]
+    assert list(shards) == [stream]
+
+
+def test_an_arn_of_another_account_is_not_read_as_the_callers_stream_of_that_name(spark, kinesis, stream, tmp_path):
+    """Kinesis resolves a bare name in the caller's account: were the ARN reduced to the name,
+    this would read the local account's stream of the same name. kinesis-mock serves one
+    account, so the other account's stream is not found, named by its ARN."""
+    kinesis.put_records(stream, make_records(5))
+    arn = stream_arn(kinesis, stream)
+    account = arn.split(":")[4]
+    elsewhere = arn.replace(f":{account}:", ":" + ("1" if account != "1" * 12 else "2") * 12 + ":")
+    with pytest.raises(Exception) as failure:
+        run_available_now(read_by_arn(spark, kinesis, [elsewhere]), tmp_path / "out", tmp_path / "chk", timeout=120)
+    assert f"[KINESIS_STREAM_NOT_FOUND] Kinesis stream '{elsewhere}' was not found" in str(failure.value)
+    assert not list((tmp_path / "out").glob("*.parquet")), "nothing was read"
 
 
 def test_stream_arn_and_stream_name_together_are_refused_at_load(spark, kinesis, stream):

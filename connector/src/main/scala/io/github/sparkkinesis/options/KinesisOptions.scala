@@ -57,8 +57,9 @@ object KinesisOptions {
     writeDescription = Some("The one stream to write to; without it each row's `stream` column names its stream."))
   val StreamARN = OptionSpec("streamARN", None, "The streams to read by ARN instead of by name, one " +
     "or a comma-separated list (`arn:aws:kinesis:us-east-1:123456789012:stream/orders`); the region " +
-    "comes from the ARNs, which must share one; another account's streams through `roleArn` (a role " +
-    "of that account).", kind = NameList)
+    "comes from the ARNs, which must share one; every call names the stream by its ARN, so another account's " +
+    "stream is the one read: through `roleArn` (a role of that account) or through the stream's resource " +
+    "policy with your own credentials.", kind = NameList)
   val Region = OptionSpec("region", None, "AWS region of the streams; must be a region that exists " +
     "(see [Authentication](#region-and-endpoint)).", usage = both, emptyMeansNotGiven = true,
     shownDefault = Some("region the AWS SDK resolves locally"))
