@@ -65,6 +65,8 @@ lazy val spark35_212 = sparkLineProject(SparkLines.spark35Scala212, file("connec
 def sparkLineProject(line: SparkLine, base: File): Project =
   Project(line.projectId, base).settings(
     name := line.artifactName,
+    // Published as named: sbt's default module name turns the line's dot into a dash (4-2).
+    moduleName := line.artifactName,
     scalaVersion := line.scala,
     scalacOptions ++= unusedCodeIsAnError(line.scalaBinary),
     Compile / unmanagedSourceDirectories := {
