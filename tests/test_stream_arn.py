@@ -7,7 +7,7 @@ import uuid
 import pytest
 from pyspark.errors import PySparkException
 
-from streaming import make_records, run_available_now
+from streaming import kinesis_reader, make_records, run_available_now
 
 
 def stream_arn(kinesis, stream):
@@ -46,22 +46,20 @@ def test_two_streams_read_by_a_list_of_arns(spark, kinesis, tmp_path):
         sorted((name, k, d) for name, batch in records.items() for k, d in batch)
 
 
-def test_a_checkpoint_of_a_read_by_arn_keeps_reading_and_names_the_stream(spark, kinesis, stream, tmp_path):
-    """The calls name the ARN; offsets stay keyed by stream name, so a checkpoint written by a
-    read by ARN (by this version or an earlier one) goes on where it stopped."""
+def test_a_checkpoint_of_a_read_by_arn_is_keyed_by_name_and_read_on(spark, kinesis, stream, tmp_path):
+    """The calls name the ARN; offsets stay keyed by stream name, so the checkpoint of a read by
+    ARN (of this version or an earlier one) goes on where it stopped, here read on by name."""
     first, second = make_records(30), make_records(20)
-    arn = stream_arn(kinesis, stream)
     kinesis.put_records(stream, first)
-    run_available_now(read_by_arn(spark, kinesis, [arn]), tmp_path / "out", tmp_path / "chk")
-    kinesis.put_records(stream, second)
-    run_available_now(read_by_arn(spark, kinesis, [arn]), tmp_path / "out", tmp_path / "chk")
+    run_available_now(read_by_arn(spark, kinesis, [stream_arn(kinesis, stream)]), tmp_path / "out", tmp_path / "chk")
+    offsets = sorted((tmp_path / "chk" / "offsets").glob("[0-9]*"), key=lambda p: int(p.name))
+    assert list(json.loads(offsets[-1].read_text().splitlines()[-1])["shards"]) == [stream]
 
+    kinesis.put_records(stream, second)
+    run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "out", tmp_path / "chk")
     rows = spark.read.parquet(str(tmp_path / "out")).collect()
     assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(first + second), \
         "each record exactly once over the restart"
-    offsets = sorted((tmp_path / "chk" / "offsets").glob("[0-9]*"), key=lambda p: int(p.name))
-    shards = json.loads(offsets[-1].read_text().splitlines()[-1])["shards"]
-    assert list(shards) == [stream]
 
 
 def test_an_arn_of_another_account_is_not_read_as_the_callers_stream_of_that_name(spark, kinesis, stream, tmp_path):
