@@ -87,7 +87,6 @@ final class PutRecordsBatcher(
   /** Queues a record; waits while its lane is full, sending what is ready. */
   def add(stream: String, entry: PutEntry): Unit = {
     val state = lock.synchronized {
-      timerError.foreach(e => throw e)
       failIfAnyFailed()
       startLingerTimer()
       streams.getOrElseUpdate(stream, new StreamState(stream))
@@ -114,7 +113,7 @@ final class PutRecordsBatcher(
 
   /** Sends every queued record and waits for all calls; throws if any record could not be written. */
   def flush(): Unit = lock.synchronized {
-    timerError.foreach(e => throw e)
+    failIfAnyFailed()
     flushing = true
     try {
       while (!stopped && streams.valuesIterator.exists(_.hasWork)) await(streams.valuesIterator.exists(_.hasWork))
@@ -227,7 +226,7 @@ final class PutRecordsBatcher(
             counters.bytesWritten.addAndGet(-r.rows.map(_.entry.size.toLong).sum)
           }
       }
-      pump(linger = true)
+      try pump(linger = true) catch { case e: Throwable => if (error.isEmpty) error = Some(e) }
       lock.notifyAll() // The writer may wait for this call, in flush or after a failure.
     }
 
@@ -271,7 +270,8 @@ final class PutRecordsBatcher(
   private def listShards(stream: String): ShardMap = ShardMap(api.listShards(stream, ListShardsPageSize))
 
   /** After a failed call: waits for the calls in flight, then throws its error, or how many rows could not be written. */
-  private def failIfAnyFailed(): Unit = if (error.isDefined || failures.nonEmpty) {
+  private def failIfAnyFailed(): Unit = if (error.isDefined || failures.nonEmpty || timerError.isDefined) {
+    timerError.foreach(e => throw e)
     while (inFlight > 0 && !stopped) lock.wait()
     error.foreach(e => throw e)
     val failed = failures.map(_.failedRows).sum
@@ -289,7 +289,10 @@ final class PutRecordsBatcher(
     lingerTimer = Executors.newSingleThreadScheduledExecutor(LingerThreads)
     val period = math.max(1L, settings.maxPutLingerMs / 2)
     val tick: Runnable = () => try sendLingering() catch {
-      case e: Throwable => lock.synchronized(if (timerError.isEmpty) timerError = Some(e))
+      case e: Throwable => lock.synchronized {
+        if (timerError.isEmpty) timerError = Some(e)
+        lock.notifyAll()
+      }
     }
     lingerTimer.scheduleWithFixedDelay(tick, period, period, TimeUnit.MILLISECONDS)
   }
