@@ -155,7 +155,7 @@ def sink(limits):
     side by side in one Spark session per build; without and with the per-shard write limits
     (1,000 records and 1 MiB a second per shard, 4 shards), and the ratio kpl / none."""
     def row(args, jars):
-        rows = args.sink_rows // (10 if limits else 1)
+        rows = args.sink_rows // (4 if limits else 1)
         streams = [arg for name in ("s-none", "s-kpl", "warm") for arg in ("--stream", f"{name}:4:0:{SMALL}")]
         results = []
         for label, jar in jars:
@@ -211,7 +211,7 @@ def main():
     parser.add_argument("--records-per-shard", type=int, default=25000,
                         help="throughput rows: 8 shards x this many 1 KB records")
     parser.add_argument("--sink-rows", type=int, default=200000,
-                        help="sink rows: rows written per setting (a tenth with the write limits)")
+                        help="sink rows: rows written per setting (a quarter with the write limits)")
     parser.add_argument("--window-s", type=int, default=30,
                         help="measuring window of the limits, latency and idle rows")
     args = parser.parse_args()
