@@ -7,13 +7,12 @@ ThisBuild / javacOptions ++= Seq("--release", "17")
 ThisBuild / scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-Xlint:-unused")
 
 /**
- * `make lint` compiles with SPARKKINESIS_LINT=1 set: unused imports, privates and locals are
- * errors there. It compiles into target/lint so the normal build's incremental state stays.
+ * Unused imports, privates and locals are compile errors on the Scala 2.13 lines (Scala 2.12
+ * spells these flags differently; its line compiles the same sources). Always on, so the lint
+ * is the build that `make test` compiles anyway, not a second compile of its own.
  */
-val lintBuild = sys.env.get("SPARKKINESIS_LINT").contains("1")
-val lintSettings = if (!lintBuild) Nil else Seq(
-  scalacOptions ++= Seq("-Wunused:imports,privates,locals", "-Wconf:cat=unused:e"),
-  target := baseDirectory.value / "target" / "lint")
+def unusedCodeIsAnError(scalaBinary: String): Seq[String] =
+  if (scalaBinary == "2.13") Seq("-Wunused:imports,privates,locals", "-Wconf:cat=unused:e") else Nil
 
 lazy val root = (project in file("."))
   .aggregate(connector)
@@ -67,6 +66,7 @@ def sparkLineProject(line: SparkLine, base: File): Project =
   Project(line.projectId, base).settings(
     name := line.artifactName,
     scalaVersion := line.scala,
+    scalacOptions ++= unusedCodeIsAnError(line.scalaBinary),
     Compile / unmanagedSourceDirectories := {
       val main = (ThisBuild / baseDirectory).value / "connector" / "src" / "main"
       (main / "scala") +: line.shimFolders.map(main / _)
@@ -125,7 +125,6 @@ def sparkLineProject(line: SparkLine, base: File): Project =
       case x => (assembly / assemblyMergeStrategy).value(x)
     },
   )
-  .settings(lintSettings)
 
 // A memory-speed Kinesis endpoint and a bare SDK client for `make bench` (issue #15). Not
 // aggregated into root: `connector/test` and the published jar never build it.

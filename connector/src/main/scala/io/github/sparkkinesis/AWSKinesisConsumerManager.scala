@@ -134,14 +134,6 @@ object AWSKinesisConsumerManager {
     options.keys.find(k => !Options.exists(_.key == k.toLowerCase(Locale.ROOT))).foreach { k =>
       throw KinesisErrors.unknownOption(k, suggest(k, Options))
     }
-    val values = new OptionValues(options)
-    val connection = ConnectionOptions.parse(values)
-    Options.foreach { spec =>
-      spec.support match {
-        case NotSupportedYet(detail) if values.isSet(spec) => throw KinesisErrors.optionNotSupportedYet(values.name(spec), detail)
-        case _ =>
-      }
-    }
-    connection
+    ConnectionOptions.parse(new OptionValues(options))
   }
 }

@@ -21,9 +21,6 @@ object KinesisErrors {
     optionError("KINESIS_UNKNOWN_OPTION", null, "option" -> option,
       "suggestion" -> suggestion.map(s => s" Did you mean '$s'?").getOrElse(""))
 
-  def optionNotSupportedYet(option: String, detail: String): KinesisOptionException =
-    optionError("KINESIS_OPTION_NOT_SUPPORTED_YET", null, "option" -> option, "detail" -> detail)
-
   def conflictingOptions(options: Seq[String], detail: String): KinesisOptionException =
     optionError("KINESIS_CONFLICTING_OPTIONS", null,
       "options" -> options.map(o => s"'$o'").mkString(", "), "detail" -> detail)

@@ -1,12 +1,11 @@
 package io.github.sparkkinesis.options
 
 import java.net.URI
+import java.util.Locale
 
 import scala.util.Try
 
-import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain
-
-import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig}
+import io.github.sparkkinesis.client.{AwsRegions, ConnectionConfig, CredentialsConfig}
 import io.github.sparkkinesis.errors.KinesisErrors
 
 /**
@@ -42,9 +41,7 @@ private[sparkkinesis] object ConnectionOptions {
     val region = values.get(Region).map(_.trim).filter(_.nonEmpty).orElse(regionOfStreams) match {
       case Some(r) => checkRegion(values, r, "")
       case None =>
-        val resolved = try new DefaultAwsRegionProviderChain().getRegion.id()
-        catch { case e: Exception => throw KinesisErrors.regionUnresolved(e) }
-        checkRegion(values, resolved, "; it was not given as an option but resolved from the " +
+        checkRegion(values, AwsRegions.fromEnvironment(), "; it was not given as an option but resolved from the " +
           "environment (AWS_REGION, the AWS profile, the instance), so set 'region' to override it")
     }
     ConnectionConfig(region, endpoint, credentials(values, region))
@@ -74,9 +71,9 @@ private[sparkkinesis] object ConnectionOptions {
         Seq(RoleExternalId, RoleSessionName, StsEndpoint)
           .find(spec => values.isSet(spec) && nonEmpty(values, spec).isDefined)
           .foreach { spec =>
-            val given = values.name(spec)
-            throw KinesisErrors.conflictingOptions(Seq(given, RoleArn.name),
-              s"$given applies only when a role is assumed; add roleArn or remove $given")
+            val named = values.name(spec)
+            throw KinesisErrors.conflictingOptions(Seq(named, RoleArn.name),
+              s"$named applies only when a role is assumed; add roleArn or remove $named")
           }
         keys
       case Some(arn) =>
@@ -118,12 +115,22 @@ private[sparkkinesis] object ConnectionOptions {
 
   private def checkRegion(values: OptionValues, region: String, origin: String): String = {
     if (!AwsRegions.exists(region)) {
-      val suggestion = AwsRegions.suggest(region).map(s => s" (did you mean $s?)").getOrElse("")
+      val suggestion = closestRegion(region).map(s => s" (did you mean $s?)").getOrElse("")
       throw values.invalid(Region, region,
         s"an AWS region such as us-east-1, eu-west-1 or ap-southeast-2$suggestion; " +
           s"the ${AwsRegions.known.size} regions this connector knows are accepted, and newer ones " +
           s"when they are named like the regions of their partition$origin")
     }
     region
+  }
+
+  /** The known region closest to a misspelt one, if it is a likely typo. */
+  private def closestRegion(region: String): Option[String] = {
+    val r = region.trim.toLowerCase(Locale.ROOT)
+    if (AwsRegions.known.isEmpty) None
+    else {
+      val (best, distance) = AwsRegions.known.map(k => k -> KinesisOptions.editDistance(r, k)).minBy(_._2)
+      if (distance <= 3) Some(best) else None
+    }
   }
 }

@@ -7,15 +7,10 @@ import io.github.sparkkinesis.options.OptionKind._
 
 /**
  * The registry of every option the connector knows: its name (as the Databricks Runtime docs
- * spell it), its default, what it does, whether this version implements it, and whether it
- * applies to reading, writing or both. Parsing, validation, the README tables and the Python
+ * spell it), its default, what it does, and whether it applies to reading, writing or both. Parsing, validation, the README tables and the Python
  * builders all follow this list.
  */
 object KinesisOptions {
-
-  sealed trait Support
-  case object Supported extends Support
-  final case class NotSupportedYet(detail: String) extends Support
 
   /** Where an option applies: reading (`spark.readStream`), writing (`df.write(Stream)`), or both. */
   sealed abstract class Usage(val reads: Boolean, val writes: Boolean, val described: String)
@@ -39,7 +34,6 @@ object KinesisOptions {
       name: String,
       default: Option[String],
       description: String,
-      support: Support = Supported,
       secret: Boolean = false,
       usage: Usage = Usage.Read,
       kind: OptionKind = Text,

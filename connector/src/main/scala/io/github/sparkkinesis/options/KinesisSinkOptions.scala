@@ -73,14 +73,6 @@ object KinesisSinkOptions {
           s"(${put.retryBackoffMs}ms)")
     }
     val connection = ConnectionOptions.parse(values)
-
-    sinkOptions.foreach { spec =>
-      spec.support match {
-        case NotSupportedYet(detail) if values.isSet(spec) =>
-          throw KinesisErrors.optionNotSupportedYet(values.name(spec), detail)
-        case _ =>
-      }
-    }
     KinesisSinkOptions(stream, connection, put)
   }
 }

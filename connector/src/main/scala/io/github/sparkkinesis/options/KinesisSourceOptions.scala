@@ -105,18 +105,10 @@ object KinesisSourceOptions {
 
     val efoOnly = sourceOptions.filterNot(_.modes.contains(Mode.Polling))
     if (mode == "polling") efoOnly.find(values.isSet).foreach { spec =>
-      val given = values.name(spec)
-      throw KinesisErrors.conflictingOptions(Seq(given, ConsumerMode.name),
-        s"$given applies to enhanced fan-out only: set consumerMode to efo, or remove $given")
+      val named = values.name(spec)
+      throw KinesisErrors.conflictingOptions(Seq(named, ConsumerMode.name),
+        s"$named applies to enhanced fan-out only: set consumerMode to efo, or remove $named")
     }
-    sourceOptions.foreach { spec =>
-      spec.support match {
-        case NotSupportedYet(detail) if values.isSet(spec) =>
-          throw KinesisErrors.optionNotSupportedYet(values.name(spec), detail)
-        case _ =>
-      }
-    }
-
     val batchStart = if (values.isSet(InitialPositionOption)) position else InitialPosition.TrimHorizon
     KinesisSourceOptions(streams, connection, position, batchStart, ending, fetch, buffer,
       shardFetchInterval, maxShardsPerDescribe, if (mode == "efo") Some(efoSettings) else None,

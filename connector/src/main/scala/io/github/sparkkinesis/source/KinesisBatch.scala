@@ -23,7 +23,7 @@ final class KinesisBatch(options: KinesisSourceOptions, api: => KinesisApi) exte
     val hashRanges = listed.flatMap { case (key, d) => d.hashKeyRange.map(key -> _) }
     val starts = StartPositions.of(options.batchStart, shards, System.currentTimeMillis())
     val ends: Map[ShardKey, ShardPosition] = options.endingPosition match {
-      case EndingPosition.Positions(given) => given.shards
+      case EndingPosition.Positions(ends) => ends.shards
       case EndingPosition.Latest =>
         // Read to the tip however long that takes: a batch read is bounded by the tip, not by time.
         val probe = new LatestOffsetProbe(kinesis, options.fetch.copy(maxFetchDurationMs = KinesisBatch.MaxPlanningMs),

@@ -12,7 +12,7 @@ object StartPositions {
       case InitialPosition.AtTimestamp(ms) => shards.map(_ -> ShardPosition.AtTimestamp(ms)).toMap
       case InitialPosition.Latest => shards.map(_ -> ShardPosition.AtTimestamp(nowMillis)).toMap
       // Shards not named start at the trim horizon.
-      case InitialPosition.Positions(given) =>
-        shards.map(_ -> ShardPosition.TrimHorizon).toMap ++ given.shards.filter { case (k, _) => shards.contains(k) }
+      case InitialPosition.Positions(starts) =>
+        shards.map(_ -> ShardPosition.TrimHorizon).toMap ++ starts.shards.filter { case (k, _) => shards.contains(k) }
     }
 }

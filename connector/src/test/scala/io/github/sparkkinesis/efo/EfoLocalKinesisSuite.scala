@@ -116,8 +116,10 @@ class EfoLocalKinesisSuite extends AnyFunSuite with Matchers with BeforeAndAfter
       got.map(r => new String(r.data, StandardCharsets.UTF_8)) shouldBe payloads
       got.map(_.sequenceNumber) shouldBe all.map(_._2)
       cursor.position shouldBe ShardPosition.AfterSequence(all.last._2)
-      cursor.subscriptions shouldBe 2
-      metrics.resubscriptions shouldBe 1
+      // At least the forced renewal; on a loaded machine a subscription can also time out and
+      // be renewed, which must lose and repeat nothing either.
+      cursor.subscriptions should be >= 2
+      metrics.resubscriptions shouldBe (cursor.subscriptions - 1).toLong
       metrics.liveSubscriptions shouldBe 1
       cursor.millisBehindLatest shouldBe Some(0L)
     } finally cursor.close()

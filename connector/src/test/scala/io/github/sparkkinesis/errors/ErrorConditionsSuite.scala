@@ -76,7 +76,6 @@ class ErrorConditionsSuite extends AnyFunSuite with Matchers {
   test("option errors are IllegalArgumentExceptions, which PySpark raises as its own") {
     Seq(KinesisErrors.invalidOptionValue("maxFetchRate", "'9'", "at most 2.0"),
       KinesisErrors.unknownOption("x", None), KinesisErrors.missingOption("streamName", "give one"),
-      KinesisErrors.optionNotSupportedYet("roleArn", "later"),
       KinesisErrors.conflictingOptions(Seq("awsAccessKey", "awsSecretKey"), "give both")).foreach {
       _ shouldBe an[IllegalArgumentException]
     }

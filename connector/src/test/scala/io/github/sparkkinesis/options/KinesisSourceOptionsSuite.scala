@@ -121,13 +121,7 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     val replaced = if (row.spec == StreamARN) Set(row.spec.key, StreamName.key) else Set(row.spec.key)
     val options = base.filter { case (k, _) => !replaced(k.toLowerCase(Locale.ROOT)) } ++
       row.alsoGiven + (name -> row.value)
-    row.spec.support match {
-      case Supported => row.check(KinesisSourceOptions.parse(options))
-      case NotSupportedYet(_) =>
-        val e = failure(options)
-        e.getCondition shouldBe "KINESIS_OPTION_NOT_SUPPORTED_YET"
-        e.getMessage should include(s"'${row.spec.name}'")
-    }
+    row.check(KinesisSourceOptions.parse(options))
   }
 
   private def arn(region: String, stream: String) = s"arn:aws:kinesis:$region:123456789012:stream/$stream"

@@ -1,11 +1,12 @@
-package io.github.sparkkinesis.options
-
-import java.util.Locale
+package io.github.sparkkinesis.client
 
 import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 import software.amazon.awssdk.regions.{PartitionMetadata, Region}
+import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain
+
+import io.github.sparkkinesis.errors.KinesisErrors
 
 /**
  * Which region names exist. The AWS SDK's region list is the authority, but AWS opens new
@@ -36,13 +37,8 @@ private[sparkkinesis] object AwsRegions {
     case _ => false
   })
 
-  /** The known region closest to a misspelt one, if it is a likely typo. */
-  def suggest(region: String): Option[String] = {
-    val r = region.trim.toLowerCase(Locale.ROOT)
-    if (known.isEmpty) None
-    else {
-      val (best, distance) = known.map(k => k -> KinesisOptions.editDistance(r, k)).minBy(_._2)
-      if (distance <= 3) Some(best) else None
-    }
-  }
+  /** The region of the environment (AWS_REGION, the AWS profile, the instance), as the SDK resolves it. */
+  def fromEnvironment(): String =
+    try new DefaultAwsRegionProviderChain().getRegion.id()
+    catch { case e: Exception => throw KinesisErrors.regionUnresolved(e) }
 }
