@@ -71,7 +71,8 @@ class StreamArnRequestsSuite extends AnyFunSuite with Matchers {
     api.streamCreatedAt("orders") shouldBe 1000L
     val iterator = api.shardIterator("orders", "shardId-000000000000", ShardPosition.AfterSequence("0"))
     api.getRecords("orders", iterator, 10, None).records.map(_.sequenceNumber) shouldBe Seq("1")
-    api.putRecords("orders", IndexedSeq(PutEntry("k", Array[Byte](1), None, 2))) shouldBe IndexedSeq(None)
+    api.putRecords("orders", IndexedSeq(PutEntry("k", Array[Byte](1), None, 2))) shouldBe
+      IndexedSeq(PutStored("shardId-000000000000"))
     new SdkConsumerApi(() => client, connection).streamArn("orders") shouldBe arn
   }
 
