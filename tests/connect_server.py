@@ -17,12 +17,17 @@ from kinesis_local import free_ports
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 
 
+# The newest spark-connect_2.12 of the 3.5 line in Maven Central: 3.5.8 and 3.5.9 were not
+# published there. A patch release's server runs on any Spark of its line.
+SPARK_CONNECT_3_5 = "3.5.7"
+
+
 def server_packages():
     """`--packages` for the server of the running pyspark: none from 4.0 (pip's pyspark has it)."""
     import pyspark
 
-    if pyspark.__version__.startswith("3."):
-        return ["--packages", f"org.apache.spark:spark-connect_2.12:{pyspark.__version__}"]
+    if pyspark.__version__.startswith("3.5."):
+        return ["--packages", f"org.apache.spark:spark-connect_2.12:{SPARK_CONNECT_3_5}"]
     return []
 
 
