@@ -26,7 +26,7 @@ final case class ConnectionConfig(
   def streamShown(stream: String): String = streamArns.getOrElse(stream, stream)
 
   override def toString: String = {
-    val arns = if (streamArns.isEmpty) "" else s", streamArns=${streamArns.values.toSeq.sorted.mkString("[", ", ", "]")}"
+    val arns = if (streamArns.isEmpty) "" else streamArns.values.toSeq.sorted.mkString(", streamArns=[", ", ", "]")
     s"ConnectionConfig(region=$region, endpoint=${endpoint.getOrElse("<regional>")}, credentials=$credentials$arns)"
   }
 }

@@ -15,10 +15,10 @@ final class SdkConsumerApi(client: () => KinesisClient, connection: ConnectionCo
 
   override def streamArn(stream: String): String = {
     // A stream named by ARN is still described: that checks it exists before consumers are registered on it.
-    val request = connection.streamArn(stream)
-      .fold(DescribeStreamSummaryRequest.builder().streamName(stream))(DescribeStreamSummaryRequest.builder().streamARN(_))
-      .build()
-    call("DescribeStreamSummary", s"stream '${connection.streamShown(stream)}'", Some(connection.streamShown(stream))) {
+    val builder = DescribeStreamSummaryRequest.builder()
+    val request = connection.streamArn(stream).fold(builder.streamName(stream))(builder.streamARN(_)).build()
+    val shown = connection.streamShown(stream)
+    call("DescribeStreamSummary", s"stream '$shown'", Some(shown)) {
       client().describeStreamSummary(request).streamDescriptionSummary().streamARN()
     }
   }

@@ -27,7 +27,8 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
     def pages(token: Option[String], acc: Vector[Shard]): Vector[Shard] = {
       val request = token match {
         case Some(t) => ListShardsRequest.builder().nextToken(t).maxResults(pageSize).build()
-        case None => naming(ListShardsRequest.builder(), stream)(_.streamName(_), _.streamARN(_)).maxResults(pageSize).build()
+        case None =>
+          naming(ListShardsRequest.builder(), stream)(_.streamName(_), _.streamARN(_)).maxResults(pageSize).build()
       }
       val response = call("ListShards", shown(stream), Some(stream))(client().listShards(request))
       val all = acc ++ response.shards().asScala
@@ -54,17 +55,23 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
   }
 
   override def shardIterator(stream: String, shardId: String, position: ShardPosition): String = {
-    val request = naming(SdkPositions.iteratorRequest(shardId, position), stream)(_.streamName(_), _.streamARN(_)).build()
-    call("GetShardIterator", s"shard $shardId of ${shown(stream)}", Some(stream))(client().getShardIterator(request).shardIterator())
+    val request =
+      naming(SdkPositions.iteratorRequest(shardId, position), stream)(_.streamName(_), _.streamARN(_)).build()
+    call("GetShardIterator", s"shard $shardId of ${shown(stream)}", Some(stream)) {
+      client().getShardIterator(request).shardIterator()
+    }
   }
 
-  override def getRecords(stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch = {
+  override def getRecords(stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange])
+      : RecordBatch = {
     // The iterator alone identifies the shard; the ARN, when known, is what a stream of another
     // account is authorized by (as in every other call about it).
     val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
       .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.addPlugin(ThrottlingSurfaces.plugin))
     connection.streamArn(stream).foreach(request.streamARN)
-    val response = call("GetRecords", s"a shard iterator of ${shown(stream)}", None)(client().getRecords(request.build()))
+    val response = call("GetRecords", s"a shard iterator of ${shown(stream)}", None) {
+      client().getRecords(request.build())
+    }
     val (records, kpl) = SdkRecords.toKinesisRecords(response.records(), hashRange)
     RecordBatch(
       records = records,
@@ -74,7 +81,8 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
   }
 
   override def putRecords(stream: String, entries: IndexedSeq[PutEntry]): IndexedSeq[PutResult] = {
-    val request = naming(PutRecordsRequest.builder(), stream)(_.streamName(_), _.streamARN(_)).records(entries.map { e =>
+    val named = naming(PutRecordsRequest.builder(), stream)(_.streamName(_), _.streamARN(_))
+    val request = named.records(entries.map { e =>
       val entry = PutRecordsRequestEntry.builder()
         .partitionKey(e.partitionKey)
         .data(SdkBytes.fromByteArrayUnsafe(e.data))

@@ -41,7 +41,7 @@ private[sparkkinesis] object StreamArns {
     arns
   }
 
-  /** What calls to Kinesis name each stream by (stream name -> ARN), see [[io.github.sparkkinesis.client.ConnectionConfig]]. */
+  /** What calls to Kinesis name each stream by: stream name -> ARN (`ConnectionConfig.streamArns`). */
   def byName(arns: Option[Seq[StreamArn]]): Map[String, String] =
     arns.fold(Map.empty[String, String])(_.map(a => a.name -> a.arn).toMap)
 }

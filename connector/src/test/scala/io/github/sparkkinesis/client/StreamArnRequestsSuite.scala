@@ -40,7 +40,8 @@ class StreamArnRequestsSuite extends AnyFunSuite with Matchers {
     override def close(): Unit = ()
 
     override def listShards(r: ListShardsRequest): ListShardsResponse = answer(r) {
-      val (shard, next) = if (r.nextToken() == null) ("shardId-000000000000", "page-2") else ("shardId-000000000001", null)
+      val (shard, next) =
+        if (r.nextToken() == null) ("shardId-000000000000", "page-2") else ("shardId-000000000001", null)
       ListShardsResponse.builder().shards(Shard.builder().shardId(shard).build()).nextToken(next).build()
     }
 
@@ -77,14 +78,15 @@ class StreamArnRequestsSuite extends AnyFunSuite with Matchers {
   }
 
   /** (StreamName, StreamARN) of every request, named by the API call it was. */
-  private def named(client: RecordingClient): Seq[(String, Option[String], Option[String])] = client.requests.toSeq.map {
-    case r: ListShardsRequest => ("ListShards", Option(r.streamName()), Option(r.streamARN()))
-    case r: DescribeStreamSummaryRequest => ("DescribeStreamSummary", Option(r.streamName()), Option(r.streamARN()))
-    case r: GetShardIteratorRequest => ("GetShardIterator", Option(r.streamName()), Option(r.streamARN()))
-    case r: GetRecordsRequest => ("GetRecords", None, Option(r.streamARN()))
-    case r: PutRecordsRequest => ("PutRecords", Option(r.streamName()), Option(r.streamARN()))
-    case other => fail(s"unexpected request $other")
-  }
+  private def named(client: RecordingClient): Seq[(String, Option[String], Option[String])] =
+    client.requests.toSeq.map {
+      case r: ListShardsRequest => ("ListShards", Option(r.streamName()), Option(r.streamARN()))
+      case r: DescribeStreamSummaryRequest => ("DescribeStreamSummary", Option(r.streamName()), Option(r.streamARN()))
+      case r: GetShardIteratorRequest => ("GetShardIterator", Option(r.streamName()), Option(r.streamARN()))
+      case r: GetRecordsRequest => ("GetRecords", None, Option(r.streamARN()))
+      case r: PutRecordsRequest => ("PutRecords", Option(r.streamName()), Option(r.streamARN()))
+      case other => fail(s"unexpected request $other")
+    }
 
   test("every request about a stream named by ARN names the ARN and not the name") {
     val client = new RecordingClient
