@@ -111,9 +111,10 @@ fmt: venv
 	$(SBT) $(foreach p,$(FMT_PROJECTS),$(p)/scalafmtAll)
 	$(VENV)/bin/ruff check --fix $(RUFF_PATHS)
 
-# Unused imports, privates and locals are compile errors (build.sbt: unusedCodeIsAnError), so the
-# Scala lint is the compile itself. make test runs the same sbt tasks in its one sbt start.
-SBT_LINT := connector/Test/compile
+# scalafmt's check of every source folder (.scalafmt.conf; make fmt applies it), and the compile:
+# unused imports, privates and locals are compile errors (build.sbt: unusedCodeIsAnError).
+# make test runs the same sbt tasks in its one sbt start.
+SBT_LINT := $(foreach p,$(FMT_PROJECTS),$(p)/scalafmtCheckAll) connector/Test/compile
 lint: venv
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
 	$(SBT) $(SBT_LINT)

@@ -212,7 +212,8 @@ final class FakeKinesisApi extends KinesisApi {
     val batch = shard.records.slice(start, until).toSeq
     val atTip = until == shard.records.size
     val next = if (atTip && shard.closed) None else Some(encode(stream, shardId, until))
-    val behind = if (atTip || alwaysZeroBehind) 0L else (shard.records.last.approximateArrivalMillis -
+    val behind = if (atTip || alwaysZeroBehind) 0L
+    else (shard.records.last.approximateArrivalMillis -
       shard.records(until - 1).approximateArrivalMillis).max(1L)
     // Split aggregates as the SDK adapter does.
     val (records, kpl) = UserRecords.expand(

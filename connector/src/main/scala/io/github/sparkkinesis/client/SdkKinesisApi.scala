@@ -54,7 +54,8 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
 
   override def shardIterator(stream: String, shardId: String, position: ShardPosition): String = {
     val request = SdkPositions.iteratorRequest(stream, shardId, position)
-    call("GetShardIterator", s"shard $stream/$shardId", Some(stream))(client().getShardIterator(request).shardIterator())
+    call("GetShardIterator", s"shard $stream/$shardId", Some(stream))(
+      client().getShardIterator(request).shardIterator())
   }
 
   override def getRecords(iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch = {
@@ -78,17 +79,18 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
       e.explicitHashKey.foreach(entry.explicitHashKey)
       entry.build()
     }.asJava).build()
-    val response = try {
-      call("PutRecords", s"stream '$stream'", Some(stream))(client().putRecords(request))
-    } catch {
-      // The whole call was throttled (after the SDK's own retries): every entry was refused.
-      case t: ThrottledException =>
-        val code = t.getCause match {
-          case e: AwsServiceException if e.awsErrorDetails() != null => e.awsErrorDetails().errorCode()
-          case _ => "ProvisionedThroughputExceededException"
-        }
-        return entries.map(_ => PutFailure(code, t.getMessage))
-    }
+    val response =
+      try {
+        call("PutRecords", s"stream '$stream'", Some(stream))(client().putRecords(request))
+      } catch {
+        // The whole call was throttled (after the SDK's own retries): every entry was refused.
+        case t: ThrottledException =>
+          val code = t.getCause match {
+            case e: AwsServiceException if e.awsErrorDetails() != null => e.awsErrorDetails().errorCode()
+            case _ => "ProvisionedThroughputExceededException"
+          }
+          return entries.map(_ => PutFailure(code, t.getMessage))
+      }
     val results = response.records().asScala.toIndexedSeq
     require(results.size == entries.size,
       s"PutRecords to stream '$stream' answered for ${results.size} of ${entries.size} records")
@@ -103,4 +105,3 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
   private def call[T](operation: String, target: String, stream: Option[String])(body: => T): T =
     SdkCalls(operation, target, stream, connection)(body)
 }
-

@@ -30,7 +30,8 @@ object SdkPositions {
 
   def iteratorRequest(stream: String, shardId: String, position: ShardPosition): GetShardIteratorRequest = {
     val s = start(position)
-    val request = GetShardIteratorRequest.builder().streamName(stream).shardId(shardId).shardIteratorType(s.iteratorType)
+    val request =
+      GetShardIteratorRequest.builder().streamName(stream).shardId(shardId).shardIteratorType(s.iteratorType)
     s.sequenceNumber.foreach(request.startingSequenceNumber)
     s.timestamp.foreach(request.timestamp)
     request.build()
