@@ -11,25 +11,31 @@ PY := $(VENV)/bin/python
 SBT := build/sbt
 VERSION := $(shell sed -n 's/.*val project = "\(.*\)"/\1/p' project/Versions.scala)
 # One assembly jar per Spark line (project/SparkLines.scala); the default line's comes first.
-# SPARK_LINES=default builds only that one, for a quicker edit-test loop on Spark 4.2.
+# SPARK_LINES=default builds only that one, for a quicker edit-test loop on Spark 4.2;
+# SPARK_LINES=tested the two lines make test tests (4.2, and 3.5 on Scala 2.12); all (the
+# default) every line.
 line_jar = $(1)/target/scala-$(2)/spark-sql-kinesis-$(3)_$(2)-assembly-$(VERSION).jar
 JAR := $(call line_jar,connector,2.13,4.2)
+JAR_3.5_2.12 := $(call line_jar,connector/lines/spark-3.5_2.12,2.12,3.5)
 ALL_JARS := $(JAR) \
 	$(call line_jar,connector/lines/spark-4.1,2.13,4.1) \
 	$(call line_jar,connector/lines/spark-4.0,2.13,4.0) \
 	$(call line_jar,connector/lines/spark-3.5_2.13,2.13,3.5) \
-	$(call line_jar,connector/lines/spark-3.5_2.12,2.12,3.5)
+	$(JAR_3.5_2.12)
 SPARK_LINES ?= all
 ifeq ($(SPARK_LINES),default)
-SBT_PROJECT := connector
+SBT_PROJECTS := connector
 JARS := $(JAR)
+else ifeq ($(SPARK_LINES),tested)
+SBT_PROJECTS := connector spark35_212
+JARS := $(JAR) $(JAR_3.5_2.12)
 else
-SBT_PROJECT := allLines
+SBT_PROJECTS := allLines
 JARS := $(ALL_JARS)
 endif
 JARS_DIR := python/pyspark_kinesis/jars
 
-.PHONY: help readme-options fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line bench-mock bench-jar bench-baseline
+.PHONY: test-tested-lines help readme-options fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line bench-mock bench-jar bench-baseline
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
@@ -51,7 +57,7 @@ $(VENV)/.installed: requirements-dev.txt
 
 venv: $(VENV)/.installed
 
-SBT_BUILD := $(SBT_PROJECT)/assembly $(SBT_PROJECT)/package $(SBT_PROJECT)/publishM2
+SBT_BUILD := $(foreach p,$(SBT_PROJECTS),$(p)/assembly $(p)/package $(p)/publishM2)
 SOURCES := $(shell find connector/src/main project -type f -not -path '*/target/*') build.sbt
 
 # The assembly jars (SDK, Netty and the rest shaded), the thin jars, and the copies in the
@@ -72,7 +78,7 @@ wheel: $(JARS) venv
 	$(PY) -m pip install --quiet --force-reinstall --no-deps python/dist/pyspark_kinesis-*.whl
 
 publish-local:
-	$(SBT) $(SBT_PROJECT)/publishM2 $(SBT_PROJECT)/publishLocal
+	$(SBT) $(foreach p,$(SBT_PROJECTS),$(p)/publishM2 $(p)/publishLocal)
 
 # The unit tests on the newest line and on the oldest (Spark 3.5, Scala 2.12).
 SBT_TESTS := connector/test spark35_212/test
@@ -112,9 +118,13 @@ lint: venv
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
 	$(SBT) $(SBT_LINT)
 
-# One sbt start builds, tests and publishes every Spark line; then the Python and end-to-end
-# suites on Spark 4.2, and the end-to-end core on Spark 3.5.
-test: venv
+# One sbt start lints, tests and builds the two Spark lines make test tests: 4.2 (the newest)
+# and 3.5 on Scala 2.12 (the oldest); then the Python and end-to-end suites on Spark 4.2, and
+# the end-to-end core on Spark 3.5. make test-compat builds and tests every line.
+test:
+	$(MAKE) --no-print-directory SPARK_LINES=tested test-tested-lines
+
+test-tested-lines: venv
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
 	$(SBT) $(SBT_LINT) $(SBT_TESTS) $(SBT_BUILD) | build/test-summary
 	touch $(JARS)

@@ -35,10 +35,13 @@ def kinesis(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def _delete_streams_after_each_test(request):
-    """Streams a test created on the session's Kinesis are deleted when it ends."""
+    """Streams a test created on the session's Kinesis are deleted when it ends (those of
+    module-scoped fixtures, made before the test, stay for the module's other tests)."""
+    kinesis = request.getfixturevalue("kinesis") if "kinesis" in request.fixturenames else None
+    before = set(kinesis.created) if kinesis else set()
     yield
-    if "kinesis" in request.fixturenames:
-        request.getfixturevalue("kinesis").delete_created_streams()
+    if kinesis:
+        kinesis.delete_created_streams(keep=before)
 
 
 @pytest.fixture

@@ -133,11 +133,10 @@ class Kinesis:
                 raise TimeoutError(f"stream {name} still {summary['StreamStatus']} after {timeout}s")
             time.sleep(0.1)
 
-    def delete_created_streams(self):
-        """Deletes every stream create_stream made since the last call: a session's shards stay
+    def delete_created_streams(self, keep=()):
+        """Deletes the streams create_stream made, but those in `keep`: a session's shards stay
         under the account's shard limit however many tests create streams."""
-        while self.created:
-            name = self.created[-1]
+        for name in [n for n in self.created if n not in keep]:
             for _ in range(50):  # a stream still resharding cannot be deleted yet
                 try:
                     self.delete_stream(name)

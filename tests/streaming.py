@@ -81,6 +81,37 @@ def read_all(kinesis, stream):
             for r in read_shard(client, stream, shard["ShardId"])]
 
 
+def read_deaggregated(kinesis, stream):
+    """Every user record of a stream as aws-kinesis-agg (the format's reference de-aggregator)
+    splits what boto3 GetRecords returns, shard by shard in order:
+    [(shardId, partitionKey, bytes, aggregated)]. It checks no hash-key range."""
+    import base64
+
+    from aws_kinesis_agg.deaggregator import iter_deaggregate_records
+
+    client, out = kinesis.client, []
+    for shard in client.list_shards(StreamName=stream)["Shards"]:
+        for user in iter_deaggregate_records(read_shard(client, stream, shard["ShardId"]), data_format="Boto3"):
+            record = user["kinesis"]
+            aggregated = bool(record.get("aggregated"))
+            data = base64.b64decode(record["data"]) if aggregated else record["data"]
+            out.append((shard["ShardId"], record["partitionKey"], data, aggregated))
+    return out
+
+
+def assert_first_copies_in_order(pairs):
+    """[(key, n)] as read, shard by shard in order: the first copy of each key's records comes
+    in increasing n. At-least-once writes may repeat a record later (a retried call whose answer
+    was lost, a task run again), so only first copies are compared."""
+    seen, firsts = set(), {}
+    for key, n in pairs:
+        if (key, n) not in seen:
+            seen.add((key, n))
+            firsts.setdefault(key, []).append(n)
+    wrong = {key: ns for key, ns in firsts.items() if ns != sorted(ns)}
+    assert not wrong, f"{len(wrong)} keys out of order, e.g. {next(iter(wrong.items()))}"
+
+
 def kinesis_writer(df, kinesis, stream=None, **options):
     """df.write.format("kinesis").mode("append") at the test Kinesis (streamName unless None)."""
     writer = (df.write.format("kinesis").mode("append")

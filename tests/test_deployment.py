@@ -1,5 +1,6 @@
 """End to end: the connector reached the ways users reach it besides configure():
-spark-submit --packages from the local Maven repository, and executors in their own JVMs."""
+spark-submit --packages from the local Maven repository, and --jars on executors in their own
+JVMs (one of which is killed while the query reads)."""
 
 import json
 import os
@@ -9,10 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from processes import executor_pids
-from streaming import READ_MODES, make_records, mode_options
+from streaming import make_records
 
 APPS = Path(__file__).parent / "apps"
 APP = APPS / "read_stream_to_json.py"
@@ -58,28 +57,11 @@ def test_spark_submit_packages_resolves_the_connector_of_this_spark_line(kinesis
     assert sorted((r["partitionKey"], r["data"]) for r in rows) == sorted((k, d.decode()) for k, d in records)
 
 
-def test_executors_in_separate_jvms_read_every_record_once(kinesis, tmp_path):
+# Executors in their own JVMs, one of them killed: polling here; both modes, under faults as
+# well, in the reliability suite (tests/reliability/test_executor_loss.py, make test-reliability).
+def test_an_executor_killed_mid_stream_loses_and_repeats_nothing(kinesis, tmp_path):
     import pyspark_kinesis
 
-    stream = kinesis.create_stream(shards=4)
-    records = make_records(400)
-    placed = kinesis.put_records(stream, records)
-    output = tmp_path / "out"
-
-    stdout = spark_submit(["--master", "local-cluster[2,1,1024]", "--jars", pyspark_kinesis.jar_path(),
-                           str(APP), stream, kinesis.endpoint, kinesis.region, str(output)], tmp_path)
-
-    assert "EXECUTOR_JVMS=3" in stdout, "two executor JVMs besides the driver"
-    rows = read_json_rows(output)
-    assert len(rows) == len(records)
-    assert {(r["shardId"], r["sequenceNumber"]) for r in rows} == set(placed)
-
-
-@pytest.mark.parametrize("mode", READ_MODES)
-def test_an_executor_killed_mid_stream_loses_and_repeats_nothing(kinesis, tmp_path, mode):
-    import pyspark_kinesis
-
-    consumer = [mode_options(mode)["consumerName"]] if mode == "efo" else []
     stream = kinesis.create_stream(shards=4)
     first, second = make_records(200, "first"), make_records(200, "second")
     output, log = tmp_path / "out", tmp_path / "app.log"
@@ -90,7 +72,7 @@ def test_an_executor_killed_mid_stream_loses_and_repeats_nothing(kinesis, tmp_pa
         app = subprocess.Popen(
             [str(bin_dir / "spark-submit"), "--master", "local-cluster[2,1,1024]", "--conf", "spark.ui.enabled=false",
              "--jars", pyspark_kinesis.jar_path(), str(APPS / "stream_until_count.py"),
-             stream, kinesis.endpoint, kinesis.region, str(output), str(len(first) + len(second)), *consumer],
+             stream, kinesis.endpoint, kinesis.region, str(output), str(len(first) + len(second))],
             env=env, stdout=subprocess.PIPE, stderr=log_file, text=True)
         try:
             seen = 0

@@ -91,7 +91,8 @@ def test_subscribe_to_shard_reads_exactly_the_records_put_across_a_resubscriptio
     result = json.loads(last)
     assert result["data"] == [data.decode() for _, data in first + second]
     assert result["sequenceNumbers"] == [seq for _, seq in placed]
-    assert result["subscriptions"] == 2 and result["resubscriptions"] == 1
+    # The forced renewal, and on a loaded machine maybe one more after a time-out: each counted.
+    assert result["subscriptions"] >= 2 and result["resubscriptions"] == result["subscriptions"] - 1
     assert result["position"] == f"AfterSequence({placed[-1][1]})"
     # The consumer was deregistered by the probe (--deregister).
     arn = kinesis.client.describe_stream_summary(StreamName=one_shard_stream)["StreamDescriptionSummary"]["StreamARN"]

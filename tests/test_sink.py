@@ -169,10 +169,11 @@ def test_throttled_puts_are_retried_with_back_off_until_every_record_is_written(
     records = make_records(50)
     kinesis.put_records(source, records)
 
-    # The first 6 PutRecords calls are refused: more than the AWS SDK retries by itself.
+    # The first 6 PutRecords calls are refused: more than the AWS SDK retries one call by itself
+    # (one call at a time: with four, lanes by key, the SDK's retries of each would absorb them).
     fault_proxy.add(Fault.error("PutRecords", "ProvisionedThroughputExceededException", first=6))
     query = _copy_through(spark, kinesis, fault_proxy.endpoint, source, target, tmp_path / "chk",
-                          putRetryBackoff="50ms", maxPutRetryBackoff="200ms")
+                          putRetryBackoff="50ms", maxPutRetryBackoff="200ms", maxInFlightPuts="1")
     assert query.exception() is None, query.exception()
     assert fault_proxy.injected[("PutRecords", "ProvisionedThroughputExceededException")] == 6
 

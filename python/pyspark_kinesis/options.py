@@ -49,6 +49,7 @@ AT_TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSX"
 # Bounds the builders check, from the registry.
 MAX_FETCH_RATE_MB_PER_S = float(_registry.option("maxFetchRate").max or 0)
 CONSUMER_MODES = _registry.option("consumerMode").allowed
+AGGREGATIONS = _registry.option("aggregation").allowed
 
 _REDACTED = "*********(redacted)"
 
@@ -492,6 +493,31 @@ class KinesisSinkOptions(_KinesisOptions):
         """``maxPutLinger``: longest a record waits for its PutRecords call to fill before it is
         sent anyway, 1ms to 10m (default 50ms); keeps latency low in real-time mode."""
         return self._set("maxPutLinger", _duration_option("maxPutLinger", linger))
+
+    # -- packing and order ----------------------------------------------------------------
+
+    def aggregation(self, mode: str) -> KinesisSinkOptions:
+        """``aggregation``: ``"none"`` (one Kinesis record per row) or ``"kpl"`` (default ``none``).
+
+        ``"kpl"`` packs the rows bound for one shard into KPL aggregates of up to 1 MiB, which
+        this connector, the KCL and the Databricks Runtime split again: far fewer Kinesis
+        records for small rows. The write then also needs ``kinesis:ListShards``.
+        """
+        _require_type("aggregation", mode, str, "str")
+        value = mode.strip().lower()
+        if value not in AGGREGATIONS:
+            shown = " or ".join(repr(m) for m in AGGREGATIONS)
+            raise ValueError(f"aggregation must be {shown}, got {mode!r}")
+        return self._set("aggregation", value)
+
+    def order_per_key(self, ordered: bool) -> KinesisSinkOptions:
+        """``orderPerKey``: keep each partition key's records in the order written (default true).
+
+        ``False`` lets one key's records share PutRecords calls and overtake each other on
+        retries: more records per second for a few busy keys without aggregation.
+        """
+        _require_type("orderPerKey", ordered, bool, "bool")
+        return self._set("orderPerKey", "true" if ordered else "false")
 
     # -- output ---------------------------------------------------------------------------
 

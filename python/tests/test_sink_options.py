@@ -39,6 +39,11 @@ CASES = [
     ("max_put_retry_backoff", "10m", "maxPutRetryBackoff", "10m"),
     ("max_put_linger", "50ms", "maxPutLinger", "50ms"),
     ("max_put_linger", timedelta(milliseconds=5), "maxPutLinger", "5ms"),
+    ("aggregation", "kpl", "aggregation", "kpl"),
+    ("aggregation", " KPL ", "aggregation", "kpl"),
+    ("aggregation", "none", "aggregation", "none"),
+    ("order_per_key", False, "orderPerKey", "false"),
+    ("order_per_key", True, "orderPerKey", "true"),
 ]
 
 
@@ -82,6 +87,9 @@ TYPE_ERRORS = [
     ("put_retry_backoff", 100, "int"),
     ("max_put_retry_backoff", None, "NoneType"),
     ("aws_secret_key", None, "NoneType"),
+    ("aggregation", True, "bool"),
+    ("order_per_key", "false", "str"),
+    ("order_per_key", 1, "int"),
 ]
 
 
@@ -109,6 +117,8 @@ VALUE_ERRORS = [
     ("put_retry_backoff", "1.5s", "putRetryBackoff"),
     ("max_put_retry_backoff", "11m", "maxPutRetryBackoff"),
     ("max_put_linger", "0ms", "maxPutLinger"),
+    ("aggregation", "kcl", "aggregation"),
+    ("aggregation", "", "aggregation"),
 ]
 
 
@@ -125,6 +135,8 @@ def test_value_errors_say_what_is_allowed():
         opts().max_records_per_put(1000)
     with pytest.raises(ValueError, match="at most 5mb"):
         opts().max_bytes_per_put("10mb")
+    with pytest.raises(ValueError, match="'none' or 'kpl'"):
+        opts().aggregation("kinesis")
 
 
 def test_repr_redacts_secrets():

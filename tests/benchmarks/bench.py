@@ -5,7 +5,7 @@ and <date>.png and prints the table. Timings here only: never pass/fail.
     python tests/benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--quick]
 
 Rows: backend, polling, efo, limits-polling, limits-efo, latency-default, latency-low, idle,
-scale-100, scale-1000, scale-10000, memory. Builds: --jar label=path (repeatable); by default
+scale-100, scale-1000, scale-10000, memory, sink, sink-limits. Builds: --jar label=path (repeatable); by default
 "now" (the jar `make wheel` built) and "before" (.bench/baseline.jar, made by
 `make bench-baseline` from BENCH_BASELINE) when it exists. Every figure is of one run on one
 machine: compare the builds with each other, not with other machines.
@@ -28,6 +28,7 @@ from bench_backend import CREDENTIALS, ROOT, BenchKinesis, bare_sdk_reader, cpu_
 from bench_report import write_report  # noqa: E402
 
 RECORD = 1024
+SMALL = 100  # the sink rows' size: data plus partition key
 LOW_LATENCY = {"maxFetchDuration": "200ms", "minFetchPeriod": "210ms"}
 
 
@@ -149,6 +150,31 @@ def memory(args, jars):
     return results
 
 
+def sink(limits):
+    """Writing small rows (SMALL bytes, data plus partition key) with aggregation none and kpl,
+    side by side in one Spark session per build; without and with the per-shard write limits
+    (1,000 records and 1 MiB a second per shard, 4 shards), and the ratio kpl / none."""
+    def row(args, jars):
+        rows = args.sink_rows // (4 if limits else 1)
+        streams = [arg for name in ("s-none", "s-kpl", "warm") for arg in ("--stream", f"{name}:4:0:{SMALL}")]
+        results = []
+        for label, jar in jars:
+            with BenchKinesis((["--limits"] if limits else []) + streams) as k:
+                spec = {"endpoint": k.endpoint, "stream": "s", "warm_stream": "warm", "rows": rows,
+                        "warm_rows": max(2000, rows // 10), "row_size": SMALL, "partitions": 2,
+                        "aggregations": ["none", "kpl"], "timeout_s": 900}
+                measured = run_spark("sink", jar, spec)
+            for aggregation, r in measured.items():
+                results.append({"build": f"{label}, aggregation {aggregation}", **r})
+            none, kpl = measured.get("none", {}), measured.get("kpl", {})
+            if "records_per_s" in none and "records_per_s" in kpl:
+                results.append({"build": f"{label}, kpl / none",
+                                "ratio": kpl["records_per_s"] / none["records_per_s"],
+                                "cpu_ratio": kpl["records_per_cpu_s"] / none["records_per_cpu_s"]})
+        return results
+    return row
+
+
 ROWS = {
     "backend": backend,
     "polling": throughput("polling"),
@@ -162,6 +188,8 @@ ROWS = {
     "scale-1000": scale(1000),
     "scale-10000": scale(10000),
     "memory": memory,
+    "sink": sink(limits=False),
+    "sink-limits": sink(limits=True),
 }
 
 
@@ -182,6 +210,8 @@ def main():
     parser.add_argument("--jar", action="append", default=[], help="label=path of a connector jar (repeatable)")
     parser.add_argument("--records-per-shard", type=int, default=25000,
                         help="throughput rows: 8 shards x this many 1 KB records")
+    parser.add_argument("--sink-rows", type=int, default=200000,
+                        help="sink rows: rows written per setting (a quarter with the write limits)")
     parser.add_argument("--window-s", type=int, default=30,
                         help="measuring window of the limits, latency and idle rows")
     args = parser.parse_args()

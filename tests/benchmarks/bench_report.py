@@ -43,6 +43,11 @@ def figures(row, r):
     if row == "memory":
         return (f"peak block memory **{_n(r['peak_block_mb'], 1)} MB** with fetchBufferSize {r['fetch_buffer_mb']} MB; "
                 f"peak heap {_n(r['peak_heap_mb'])} MB; {_n(r['records'])} records")
+    if row.startswith("sink"):
+        if "ratio" in r:
+            return f"**{_n(r['ratio'], 1)}x the rows/s** of none, {_n(r['cpu_ratio'], 1)}x the rows per CPU-second"
+        return (f"**{_n(r['records_per_s'])} rows/s**, {_n(r['records_per_cpu_s'])} rows/CPU-s; "
+                f"{_n(r['records'])} rows in {_n(r['kinesis_records'])} Kinesis records, {_n(r['seconds'], 1)} s")
     return json.dumps(r)
 
 

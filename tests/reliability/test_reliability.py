@@ -122,11 +122,12 @@ def reset_and_throttled_reads(proxy, Fault):
 
 
 # KPL aggregates under faults: every user record once, in order per key, also when batches end
-# inside aggregates (a small maxRecordsPerFetch) and across a restart.
+# inside aggregates (a small maxRecordsPerFetch) and across a restart. make test reads
+# aggregates through a restart and a re-run in tests/test_kpl.py; these rows add the faults.
 KPL = [
     Row("KPL aggregates, GetRecords throttled and reset, restart", "polling", "micro-batch",
         reset_and_throttled_reads,
-        (("GetRecords", THROTTLED),), fast=True, restart=True, aggregated=True),
+        (("GetRecords", THROTTLED),), restart=True, aggregated=True),
     Row("KPL aggregates, subscriptions cut mid-event", "efo", "micro-batch",
         lambda p, Fault: p.add(Fault.cut_mid_event(after_events=2, first=2)),
         (("SubscribeToShard", "cut_mid_event"),), aggregated=True),

@@ -6,22 +6,31 @@ import java.util.concurrent.atomic.AtomicInteger
 
 import scala.collection.mutable
 
-import io.github.sparkkinesis.client.{KinesisPutApi, PutEntry, PutFailure}
+import io.github.sparkkinesis.client.{KinesisPutApi, PutEntry, PutFailure, PutResult, PutStored, ShardDescription}
+import io.github.sparkkinesis.kpl.{Deaggregator, HashKeyRange, UserRecord}
 
 /**
  * An in-memory PutRecords behind [[KinesisPutApi]]. It stores what it accepts per stream, in
- * arrival order, and refuses entries as a test scripts it with [[refuse]]: the way Kinesis
- * refuses some entries of a call when a shard is over its limits. It checks the Kinesis limits
- * of a call itself, so a test fails if the sink ever sends more than Kinesis takes.
+ * arrival order, on the shard whose hash-key range holds the entry's hash key (as Kinesis
+ * routes), and refuses entries as a test scripts it with [[refuse]]: the way Kinesis refuses
+ * some entries of a call when a shard is over its limits. It checks the Kinesis limits of a
+ * call itself, so a test fails if the sink ever sends more than Kinesis takes. A stream has
+ * one shard unless a test gives it more ([[shards]]) or splits one ([[split]]).
  */
 final class FakeKinesisPutApi extends KinesisPutApi {
-  /** One call as sent: the stream, how many entries, how many bytes (data + partition keys). */
-  final case class Call(stream: String, records: Int, bytes: Long)
+  import FakeKinesisPutApi._
 
-  private val stored = mutable.Map.empty[String, mutable.ArrayBuffer[PutEntry]]
+  /** One call as sent: the stream, how many entries, how many bytes (data + partition keys), their keys. */
+  final case class Call(stream: String, records: Int, bytes: Long, keys: Seq[String])
+
+  private final case class Shard(id: String, range: HashKeyRange, var closed: Boolean = false)
+
+  private val stored = mutable.Map.empty[String, mutable.ArrayBuffer[(String, PutEntry)]]
+  private val shardsOf = mutable.Map.empty[String, mutable.ArrayBuffer[Shard]]
   private val sent = mutable.ArrayBuffer.empty[Call]
   private var refusal: (Int, PutEntry) => Option[String] = (_, _) => None
   private var failure: Option[RuntimeException] = None
+  private var listings = 0
   private val active = new AtomicInteger()
   private val mostActive = new AtomicInteger()
   @volatile private var gate: Option[CountDownLatch] = None
@@ -43,18 +52,60 @@ final class FakeKinesisPutApi extends KinesisPutApi {
 
   def open(): Unit = gate.foreach(_.countDown())
 
+  /** `stream` gets `count` open shards splitting the hash keys evenly, as CreateStream makes them. */
+  def shards(stream: String, count: Int): this.type = synchronized {
+    val step = (HashKeyRange.MaxHashKey + 1) / count
+    shardsOf(stream) = mutable.ArrayBuffer.tabulate(count) { i =>
+      val end = if (i == count - 1) HashKeyRange.MaxHashKey else step * (i + 1) - 1
+      Shard(shardId(i), HashKeyRange(step * i, end))
+    }
+    this
+  }
+
+  /** Splits an open shard in two at the middle of its range: it closes, two children take its keys. */
+  def split(stream: String, shard: String): Unit = synchronized {
+    val all = shardsFor(stream)
+    val parent = all.find(s => s.id == shard && !s.closed).getOrElse(throw new IllegalArgumentException(shard))
+    val middle = (parent.range.start + parent.range.end) / 2
+    parent.closed = true
+    all += Shard(shardId(all.size), HashKeyRange(parent.range.start, middle))
+    all += Shard(shardId(all.size), HashKeyRange(middle + 1, parent.range.end))
+  }
+
   def calls: Seq[Call] = synchronized(sent.toSeq)
+
+  def listShardsCalls: Int = synchronized(listings)
 
   /** The most calls that were ever running at the same time. */
   def mostCallsInFlight: Int = mostActive.get
 
   def callsInFlight: Int = active.get
 
-  def records(stream: String): Seq[PutEntry] = synchronized(stored.get(stream).map(_.toSeq).getOrElse(Nil))
+  def records(stream: String): Seq[PutEntry] = synchronized(stored.get(stream).map(_.map(_._2).toSeq).getOrElse(Nil))
 
-  def texts(stream: String): Seq[String] = records(stream).map(e => new String(e.data, StandardCharsets.UTF_8))
+  def texts(stream: String): Seq[String] = records(stream).map(e => text(e.data))
 
-  override def putRecords(stream: String, entries: IndexedSeq[PutEntry]): IndexedSeq[Option[PutFailure]] = {
+  /**
+   * The user records a reader gets from the stream, shard by shard in arrival order: aggregates
+   * split, and user records outside the hash-key range of the shard Kinesis stored them on
+   * dropped, as this connector and the KCL read.
+   */
+  def userRecords(stream: String): Seq[(String, UserRecord)] = synchronized {
+    val ranges = shardsFor(stream).map(s => s.id -> s.range).toMap
+    val byShard = stored.get(stream).map(_.toSeq).getOrElse(Nil).groupBy(_._1)
+    shardsFor(stream).toSeq.flatMap { shard =>
+      byShard.getOrElse(shard.id, Nil).flatMap { case (_, e) =>
+        Deaggregator(e.partitionKey, e.data, Some(ranges(shard.id))).records.map(shard.id -> _)
+      }
+    }
+  }
+
+  override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = synchronized {
+    listings += 1
+    shardsFor(stream).toSeq.map(s => ShardDescription(s.id, None, None, s.closed, Some(s.range)))
+  }
+
+  override def putRecords(stream: String, entries: IndexedSeq[PutEntry]): IndexedSeq[PutResult] = {
     val now = active.incrementAndGet()
     mostActive.accumulateAndGet(now, math.max)
     try {
@@ -63,20 +114,26 @@ final class FakeKinesisPutApi extends KinesisPutApi {
         val bytes = entries.map(_.size.toLong).sum
         require(entries.nonEmpty && entries.size <= 500, s"a PutRecords call of ${entries.size} records")
         require(bytes <= 5L * 1024 * 1024, s"a PutRecords call of $bytes bytes")
+        entries.foreach(e => require(e.size <= 1024 * 1024, s"a record of ${e.size} bytes"))
         failure.foreach(e => throw e)
-        sent += Call(stream, entries.size, bytes)
+        sent += Call(stream, entries.size, bytes, entries.map(_.partitionKey))
         val call = sent.size
         entries.map { entry =>
           refusal(call, entry) match {
-            case Some(code) => Some(PutFailure(code, s"$code (fake)"))
+            case Some(code) => PutFailure(code, s"$code (fake)")
             case None =>
-              stored.getOrElseUpdate(stream, mutable.ArrayBuffer.empty) += entry
-              None
+              val hashKey = HashKeyRange.hashKeyOf(entry.partitionKey, entry.explicitHashKey)
+              val shard = shardsFor(stream).find(s => !s.closed && s.range.contains(hashKey)).get
+              stored.getOrElseUpdate(stream, mutable.ArrayBuffer.empty) += shard.id -> entry
+              PutStored(shard.id)
           }
         }
       }
     } finally active.decrementAndGet()
   }
+
+  private def shardsFor(stream: String): mutable.ArrayBuffer[Shard] =
+    shardsOf.getOrElseUpdate(stream, mutable.ArrayBuffer(Shard(shardId(0), HashKeyRange(0, HashKeyRange.MaxHashKey))))
 }
 
 object FakeKinesisPutApi {
@@ -86,6 +143,13 @@ object FakeKinesisPutApi {
     PutEntry(k, data, None, data.length + k.getBytes(StandardCharsets.UTF_8).length)
   }
 
-  /** An entry of exactly `size` bytes, data plus its one-character key. */
-  def sized(size: Int): PutEntry = PutEntry("k", new Array[Byte](size - 1), None, size)
+  /** An entry of exactly `size` bytes, data plus its key (one character unless given). */
+  def sized(size: Int, key: String = "k"): PutEntry = {
+    val keyBytes = key.getBytes(StandardCharsets.UTF_8).length
+    PutEntry(key, new Array[Byte](size - keyBytes), None, size)
+  }
+
+  def text(bytes: Array[Byte]): String = new String(bytes, StandardCharsets.UTF_8)
+
+  def shardId(i: Int): String = f"shardId-$i%012d"
 }

@@ -77,8 +77,16 @@ final class BenchStream(val name: String, shardCount: Int, recordsPerShard: Long
     else shards.lift(digits.toInt).filter(_.shardId == shardId)
   }
 
-  /** The shard a partition key lands on (a stable hash; Kinesis uses MD5, benchmarks need only spread). */
-  def shardFor(partitionKey: String): BenchShard = shards(Math.floorMod(partitionKey.hashCode, shards.size))
+  /**
+   * The shard a put lands on, as Kinesis routes it: the shard whose hash-key range holds the
+   * explicit hash key, or else the MD5 of the partition key read as an unsigned 128-bit number.
+   */
+  def shardFor(partitionKey: String, explicitHashKey: Option[String]): BenchShard = {
+    val hashKey = explicitHashKey.map(BigInt(_)).getOrElse(
+      BigInt(1, java.security.MessageDigest.getInstance("MD5").digest(partitionKey.getBytes(java.nio.charset.StandardCharsets.UTF_8))))
+    val span = (BigInt(1) << 128) / shards.size
+    shards((hashKey / span).min(BigInt(shards.size - 1)).toInt)
+  }
 }
 
 final case class BenchConsumer(name: String, arn: String, createdMillis: Long)

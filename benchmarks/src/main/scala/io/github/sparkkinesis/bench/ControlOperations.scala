@@ -2,9 +2,10 @@ package io.github.sparkkinesis.bench
 
 /**
  * The control plane (streams, shards, consumers) and puts: small answers, written into `w`.
- * ListShards pages are at most 10,000 shards (MaxResults, default 1,000), as on Kinesis.
+ * ListShards pages are at most 10,000 shards (MaxResults, default 1,000), as on Kinesis. Puts
+ * go to the shard Kinesis would pick and, with `limits`, are refused past a shard's write limits.
  */
-final class ControlOperations(streams: BenchStreams) {
+final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
 
   def answer(operation: String, request: RequestDoc, w: DocWriter, reads: ReadOperations): Unit = operation match {
     case "GetShardIterator" =>
@@ -25,17 +26,21 @@ final class ControlOperations(streams: BenchStreams) {
       w.startMap(2); w.key("StreamNames"); w.startArray(names.size); names.foreach(w.string); w.endArray()
       w.key("HasMoreStreams"); w.string("false"); w.endMap()
     case "PutRecord" =>
-      val (shard, position) = put(streamOf(request), request)
+      val (shard, position) = put(streamOf(request), request).fold(message => throw KinesisFault.throttled(message), identity)
       w.startMap(2); w.key("SequenceNumber"); w.sequence(shard.sequencePrefix, position)
       w.key("ShardId"); w.string(shard.shardId); w.endMap()
     case "PutRecords" =>
       val stream = streamOf(request)
-      val entries = request.docs("Records")
-      w.startMap(2); w.key("FailedRecordCount"); w.long(0); w.key("Records"); w.startArray(entries.size)
-      entries.foreach { e =>
-        val (shard, position) = put(stream, e)
-        w.startMap(2); w.key("SequenceNumber"); w.sequence(shard.sequencePrefix, position)
-        w.key("ShardId"); w.string(shard.shardId); w.endMap()
+      val results = request.docs("Records").map(put(stream, _))
+      w.startMap(2); w.key("FailedRecordCount"); w.long(results.count(_.isLeft).toLong)
+      w.key("Records"); w.startArray(results.size)
+      results.foreach {
+        case Right((shard, position)) =>
+          w.startMap(2); w.key("SequenceNumber"); w.sequence(shard.sequencePrefix, position)
+          w.key("ShardId"); w.string(shard.shardId); w.endMap()
+        case Left(message) =>
+          w.startMap(2); w.key("ErrorCode"); w.string("ProvisionedThroughputExceededException")
+          w.key("ErrorMessage"); w.string(message); w.endMap()
       }
       w.endArray(); w.endMap()
     case "RegisterStreamConsumer" =>
@@ -85,10 +90,15 @@ final class ControlOperations(streams: BenchStreams) {
     w.endMap()
   }
 
-  private def put(stream: BenchStream, entry: RequestDoc): (BenchShard, Long) = {
+  /** The shard and position a record was stored at, or why it was refused (the shard's write limits). */
+  private def put(stream: BenchStream, entry: RequestDoc): Either[String, (BenchShard, Long)] = {
     val key = entry.string("PartitionKey").getOrElse(throw KinesisFault.invalid("PartitionKey is required"))
-    val shard = stream.shardFor(key)
-    (shard, shard.append(StoredRecord(key, entry.blob("Data"), System.currentTimeMillis())))
+    val data = entry.blob("Data")
+    val shard = stream.shardFor(key, entry.string("ExplicitHashKey"))
+    val size = data.length.toLong + key.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+    if (limits.exists(!_.admitPut(s"${stream.name}/${shard.shardId}", size))) {
+      Left(s"Rate exceeded for shard ${shard.shardId} in stream ${stream.name} under account 000000000000.")
+    } else Right(shard -> shard.append(StoredRecord(key, data, System.currentTimeMillis())))
   }
 
   private def listShards(request: RequestDoc, w: DocWriter): Unit = {

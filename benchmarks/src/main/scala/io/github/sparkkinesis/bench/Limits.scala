@@ -5,15 +5,18 @@ import scala.collection.mutable
 /**
  * The per-shard limits of Kinesis, applied when the endpoint runs with `--limits`: 5 GetRecords
  * a second and 2 MiB/s read per shard (shared by every polling reader), 2 MiB/s per consumer
- * and shard for enhanced fan-out, one SubscribeToShard a second per consumer and shard, and no
- * second subscription within 5 seconds of the last one. Keys are "stream/shard" or
- * "consumerArn/shard". Callers hold no lock; every method is synchronized.
+ * and shard for enhanced fan-out, one SubscribeToShard a second per consumer and shard, no
+ * second subscription within 5 seconds of the last one, and 1,000 records and 1 MiB a second
+ * written per shard. Keys are "stream/shard" or "consumerArn/shard". Callers hold no lock;
+ * every method is synchronized.
  */
 final class Limits(clock: () => Long = () => System.nanoTime()) {
   import Limits._
 
   private val getCalls = mutable.HashMap[String, mutable.Queue[Long]]()
   private val buckets = mutable.HashMap[String, (Double, Long)]()
+  private val putRecords = mutable.HashMap[String, (Double, Long)]()
+  private val putBytes = mutable.HashMap[String, (Double, Long)]()
   private val lastSubscribe = mutable.HashMap[String, Long]()
 
   /** Whether a GetRecords on `key` fits in 5 a second (counting it if so). */
@@ -30,17 +33,34 @@ final class Limits(clock: () => Long = () => System.nanoTime()) {
    * debt (one GetRecords returns up to 10 MiB, as on Kinesis), and the shard then reads
    * nothing until the debt is paid off.
    */
-  def readable(key: String): Long = synchronized(refill(key).toLong)
+  def readable(key: String): Long = synchronized(refill(buckets, key, ReadBytesPerSecond).toLong)
 
   def read(key: String, bytes: Long): Unit = synchronized {
-    buckets(key) = (refill(key) - bytes, clock())
+    buckets(key) = (refill(buckets, key, ReadBytesPerSecond) - bytes, clock())
   }
 
-  private def refill(key: String): Double = {
+  /**
+   * Whether a put of one record of `bytes` (data plus partition key) fits in the shard's 1,000
+   * records and 1 MiB a second (buckets of one second), taking it if so; Kinesis refuses the
+   * record with ProvisionedThroughputExceededException otherwise.
+   */
+  def admitPut(key: String, bytes: Long): Boolean = synchronized {
+    val records = refill(putRecords, key, PutRecordsPerSecond)
+    val room = refill(putBytes, key, PutBytesPerSecond)
+    if (records < 1 || room < bytes) false
+    else {
+      val now = clock()
+      putRecords(key) = (records - 1, now)
+      putBytes(key) = (room - bytes, now)
+      true
+    }
+  }
+
+  private def refill(tokens: mutable.HashMap[String, (Double, Long)], key: String, perSecond: Long): Double = {
     val now = clock()
-    val (tokens, at) = buckets.getOrElse(key, (ReadBytesPerSecond.toDouble, now))
-    val filled = math.min(ReadBytesPerSecond.toDouble, tokens + (now - at) / 1e9 * ReadBytesPerSecond)
-    buckets(key) = (filled, now)
+    val (left, at) = tokens.getOrElse(key, (perSecond.toDouble, now))
+    val filled = math.min(perSecond.toDouble, left + (now - at) / 1e9 * perSecond)
+    tokens(key) = (filled, now)
     filled
   }
 
@@ -62,6 +82,8 @@ final class Limits(clock: () => Long = () => System.nanoTime()) {
 object Limits {
   val GetRecordsPerSecond = 5
   val ReadBytesPerSecond: Long = 2L * 1024 * 1024
+  val PutRecordsPerSecond: Long = 1000
+  val PutBytesPerSecond: Long = 1024L * 1024
   val SubscribeRepeatSeconds = 5
   val SubscriptionLifeMillis: Long = 5 * 60 * 1000
   val MaxRecordsPerCall = 10000

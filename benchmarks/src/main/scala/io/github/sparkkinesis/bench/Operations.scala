@@ -17,7 +17,7 @@ final case class EventStream(subscription: Subscription) extends Reply
  */
 final class Operations(streams: BenchStreams, limits: Option[Limits]) {
   private val reads = new ReadOperations(streams, limits)
-  private val control = new ControlOperations(streams)
+  private val control = new ControlOperations(streams, limits)
 
   def handle(target: String, contentType: String, body: Array[Byte], alloc: ByteBufAllocator): Reply = {
     val cbor = DocWriter.isCbor(contentType)

@@ -115,6 +115,41 @@ class BenchKinesisSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(readAll(c, fromTime.shardIterator(), 10).map(_.partitionKey()) == Seq("k1", "k2", "k3"))
   }
 
+  test("PutRecords lands on the shard Kinesis picks: the explicit hash key's, else the MD5 of the partition key's") {
+    val c = client()
+    c.createStream(CreateStreamRequest.builder().streamName("routed").shardCount(4).build())
+    val keys = (0 until 40).map(i => s"key-$i")
+    val put = c.putRecords(PutRecordsRequest.builder().streamName("routed").records(
+      (keys.map(k => PutRecordsRequestEntry.builder().partitionKey(k).data(SdkBytes.fromUtf8String(k)).build()) :+
+        PutRecordsRequestEntry.builder().partitionKey("any").explicitHashKey(((BigInt(1) << 128) - 1).toString)
+          .data(SdkBytes.fromUtf8String("top")).build()).asJava).build())
+    val ranges = c.listShards(ListShardsRequest.builder().streamName("routed").build()).shards().asScala
+      .map(s => s.shardId() -> (BigInt(s.hashKeyRange().startingHashKey()), BigInt(s.hashKeyRange().endingHashKey()))).toMap
+    keys.zip(put.records().asScala).foreach { case (k, r) =>
+      val hash = BigInt(1, java.security.MessageDigest.getInstance("MD5").digest(k.getBytes("UTF-8")))
+      val (low, high) = ranges(r.shardId())
+      assert(low <= hash && hash <= high, s"$k on ${r.shardId()}")
+    }
+    assert(put.records().asScala.last.shardId() == "shardId-000000000003")
+  }
+
+  test("with limits: a shard takes 1,000 records and 1 MiB a second; PutRecords refuses the rest entry by entry") {
+    val c = client(limitedEndpoint)
+    c.createStream(CreateStreamRequest.builder().streamName("writes").shardCount(1).build())
+    def putMany(n: Int, size: Int) = c.putRecords(PutRecordsRequest.builder().streamName("writes").records(
+      (0 until n).map(i => PutRecordsRequestEntry.builder().partitionKey(s"k$i").data(SdkBytes.fromByteArray(new Array[Byte](size))).build()).asJava).build())
+    frozenNanos += 10L * 1000000000L // a fresh second for the shard
+    assert(putMany(500, 10).failedRecordCount() == 0)
+    val second = putMany(500, 10)
+    assert(second.failedRecordCount() == 0)
+    val third = putMany(10, 10)
+    assert(third.failedRecordCount() == 10)
+    assert(third.records().asScala.forall(_.errorCode() == "ProvisionedThroughputExceededException"))
+    frozenNanos += 1000000000L
+    val big = putMany(3, 400 * 1024) // 1 MiB a second: two of three 400 KB records
+    assert(big.records().asScala.map(r => Option(r.errorCode()).isEmpty) == Seq(true, true, false))
+  }
+
   test("an unknown stream is ResourceNotFoundException, a bad limit InvalidArgumentException") {
     val c = client()
     intercept[ResourceNotFoundException](iterator(c, "missing", "shardId-000000000000", ShardIteratorType.TRIM_HORIZON))

@@ -70,7 +70,7 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
       kpl = kpl)
   }
 
-  override def putRecords(stream: String, entries: IndexedSeq[PutEntry]): IndexedSeq[Option[PutFailure]] = {
+  override def putRecords(stream: String, entries: IndexedSeq[PutEntry]): IndexedSeq[PutResult] = {
     val request = PutRecordsRequest.builder().streamName(stream).records(entries.map { e =>
       val entry = PutRecordsRequestEntry.builder()
         .partitionKey(e.partitionKey)
@@ -87,13 +87,16 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
           case e: AwsServiceException if e.awsErrorDetails() != null => e.awsErrorDetails().errorCode()
           case _ => "ProvisionedThroughputExceededException"
         }
-        return entries.map(_ => Some(PutFailure(code, t.getMessage)))
+        return entries.map(_ => PutFailure(code, t.getMessage))
     }
     val results = response.records().asScala.toIndexedSeq
     require(results.size == entries.size,
       s"PutRecords to stream '$stream' answered for ${results.size} of ${entries.size} records")
     results.map { r =>
-      Option(r.errorCode()).map(code => PutFailure(code, Option(r.errorMessage()).getOrElse("")))
+      Option(r.errorCode()) match {
+        case Some(code) => PutFailure(code, Option(r.errorMessage()).getOrElse(""))
+        case None => PutStored(r.shardId())
+      }
     }
   }
 

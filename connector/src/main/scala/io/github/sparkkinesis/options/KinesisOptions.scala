@@ -160,6 +160,17 @@ object KinesisOptions {
     "Longest a record waits for its PutRecords call to fill before it is sent anyway: keeps latency low " +
       "when rows come slowly, as in real-time mode.", usage = write, kind = Duration(1, 600000))
 
+  val Aggregation = OptionSpec("aggregation", Some("none"),
+    "`kpl` packs the rows bound for one shard into KPL aggregates of up to 1 MiB (one Kinesis record " +
+      "each), which this connector, the KCL and the Databricks Runtime split again: far fewer Kinesis " +
+      "records for small rows; needs `kinesis:ListShards`. `none`: one Kinesis record per row. See " +
+      "[Writing KPL aggregates](#writing-kpl-aggregates).", usage = write, kind = Choice(Seq("none", "kpl")))
+  val OrderPerKey = OptionSpec("orderPerKey", Some("true"),
+    "Keep each partition key's records in the order the task wrote them, with `maxInFlightPuts` calls " +
+      "in parallel (a call carries one record per key, or one aggregate per shard); `false` lets a " +
+      "key's records share calls and overtake each other on retries, for many records per key without " +
+      "aggregation.", usage = write, kind = Bool)
+
   val all: Seq[OptionSpec] = Seq(
     StreamName, StreamARN, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
@@ -168,7 +179,7 @@ object KinesisOptions {
     RequireConsumerDeregistration, FailOnDataLoss, MaxShardsPerDescribe, ConsumerName, ConsumerNamePrefix,
     ConsumerRefreshInterval,
     MaxRecordsPerPut, MaxBytesPerPut, MaxInFlightPuts, MaxPutRetries, PutRetryBackoff,
-    MaxPutRetryBackoff, MaxPutLinger)
+    MaxPutRetryBackoff, MaxPutLinger, Aggregation, OrderPerKey)
 
   /**
    * Source options of streams that cannot apply in real-time mode (`trigger(realTime=...)`),

@@ -12,7 +12,11 @@ final case class PutSettings(
     retryBackoffMs: Long,
     maxRetryBackoffMs: Long,
     /** How long a record may wait for its PutRecords call to fill before it is sent anyway. */
-    maxPutLingerMs: Long = KinesisSinkOptions.DefaultPutLingerMs)
+    maxPutLingerMs: Long = KinesisSinkOptions.DefaultPutLingerMs,
+    /** Rows bound for one shard are packed into KPL aggregates (`aggregation` = `kpl`). */
+    aggregate: Boolean = false,
+    /** Each partition key's records reach Kinesis in the order the task wrote them. */
+    orderPerKey: Boolean = true)
 
 /**
  * The sink options, parsed and validated once, when the write is defined (`save()`,
@@ -60,7 +64,9 @@ object KinesisSinkOptions {
       maxPutRetries = values.int(MaxPutRetries),
       retryBackoffMs = values.durationMs(PutRetryBackoff),
       maxRetryBackoffMs = values.durationMs(MaxPutRetryBackoff),
-      maxPutLingerMs = values.durationMs(MaxPutLinger))
+      maxPutLingerMs = values.durationMs(MaxPutLinger),
+      aggregate = values.choice(Aggregation) == "kpl",
+      orderPerKey = values.boolean(OrderPerKey))
     if (put.maxRetryBackoffMs < put.retryBackoffMs) {
       throw KinesisErrors.conflictingOptions(Seq(PutRetryBackoff, MaxPutRetryBackoff).map(values.name),
         s"maxPutRetryBackoff (${put.maxRetryBackoffMs}ms) must be at least putRetryBackoff " +

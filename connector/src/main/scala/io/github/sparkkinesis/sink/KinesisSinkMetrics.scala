@@ -10,28 +10,34 @@ import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, Cus
  */
 object KinesisSinkMetrics {
   val RecordsWritten = "recordsWritten"
+  val KinesisRecordsWritten = "kinesisRecordsWritten"
   val BytesWritten = "bytesWritten"
   val PutRequests = "putRequests"
   val PutRetries = "putRetries"
   val ThrottledRecords = "throttledRecords"
   val FailedRecords = "failedRecords"
 
-  val names: Seq[String] = Seq(RecordsWritten, BytesWritten, PutRequests, PutRetries, ThrottledRecords,
-    FailedRecords)
+  val names: Seq[String] = Seq(RecordsWritten, KinesisRecordsWritten, BytesWritten, PutRequests, PutRetries,
+    ThrottledRecords, FailedRecords)
 
   /** The metrics Spark shows for a Kinesis write; Spark instantiates each class by name. */
-  def supported: Array[CustomMetric] = Array(new RecordsWrittenMetric, new BytesWrittenMetric,
-    new PutRequestsMetric, new PutRetriesMetric, new ThrottledRecordsMetric, new FailedRecordsMetric)
+  def supported: Array[CustomMetric] = Array(new RecordsWrittenMetric, new KinesisRecordsWrittenMetric,
+    new BytesWrittenMetric, new PutRequestsMetric, new PutRetriesMetric, new ThrottledRecordsMetric, new FailedRecordsMetric)
 }
 
 class RecordsWrittenMetric extends CustomSumMetric {
   override def name(): String = KinesisSinkMetrics.RecordsWritten
-  override def description(): String = "records written to Kinesis"
+  override def description(): String = "rows written to Kinesis"
+}
+
+class KinesisRecordsWrittenMetric extends CustomSumMetric {
+  override def name(): String = KinesisSinkMetrics.KinesisRecordsWritten
+  override def description(): String = "Kinesis records written (a KPL aggregate of many rows counts once)"
 }
 
 class BytesWrittenMetric extends CustomSumMetric {
   override def name(): String = KinesisSinkMetrics.BytesWritten
-  override def description(): String = "bytes written to Kinesis (data + partition keys)"
+  override def description(): String = "bytes of the rows written (data + partition keys)"
 }
 
 class PutRequestsMetric extends CustomSumMetric {
@@ -41,22 +47,23 @@ class PutRequestsMetric extends CustomSumMetric {
 
 class PutRetriesMetric extends CustomSumMetric {
   override def name(): String = KinesisSinkMetrics.PutRetries
-  override def description(): String = "records sent again after Kinesis refused them"
+  override def description(): String = "Kinesis records sent again after Kinesis refused them"
 }
 
 class ThrottledRecordsMetric extends CustomSumMetric {
   override def name(): String = KinesisSinkMetrics.ThrottledRecords
-  override def description(): String = "records refused for throttling (each refusal counted)"
+  override def description(): String = "Kinesis records refused for throttling (each refusal counted)"
 }
 
 class FailedRecordsMetric extends CustomSumMetric {
   override def name(): String = KinesisSinkMetrics.FailedRecords
-  override def description(): String = "records given up after every retry (their task failed)"
+  override def description(): String = "rows given up after every retry (their task failed)"
 }
 
 /** The counters of one writer; the calls in flight update them from their own threads. */
 final class KinesisSinkCounters {
   val recordsWritten = new AtomicLong
+  val kinesisRecordsWritten = new AtomicLong
   val bytesWritten = new AtomicLong
   val putRequests = new AtomicLong
   val putRetries = new AtomicLong
@@ -65,7 +72,8 @@ final class KinesisSinkCounters {
 
   def snapshot: Map[String, Long] = {
     import KinesisSinkMetrics._
-    Map(RecordsWritten -> recordsWritten.get, BytesWritten -> bytesWritten.get,
+    Map(RecordsWritten -> recordsWritten.get, KinesisRecordsWritten -> kinesisRecordsWritten.get,
+      BytesWritten -> bytesWritten.get,
       PutRequests -> putRequests.get, PutRetries -> putRetries.get,
       ThrottledRecords -> throttledRecords.get, FailedRecords -> failedRecords.get)
   }

@@ -101,8 +101,8 @@ final class KinesisSinkProgress {
 object KinesisSinkProgress {
   def describe(counts: Map[String, Long]): String = {
     import KinesisSinkMetrics._
-    s"${counts(RecordsWritten)} records, ${counts(BytesWritten)} bytes in ${counts(PutRequests)} " +
-      s"PutRecords calls; ${counts(PutRetries)} records sent again, ${counts(ThrottledRecords)} " +
-      "refusals for throttling"
+    s"${counts(RecordsWritten)} rows, ${counts(BytesWritten)} bytes in ${counts(KinesisRecordsWritten)} " +
+      s"Kinesis records and ${counts(PutRequests)} PutRecords calls; ${counts(PutRetries)} records sent again, " +
+      s"${counts(ThrottledRecords)} refusals for throttling"
   }
 }

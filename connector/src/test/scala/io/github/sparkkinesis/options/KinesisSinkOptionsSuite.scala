@@ -23,19 +23,21 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
 
   private def failure(options: (String, String)*): KinesisOptionException = failure(base ++ options)
 
-  test("defaults: one stream, batches at the Kinesis limits, 4 calls in flight, 10 retries") {
+  test("defaults: one stream, batches at the Kinesis limits, 4 calls in flight, 10 retries, order per key, no aggregation") {
     val options = KinesisSinkOptions.parse(base)
     options.streamName shouldBe Some("orders")
     options.connection shouldBe ConnectionConfig("us-east-1", None, CredentialsConfig.DefaultChain)
     options.put shouldBe PutSettings(maxRecordsPerPut = 500, maxBytesPerPut = 5L * 1024 * 1024,
       maxInFlightPuts = 4, maxPutRetries = 10, retryBackoffMs = 100, maxRetryBackoffMs = 5000)
+    options.put.aggregate shouldBe false
+    options.put.orderPerKey shouldBe true
   }
 
   test("the registry's defaults are what the parser applies") {
     sinkOptions.filter(_.usage == Usage.Write).map(o => o.name -> o.default) shouldBe Seq(
       "maxRecordsPerPut" -> Some("500"), "maxBytesPerPut" -> Some("5mb"), "maxInFlightPuts" -> Some("4"),
       "maxPutRetries" -> Some("10"), "putRetryBackoff" -> Some("100ms"), "maxPutRetryBackoff" -> Some("5s"),
-      "maxPutLinger" -> Some("50ms"))
+      "maxPutLinger" -> Some("50ms"), "aggregation" -> Some("none"), "orderPerKey" -> Some("true"))
   }
 
   private val rows: Seq[(OptionSpec, String, KinesisSinkOptions => Any, Any)] = Seq(
@@ -48,7 +50,9 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
     (MaxPutRetries, "0", _.put.maxPutRetries, 0),
     (PutRetryBackoff, "1s", _.put.retryBackoffMs, 1000L),
     (MaxPutRetryBackoff, "1m", _.put.maxRetryBackoffMs, 60000L),
-    (MaxPutLinger, "5ms", _.put.maxPutLingerMs, 5L))
+    (MaxPutLinger, "5ms", _.put.maxPutLingerMs, 5L),
+    (Aggregation, "KPL", _.put.aggregate, true),
+    (OrderPerKey, "false", _.put.orderPerKey, false))
 
   for {
     (spec, value, get, expected) <- rows
@@ -90,7 +94,9 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
     (MaxInFlightPuts, "0", "from 1 to 64"), (MaxInFlightPuts, "65", "from 1 to 64"),
     (MaxPutRetries, "-1", "from 0 to 1000"), (MaxPutRetries, "1001", "from 0 to 1000"),
     (PutRetryBackoff, "0ms", "from 1ms"), (PutRetryBackoff, "soon", "400ms"),
-    (MaxPutRetryBackoff, "2h", "600000ms"))
+    (MaxPutRetryBackoff, "2h", "600000ms"),
+    (Aggregation, "kcl", "one of none, kpl"), (Aggregation, "", "one of none, kpl"),
+    (OrderPerKey, "yes", "true or false"))
 
   for ((spec, value, allowed) <- invalidValues) {
     test(s"${spec.name} = '$value' is rejected, naming the option, the value and what is allowed") {

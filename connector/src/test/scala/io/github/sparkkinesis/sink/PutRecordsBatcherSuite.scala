@@ -49,10 +49,10 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
   }
 
   test("a call carries at most 5 MiB of data and partition keys") {
-    val f = new Fixture()
+    val f = new Fixture(defaults.copy(maxInFlightPuts = 1))
     val mib = 1024 * 1024
     f.run { b =>
-      (1 to 12).foreach(_ => b.add("s", sized(mib)))
+      (1 to 12).foreach(i => b.add("s", sized(mib, s"k$i")))
       b.flush()
     }
     f.api.calls.map(_.records).sorted shouldBe Seq(2, 5, 5)
@@ -63,7 +63,7 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
   test("a record that does not fit in the current call starts the next one") {
     val f = new Fixture(defaults.copy(maxBytesPerPut = 1000, maxInFlightPuts = 1))
     f.run { b =>
-      Seq(400, 400, 300, 999, 1).foreach(size => b.add("s", sized(size)))
+      Seq(400, 400, 300, 999, 1).zip("abcde").foreach { case (size, key) => b.add("s", sized(size, key.toString)) }
       b.flush()
     }
     f.api.calls.map(_.bytes) shouldBe Seq(800, 300, 1000)
@@ -72,23 +72,23 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
   test("a record larger than maxBytesPerPut goes alone") {
     val f = new Fixture(defaults.copy(maxBytesPerPut = 1000, maxInFlightPuts = 1))
     f.run { b =>
-      Seq(10, 5000, 10).foreach(size => b.add("s", sized(size)))
+      Seq(10, 5000, 10).zip("abc").foreach { case (size, key) => b.add("s", sized(size, key.toString)) }
       b.flush()
     }
     f.api.calls.map(_.bytes) shouldBe Seq(10, 5000, 10)
   }
 
   test("maxRecordsPerPut makes smaller calls") {
-    val f = new Fixture(defaults.copy(maxRecordsPerPut = 7))
+    val f = new Fixture(defaults.copy(maxRecordsPerPut = 7, maxInFlightPuts = 1))
     f.run { b =>
       f.write("s", texts("r", 30))
       b.flush()
     }
-    f.api.calls.map(_.records).sorted shouldBe Seq(2, 7, 7, 7, 7)
+    f.api.calls.map(_.records) shouldBe Seq(7, 7, 7, 7, 2)
   }
 
   test("each stream gets its own calls") {
-    val f = new Fixture()
+    val f = new Fixture(defaults.copy(maxInFlightPuts = 1))
     f.run { b =>
       f.write("a", texts("a", 3))
       f.write("b", texts("b", 2))
@@ -144,7 +144,7 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
   // ---- retries ----
 
   test("refused records are sent again until Kinesis takes them, and counted") {
-    val f = new Fixture()
+    val f = new Fixture(defaults.copy(maxInFlightPuts = 1))
     // Calls 1 and 2 refuse every third record for throttling; later calls take everything.
     f.api.refuse { (call, e) =>
       val i = new String(e.data).stripPrefix("r-").toInt
@@ -155,7 +155,7 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
       b.flush()
     }
     f.api.texts("s").sorted shouldBe texts("r", 30).sorted
-    f.api.calls.map(_.records) shouldBe Seq(30, 10, 10)
+    f.api.calls.map(_.records) shouldBe Seq(30, 10, 10) // The retries go before anything else of the lane.
     f.counters.putRetries.get shouldBe 20
     f.counters.throttledRecords.get shouldBe 20
     f.counters.recordsWritten.get shouldBe 30
@@ -163,7 +163,7 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
   }
 
   test("InternalFailure is retried but not counted as throttling") {
-    val f = new Fixture()
+    val f = new Fixture(defaults.copy(maxInFlightPuts = 1))
     f.api.refuse((call, _) => if (call == 1) Some("InternalFailure") else None)
     f.run { b =>
       f.write("s", texts("r", 5))
@@ -230,7 +230,7 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
     f.api.refuse((_, _) => Some("ProvisionedThroughputExceededException"))
     val e = intercept[KinesisConnectorException](f.run { b => f.write("s", texts("r", 3)); b.flush() })
     e.getMessage should include("3 records could not be written")
-    f.api.calls.size shouldBe 1
+    f.api.calls.map(_.records).sum shouldBe 3 // Each record sent once, in whichever lane its key takes.
     f.counters.putRetries.get shouldBe 0
   }
 
@@ -240,7 +240,7 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
     val e = intercept[KinesisConnectorException](f.run { b => f.write("s", texts("r", 2)); b.flush() })
     e.getMessage should include("KMSAccessDeniedException (2)")
     e.getMessage should include("after up to 1 attempts")
-    f.api.calls.size shouldBe 1
+    f.api.calls.map(_.records).sum shouldBe 2
   }
 
   test("once records were given up, the next full call fails the task instead of sending more") {
@@ -270,8 +270,8 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
 
   // ---- maxPutLinger: records that come slowly are not held back ----
 
-  test("a group that waited maxPutLinger is sent as it is; a younger one waits") {
-    val f = new Fixture(defaults.copy(maxPutLingerMs = 50))
+  test("a lane whose oldest record waited maxPutLinger is sent as it is; a younger one waits") {
+    val f = new Fixture(defaults.copy(maxPutLingerMs = 50, maxInFlightPuts = 1))
     f.run { b =>
       f.write("old", texts("o", 3))
       f.clock.advanceMillis(30)
