@@ -212,8 +212,9 @@ bench-mock: wheel
 	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_MOCK_ARGS)
 
 # On demand, never in CI: real-time mode's latency, put -> visible in a foreach sink, in both
-# consumer modes and in micro-batch mode (results in tests/benchmarks/results/).
-bench-realtime: wheel
+# consumer modes and in micro-batch mode, against the benchmark Kinesis (BENCH_ARGS="--backend
+# kinesis-mock" for kinesis-mock); results in tests/benchmarks/results/.
+bench-realtime: wheel $(BENCH_JAR)
 	$(PY) tests/benchmarks/realtime_latency.py $(BENCH_ARGS)
 
 # On demand, never in CI: a long query under periodic faults (default 30 minutes; e.g.
