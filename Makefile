@@ -111,9 +111,10 @@ fmt: venv
 	$(SBT) $(foreach p,$(FMT_PROJECTS),$(p)/scalafmtAll)
 	$(VENV)/bin/ruff check --fix $(RUFF_PATHS)
 
-# Unused imports, privates and locals are compile errors (build.sbt: unusedCodeIsAnError), so the
-# Scala lint is the compile itself. make test runs the same sbt tasks in its one sbt start.
-SBT_LINT := connector/Test/compile
+# scalafmt's check of every source folder (.scalafmt.conf; make fmt applies it), and the compile:
+# unused imports, privates and locals are compile errors (build.sbt: unusedCodeIsAnError).
+# make test runs the same sbt tasks in its one sbt start.
+SBT_LINT := $(foreach p,$(FMT_PROJECTS),$(p)/scalafmtCheckAll) connector/Test/compile
 lint: venv
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
 	$(SBT) $(SBT_LINT)
@@ -246,8 +247,9 @@ bench-mock: wheel
 	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_MOCK_ARGS)
 
 # On demand, never in CI: real-time mode's latency, put -> visible in a foreach sink, in both
-# consumer modes and in micro-batch mode (results in tests/benchmarks/results/).
-bench-realtime: wheel
+# consumer modes and in micro-batch mode, against the benchmark Kinesis (BENCH_ARGS="--backend
+# kinesis-mock" for kinesis-mock); results in tests/benchmarks/results/.
+bench-realtime: wheel $(BENCH_JAR)
 	$(PY) tests/benchmarks/realtime_latency.py $(BENCH_ARGS)
 
 # On demand, never in CI: a long query under periodic faults (default 30 minutes; e.g.

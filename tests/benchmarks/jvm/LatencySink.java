@@ -42,6 +42,8 @@ public class LatencySink extends ForeachWriter<Row> {
     try {
       out.write("{\"seq\": \"" + row.getString(4) + "\", \"shard\": \"" + row.getString(3) + "\", \"data\": \""
           + data + "\", \"batch\": " + batch + ", \"sinkTime\": " + sinkTime + "}\n");
+      // Seen at once by the benchmark, which waits for every record before a long batch ends.
+      out.flush();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

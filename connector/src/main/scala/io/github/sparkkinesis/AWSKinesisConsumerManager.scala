@@ -78,10 +78,10 @@ object AWSKinesisConsumerManager {
   import KinesisOptions._
 
   val ConsumerSchema: StructType = StructType(Seq(
-    StructField("consumerName", StringType, nullable = false),
-    StructField("consumerARN", StringType, nullable = false),
-    StructField("consumerStatus", StringType, nullable = false),
-    StructField("consumerCreationTimestamp", TimestampType, nullable = true)))
+      StructField("consumerName", StringType, nullable = false),
+      StructField("consumerARN", StringType, nullable = false),
+      StructField("consumerStatus", StringType, nullable = false),
+      StructField("consumerCreationTimestamp", TimestampType, nullable = true)))
 
   /** The options the manager takes: how to reach AWS, as the source takes them. */
   val Options: Seq[OptionSpec] = Seq(Region, Endpoint, AwsAccessKey, AwsSecretKey, AwsSessionToken,

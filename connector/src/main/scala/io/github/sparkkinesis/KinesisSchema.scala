@@ -9,11 +9,11 @@ import org.apache.spark.sql.types._
  */
 object KinesisSchema {
   val schema: StructType = StructType(Seq(
-    StructField("partitionKey", StringType, nullable = false),
-    StructField("data", BinaryType, nullable = false),
-    StructField("stream", StringType, nullable = false),
-    StructField("shardId", StringType, nullable = false),
-    StructField("sequenceNumber", StringType, nullable = false),
-    StructField("approximateArrivalTimestamp", TimestampType, nullable = false),
-    StructField("subSequenceNumber", LongType, nullable = false)))
+      StructField("partitionKey", StringType, nullable = false),
+      StructField("data", BinaryType, nullable = false),
+      StructField("stream", StringType, nullable = false),
+      StructField("shardId", StringType, nullable = false),
+      StructField("sequenceNumber", StringType, nullable = false),
+      StructField("approximateArrivalTimestamp", TimestampType, nullable = false),
+      StructField("subSequenceNumber", LongType, nullable = false)))
 }

@@ -84,4 +84,3 @@ object KinesisSourceProvider {
       "the default spark.redaction.regex or use the default credential chain or roleArn instead.")
   }
 }
-

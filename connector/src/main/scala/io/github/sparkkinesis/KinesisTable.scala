@@ -51,8 +51,9 @@ final class KinesisTable private (use: KinesisTable.Use, batchWrite: Boolean = f
   }
 
   override def newScanBuilder(ignored: CaseInsensitiveStringMap): ScanBuilder = use match {
-    case ForRead(options) => () => new KinesisScan(options)
-    // Spark makes a table without inferring its schema only for writes, and for reads given a
+    case ForRead(options) => () =>
+        new KinesisScan(options)
+      // Spark makes a table without inferring its schema only for writes, and for reads given a
     // schema with .schema(...): the source's is fixed.
     case ForWrite(_, written) => throw KinesisErrors.sourceSchemaGiven(KinesisSchema.schema.simpleString)
   }

@@ -190,37 +190,39 @@ final class FakeKinesisApi extends KinesisApi {
       encode(stream, shardId, math.max(index, shard.trimmedBefore))
     }
 
-  override def getRecords(stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange])
-      : RecordBatch = synchronized {
-    count("GetRecords")
-    require(limit >= 1 && limit <= 10000, s"limit $limit is out of range")
-    if (throttledCalls > 0) {
-      throttledCalls -= 1
-      throw new ThrottledException("Rate exceeded for shard (fake)", null)
+  override def getRecords(stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch =
+    synchronized {
+      count("GetRecords")
+      require(limit >= 1 && limit <= 10000, s"limit $limit is out of range")
+      if (throttledCalls > 0) {
+        throttledCalls -= 1
+        throw new ThrottledException("Rate exceeded for shard (fake)", null)
+      }
+      if (expireOnce || expireAlways) {
+        expireOnce = false
+        throw new IteratorExpiredException("Iterator expired (fake)", null)
+      }
+      val (iteratorStream, shardId, from) = decode(iterator)
+      require(iteratorStream == stream, s"an iterator of stream $iteratorStream was read as one of stream $stream")
+      val shard = streams(stream).shards(shardId)
+      if (emptyPagesBehind > 0 && from < shard.records.size) {
+        emptyPagesBehind -= 1
+        return RecordBatch(Seq.empty, Some(iterator), 60000L)
+      }
+      val start = math.max(from, shard.trimmedBefore)
+      val until = math.min(start + limit, shard.records.size)
+      val batch = shard.records.slice(start, until).toSeq
+      val atTip = until == shard.records.size
+      val next = if (atTip && shard.closed) None else Some(encode(stream, shardId, until))
+      val behind = if (atTip || alwaysZeroBehind) 0L
+      else (shard.records.last.approximateArrivalMillis -
+        shard.records(until - 1).approximateArrivalMillis).max(1L)
+      // Split aggregates as the SDK adapter does.
+      val (records, kpl) = UserRecords.expand(
+        batch.map(r => UserRecords.Raw(r.partitionKey, r.data, r.sequenceNumber, r.approximateArrivalMillis)),
+        hashRange)
+      RecordBatch(records, next, behind, kpl)
     }
-    if (expireOnce || expireAlways) {
-      expireOnce = false
-      throw new IteratorExpiredException("Iterator expired (fake)", null)
-    }
-    val (iteratorStream, shardId, from) = decode(iterator)
-    require(iteratorStream == stream, s"an iterator of stream $iteratorStream was read as one of stream $stream")
-    val shard = streams(stream).shards(shardId)
-    if (emptyPagesBehind > 0 && from < shard.records.size) {
-      emptyPagesBehind -= 1
-      return RecordBatch(Seq.empty, Some(iterator), 60000L)
-    }
-    val start = math.max(from, shard.trimmedBefore)
-    val until = math.min(start + limit, shard.records.size)
-    val batch = shard.records.slice(start, until).toSeq
-    val atTip = until == shard.records.size
-    val next = if (atTip && shard.closed) None else Some(encode(stream, shardId, until))
-    val behind = if (atTip || alwaysZeroBehind) 0L else (shard.records.last.approximateArrivalMillis -
-      shard.records(until - 1).approximateArrivalMillis).max(1L)
-    // Split aggregates as the SDK adapter does.
-    val (records, kpl) = UserRecords.expand(
-      batch.map(r => UserRecords.Raw(r.partitionKey, r.data, r.sequenceNumber, r.approximateArrivalMillis)), hashRange)
-    RecordBatch(records, next, behind, kpl)
-  }
 
   private def count(operation: String): Unit =
     calls.computeIfAbsent(operation, _ => new AtomicInteger()).incrementAndGet()

@@ -24,13 +24,16 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
   private lazy val spark = SparkSession.builder().master("local[1]").appName("provider-suite")
     .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1").getOrCreate()
 
-  override def afterAll(): Unit = try spark.stop() finally super.afterAll()
+  override def afterAll(): Unit =
+    try spark.stop()
+    finally super.afterAll()
 
   private val connection = Map("region" -> "us-east-1", "endpoint" -> "http://127.0.0.1:1")
 
   private def condition(e: Throwable): String = Iterator.iterate(e)(_.getCause).takeWhile(_ != null)
-    .collectFirst { case s: SparkThrowable if Option(SparkThrowables.condition(s)).exists(_.startsWith("KINESIS_")) =>
-      SparkThrowables.condition(s)
+    .collectFirst {
+      case s: SparkThrowable if Option(SparkThrowables.condition(s)).exists(_.startsWith("KINESIS_")) =>
+        SparkThrowables.condition(s)
     }.getOrElse(fail(s"no KINESIS_ condition in $e"))
 
   private def keyed(n: Int) = spark.range(n).selectExpr("CAST(id AS STRING) AS partitionKey",
@@ -62,7 +65,7 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
     val table = new KinesisSourceProvider().getTable(KinesisSchema.schema, Array.empty[Transform],
       (connection + ("streamName" -> "in")).asJava)
     val e = intercept[IllegalArgumentException](table.asInstanceOf[KinesisTable].newScanBuilder(
-      CaseInsensitiveStringMap.empty()))
+        CaseInsensitiveStringMap.empty()))
     condition(e) shouldBe "KINESIS_SOURCE_SCHEMA_GIVEN"
   }
 
@@ -82,12 +85,12 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
   test("a batch write with a missing or mistyped column fails at save(), whatever the mode") {
     for (mode <- Seq(SaveMode.Append, SaveMode.ErrorIfExists)) {
       val missing = intercept[Exception](spark.range(3).selectExpr("CAST(CAST(id AS STRING) AS BINARY) AS data")
-        .write.format("kinesis").mode(mode).options(connection + ("streamName" -> "out")).save())
+          .write.format("kinesis").mode(mode).options(connection + ("streamName" -> "out")).save())
       condition(missing) shouldBe "KINESIS_SINK_MISSING_COLUMN"
       missing.getMessage should include("'partitionKey'")
 
       val mistyped = intercept[Exception](spark.range(3).selectExpr("id AS partitionKey", "id AS data")
-        .write.format("kinesis").mode(mode).options(connection + ("streamName" -> "out")).save())
+          .write.format("kinesis").mode(mode).options(connection + ("streamName" -> "out")).save())
       condition(mistyped) shouldBe "KINESIS_SINK_INVALID_COLUMN_TYPE"
     }
   }
@@ -98,7 +101,7 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
       Map("streamName" -> "out", "maxPutRetrys" -> "1") -> "KINESIS_UNKNOWN_OPTION",
       Map.empty[String, String] -> "KINESIS_SINK_MISSING_COLUMN").foreach { case (options, expected) =>
       val e = intercept[Exception](keyed(2).write.format("kinesis").mode(SaveMode.Append)
-        .options(connection ++ options).save())
+          .options(connection ++ options).save())
       condition(e) shouldBe expected
     }
   }
@@ -106,7 +109,7 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
   test("a batch write in mode Overwrite or Ignore is refused with the connector's error before anything is sent") {
     Seq(SaveMode.Ignore, SaveMode.Overwrite).foreach { mode =>
       val e = intercept[Exception](keyed(2).write.format("kinesis").mode(mode)
-        .options(connection + ("streamName" -> "out")).save())
+          .options(connection + ("streamName" -> "out")).save())
       condition(e) shouldBe "KINESIS_SINK_SAVE_MODE_UNSUPPORTED"
       e.getMessage should include(s"save mode ${mode.name()}")
     }
@@ -117,13 +120,13 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
   test("a streaming write with a missing column or a bad option fails at start(), starting nothing") {
     val rate = spark.readStream.format("rate").option("rowsPerSecond", "1").load()
     val missing = intercept[Exception](rate.selectExpr("CAST(value AS STRING) AS data")
-      .writeStream.format("kinesis").options(connection + ("streamName" -> "out"))
-      .option("checkpointLocation", "/tmp/never-used").start())
+        .writeStream.format("kinesis").options(connection + ("streamName" -> "out"))
+        .option("checkpointLocation", "/tmp/never-used").start())
     condition(missing) shouldBe "KINESIS_SINK_MISSING_COLUMN"
 
     val badOption = intercept[Exception](rate.selectExpr("CAST(value AS STRING) AS partitionKey",
-      "CAST(value AS STRING) AS data").writeStream.format("kinesis")
-      .options(connection + ("streamName" -> "out") + ("maxInFlightPuts" -> "0")).start())
+        "CAST(value AS STRING) AS data").writeStream.format("kinesis")
+        .options(connection + ("streamName" -> "out") + ("maxInFlightPuts" -> "0")).start())
     condition(badOption) shouldBe "KINESIS_INVALID_OPTION_VALUE"
     spark.streams.active shouldBe empty
   }

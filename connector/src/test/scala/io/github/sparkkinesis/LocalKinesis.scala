@@ -72,13 +72,16 @@ object LocalKinesis {
 
   private def script(name: String): File = new File(repoRoot, s"localstack/$name")
 
-  def nodeAvailable: Boolean = try Seq("node", "--version").!(ProcessLogger(_ => ())) == 0 catch {
-    case _: Exception => false
-  }
+  def nodeAvailable: Boolean =
+    try Seq("node", "--version").!(ProcessLogger(_ => ())) == 0
+    catch {
+      case _: Exception => false
+    }
 
   private def freePort(): Int = {
     val s = new ServerSocket(0)
-    try s.getLocalPort finally s.close()
+    try s.getLocalPort
+    finally s.close()
   }
 
   def start(): LocalKinesis = {

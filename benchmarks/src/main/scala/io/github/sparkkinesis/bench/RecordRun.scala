@@ -3,9 +3,9 @@ package io.github.sparkkinesis.bench
 /**
  * A run of consecutive records of one shard, as one GetRecords answer or one SubscribeToShard
  * event carries them: from `from` (inclusive) to `until` (exclusive), within a record count and
- * a byte budget.
+ * a byte budget; `tip` is the shard's end when the run was read.
  */
-final case class RecordRun(shard: BenchShard, from: Long, until: Long, bytes: Long) {
+final case class RecordRun(shard: BenchShard, from: Long, until: Long, bytes: Long, tip: Long) {
   def count: Int = (until - from).toInt
 
   /** Bytes of the encoded records, roughly (buffer sizing only). */
@@ -31,9 +31,14 @@ final case class RecordRun(shard: BenchShard, from: Long, until: Long, bytes: Lo
     w.endArray()
   }
 
-  /** How far behind the tip a reader is once it has this run: 0 when it reached the end. */
+  /**
+   * How far behind the tip a reader is once it has this run: 0 when it reached the end as the
+   * run was read, as Kinesis answers for the records it returns. Records put while the answer
+   * was being written do not count: measured then, a caught-up reader of a busy shard looked
+   * behind in most answers, and a reader waiting for the tip waited on.
+   */
   def millisBehindLatest(now: Long): Long =
-    if (until >= shard.end) 0L else math.max(0L, now - shard.arrivalMillis(until))
+    if (until >= tip) 0L else math.max(0L, now - shard.arrivalMillis(until))
 }
 
 object RecordRun {
@@ -66,13 +71,14 @@ object RecordRun {
   }
   /** The records from `from` on: at most `maxRecords` of them and `maxBytes` of data. */
   def take(shard: BenchShard, from: Long, maxRecords: Int, maxBytes: Long): RecordRun = {
-    val end = math.min(shard.end, from + maxRecords)
+    val tip = shard.end
+    val end = math.min(tip, from + maxRecords)
     var p = from
     var bytes = 0L
     while (p < end && bytes + shard.dataSize(p) <= maxBytes) {
       bytes += shard.dataSize(p)
       p += 1
     }
-    RecordRun(shard, from, p, bytes)
+    RecordRun(shard, from, p, bytes, tip)
   }
 }

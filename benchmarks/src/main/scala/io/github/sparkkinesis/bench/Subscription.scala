@@ -41,7 +41,7 @@ final class Subscription(shard: BenchShard, start: Long, contentType: String, li
     if (now - startedAt >= Limits.SubscriptionLifeMillis) { end(); return }
     while (channel.isWritable) {
       val budget = limit.map { case (l, key) => math.min(l.readable(key), EventBytes) }.getOrElse(EventBytes)
-      val run = if (budget <= 0) RecordRun(shard, position, position, 0) else RecordRun.take(shard, position, EventRecords, budget)
+      val run = if (budget <= 0) RecordRun(shard, position, position, 0, shard.end) else RecordRun.take(shard, position, EventRecords, budget)
       if (run.count == 0) {
         if (now - lastEventAt >= HeartbeatMillis) send(run, now)
         channel.flush()

@@ -222,4 +222,15 @@ class BenchKinesisSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(Sequence.parseIterator(Sequence.iterator("s", 3, 7L)).contains(("s", 3, 7L)))
     assert(Sequence.parseIterator("garbage").isEmpty)
   }
+
+  test("MillisBehindLatest is that of the read: 0 for an answer that reached the tip, though records came since") {
+    val shard = new BenchStreams().create("busy", 1, 0L, 10).get.shards.head
+    val now = System.currentTimeMillis()
+    shard.append(StoredRecord("k", Array[Byte](1), now - 5000))
+    val caughtUp = RecordRun.take(shard, 0L, Limits.MaxRecordsPerCall, Limits.MaxBytesPerCall)
+    shard.append(StoredRecord("k", Array[Byte](2), now))
+    assert(caughtUp.millisBehindLatest(now + 100) == 0L)
+    val behind = RecordRun.take(shard, 0L, 1, Limits.MaxBytesPerCall)
+    assert(behind.millisBehindLatest(now + 100) == 100L)
+  }
 }

@@ -69,9 +69,9 @@ private[client] object AwsClientFactory {
       .readTimeout(AsyncReadTimeout)
       .writeTimeout(Duration.ofSeconds(30))
       .http2Configuration(Http2Configuration.builder()
-        .initialWindowSize(512 * 1024)
-        .healthCheckPingPeriod(HealthCheckPingPeriod)
-        .build())
+          .initialWindowSize(512 * 1024)
+          .healthCheckPingPeriod(HealthCheckPingPeriod)
+          .build())
     located(KinesisAsyncClient.builder().httpClientBuilder(http), connection.region, connection.endpoint,
       AwsCredentials.provider(connection.credentials)).build()
   }

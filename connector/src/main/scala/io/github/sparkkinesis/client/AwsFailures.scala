@@ -59,8 +59,9 @@ object AwsFailures {
   def mostTelling(error: Throwable): Throwable = {
     val chain = causes(error)
     chain.collectFirst { case k: KinesisException => k }.getOrElse(
-      chain.filterNot(c => c.isInstanceOf[java.util.concurrent.CompletionException] ||
-        c.isInstanceOf[java.util.concurrent.ExecutionException]).headOption.getOrElse(error))
+      chain.filterNot(c =>
+        c.isInstanceOf[java.util.concurrent.CompletionException] ||
+          c.isInstanceOf[java.util.concurrent.ExecutionException]).headOption.getOrElse(error))
   }
 
   /**
@@ -126,7 +127,7 @@ object AwsFailures {
       clean: Throwable): Option[KinesisConnectorException] =
     chain.find {
       case _: java.net.ConnectException | _: java.net.UnknownHostException |
-           _: java.net.NoRouteToHostException | _: java.net.SocketTimeoutException => true
+          _: java.net.NoRouteToHostException | _: java.net.SocketTimeoutException => true
       // Netty's, shaded: matched by name.
       case c => c.getClass.getSimpleName == "ConnectTimeoutException"
     }.map { c =>
@@ -142,7 +143,7 @@ object AwsFailures {
     val reason = scrub(awsMessage(e, code), connection.credentials)
     if (code.exists(AccessDeniedCodes)) {
       Some(KinesisErrors.accessDenied("Kinesis", operation, target, connection.where,
-        kinesisAction(operation) + AlsoNeeded.getOrElse(operation, ""), used, reason, clean))
+          kinesisAction(operation) + AlsoNeeded.getOrElse(operation, ""), used, reason, clean))
     } else if (code.exists(AuthenticationCodes) || (code.isEmpty && Set(401, 403)(e.statusCode()))) {
       Some(KinesisErrors.authenticationFailed("Kinesis", operation, connection.where, used, reason, clean))
     } else None

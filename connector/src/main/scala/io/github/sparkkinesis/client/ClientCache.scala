@@ -50,7 +50,8 @@ private[client] final class ClientCache[C <: AutoCloseable](
   def size: Int = synchronized(entries.size)
 
   private def closeQuietly(client: C): Unit =
-    try client.close() catch {
+    try client.close()
+    catch {
       case NonFatal(e) => logWarning(s"Could not close an idle $kind client: ${e.getMessage}")
     }
 }

@@ -37,4 +37,3 @@ trait ConsumerApi {
  * moment ago by another query, or is still being deleted.
  */
 final class ConsumerNameTakenException(message: String, cause: Throwable) extends RuntimeException(message, cause)
-

@@ -7,8 +7,10 @@ import javax.net.ssl.SSLException
 
 import software.amazon.awssdk.core.exception.{SdkClientException, SdkException, SdkServiceException}
 import software.amazon.awssdk.core.retry.RetryUtils
-import software.amazon.awssdk.services.kinesis.model.{InternalFailureException, KinesisException,
-  LimitExceededException, ProvisionedThroughputExceededException, ResourceInUseException}
+import software.amazon.awssdk.services.kinesis.model.{
+  InternalFailureException, KinesisException, LimitExceededException, ProvisionedThroughputExceededException,
+  ResourceInUseException
+}
 
 /**
  * The one definition of which failed Kinesis calls are worth another try, for every retry in
@@ -39,14 +41,14 @@ object Retryable {
     else if (chain.exists(_.isInstanceOf[ThrottledException])) true
     else chain.collectFirst { case s: SdkServiceException => s } match {
       case Some(_: ResourceInUseException | _: LimitExceededException | _: InternalFailureException |
-                _: ProvisionedThroughputExceededException) => true
+            _: ProvisionedThroughputExceededException) => true
       case Some(s) => throttling(s) || s.statusCode() >= 500 || RetryUtils.isClockSkewException(s) ||
         (!s.isInstanceOf[KinesisException] && s.retryable())
       case None => chain.exists {
-        case c: SdkClientException => c.retryable() || causes(c).exists(_.isInstanceOf[IOException])
-        case _: IOException | _: TimeoutException => true
-        case _ => false
-      }
+          case c: SdkClientException => c.retryable() || causes(c).exists(_.isInstanceOf[IOException])
+          case _: IOException | _: TimeoutException => true
+          case _ => false
+        }
     }
   }
 

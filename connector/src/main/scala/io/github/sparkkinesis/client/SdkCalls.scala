@@ -1,8 +1,10 @@
 package io.github.sparkkinesis.client
 
 import software.amazon.awssdk.core.exception.SdkException
-import software.amazon.awssdk.services.kinesis.model.{ExpiredIteratorException, LimitExceededException,
-  ProvisionedThroughputExceededException, ResourceInUseException, ResourceNotFoundException}
+import software.amazon.awssdk.services.kinesis.model.{
+  ExpiredIteratorException, LimitExceededException, ProvisionedThroughputExceededException, ResourceInUseException,
+  ResourceNotFoundException
+}
 
 import io.github.sparkkinesis.errors.KinesisErrors
 
@@ -29,7 +31,8 @@ private[client] object SdkCalls {
    */
   def apply[T](operation: String, target: String, stream: Option[String], connection: ConnectionConfig,
       passThrough: Boolean = false)(body: => T): T =
-    try body catch {
+    try body
+    catch {
       case e @ (_: ProvisionedThroughputExceededException | _: LimitExceededException) =>
         throw new ThrottledException(s"$operation on $target was throttled: ${e.getMessage}", e)
       case e: ExpiredIteratorException =>

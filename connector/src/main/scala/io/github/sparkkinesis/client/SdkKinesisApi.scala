@@ -62,8 +62,8 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
     }
   }
 
-  override def getRecords(stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange])
-      : RecordBatch = {
+  override def getRecords(
+      stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch = {
     // The iterator alone identifies the shard; the ARN, when known, is what a stream of another
     // account is authorized by (as in every other call about it).
     val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
@@ -89,17 +89,18 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
       e.explicitHashKey.foreach(entry.explicitHashKey)
       entry.build()
     }.asJava).build()
-    val response = try {
-      call("PutRecords", shown(stream), Some(stream))(client().putRecords(request))
-    } catch {
-      // The whole call was throttled (after the SDK's own retries): every entry was refused.
-      case t: ThrottledException =>
-        val code = t.getCause match {
-          case e: AwsServiceException if e.awsErrorDetails() != null => e.awsErrorDetails().errorCode()
-          case _ => "ProvisionedThroughputExceededException"
-        }
-        return entries.map(_ => PutFailure(code, t.getMessage))
-    }
+    val response =
+      try {
+        call("PutRecords", shown(stream), Some(stream))(client().putRecords(request))
+      } catch {
+        // The whole call was throttled (after the SDK's own retries): every entry was refused.
+        case t: ThrottledException =>
+          val code = t.getCause match {
+            case e: AwsServiceException if e.awsErrorDetails() != null => e.awsErrorDetails().errorCode()
+            case _ => "ProvisionedThroughputExceededException"
+          }
+          return entries.map(_ => PutFailure(code, t.getMessage))
+      }
     val results = response.records().asScala.toIndexedSeq
     require(results.size == entries.size,
       s"PutRecords to stream '$stream' answered for ${results.size} of ${entries.size} records")
@@ -120,4 +121,3 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
   private def naming[B](builder: B, stream: String)(byName: (B, String) => B, byArn: (B, String) => B): B =
     connection.streamArn(stream).fold(byName(builder, stream))(byArn(builder, _))
 }
-

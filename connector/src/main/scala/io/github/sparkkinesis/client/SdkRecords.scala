@@ -13,9 +13,11 @@ import io.github.sparkkinesis.kpl.HashKeyRange
  */
 object SdkRecords {
   /** The user records of `records` (KPL aggregates split, checked against the shard's `hashRange`), and what splitting found. */
-  def toKinesisRecords(records: java.util.List[Record], hashRange: Option[HashKeyRange]): (Vector[KinesisRecord], KplCounts) =
-    UserRecords.expand(records.asScala.map { r =>
-      UserRecords.Raw(r.partitionKey(), r.data().asByteArray(), r.sequenceNumber(),
-        Option(r.approximateArrivalTimestamp()).map(_.toEpochMilli).getOrElse(0L))
-    }, hashRange)
+  def toKinesisRecords(
+      records: java.util.List[Record], hashRange: Option[HashKeyRange]): (Vector[KinesisRecord], KplCounts) =
+    UserRecords.expand(
+      records.asScala.map { r =>
+        UserRecords.Raw(r.partitionKey(), r.data().asByteArray(), r.sequenceNumber(),
+          Option(r.approximateArrivalTimestamp()).map(_.toEpochMilli).getOrElse(0L))
+      }, hashRange)
 }

@@ -7,8 +7,10 @@ import scala.jdk.CollectionConverters._
 import org.reactivestreams.{Subscriber, Subscription}
 import software.amazon.awssdk.core.async.SdkPublisher
 import software.amazon.awssdk.services.kinesis.KinesisAsyncClient
-import software.amazon.awssdk.services.kinesis.model.{SubscribeToShardEvent, SubscribeToShardEventStream,
-  SubscribeToShardRequest, SubscribeToShardResponse, SubscribeToShardResponseHandler}
+import software.amazon.awssdk.services.kinesis.model.{
+  SubscribeToShardEvent, SubscribeToShardEventStream, SubscribeToShardRequest, SubscribeToShardResponse,
+  SubscribeToShardResponseHandler
+}
 
 import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.ShardPosition
@@ -30,7 +32,8 @@ final class SdkSubscriptionTransport(client: () => KinesisAsyncClient) extends S
     val handler = new SubscribeToShardResponseHandler {
       override def responseReceived(response: SubscribeToShardResponse): Unit = ()
       override def onEventStream(publisher: SdkPublisher[SubscribeToShardEventStream]): Unit =
-        publisher.filter(classOf[SubscribeToShardEvent]).map[ShardEvent](SdkSubscriptionTransport.toShardEvent(_, hashRange))
+        publisher.filter(classOf[SubscribeToShardEvent]).map[ShardEvent](SdkSubscriptionTransport.toShardEvent(_,
+            hashRange))
           .subscribe(once)
       override def exceptionOccurred(t: Throwable): Unit = once.fail(t)
       // The end is signalled by the event publisher's onComplete, after its last event.

@@ -5,8 +5,10 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 
-import io.github.sparkkinesis.client.{ConnectionConfig, ConsumerApi, ConsumerInfo, ConsumerNameTakenException,
-  KinesisClients, RetryPolicy, ThrottledException}
+import io.github.sparkkinesis.client.{
+  ConnectionConfig, ConsumerApi, ConsumerInfo, ConsumerNameTakenException, KinesisClients, RetryPolicy,
+  ThrottledException
+}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.ConsumerNames
 import io.github.sparkkinesis.time.{Clock, SystemClock}
@@ -103,9 +105,10 @@ final class ConsumerRegistry(
       }
     } catch {
       case NonFatal(e) =>
-        logWarning(s"Could not deregister enhanced fan-out consumer '$name' of stream '$stream' " +
-          s"($where); it keeps costing money until it is deregistered, e.g. with " +
-          s"AWSKinesisConsumerManager.deregisterConsumer: ${e.getMessage}", e)
+        logWarning(
+          s"Could not deregister enhanced fan-out consumer '$name' of stream '$stream' " +
+            s"($where); it keeps costing money until it is deregistered, e.g. with " +
+            s"AWSKinesisConsumerManager.deregisterConsumer: ${e.getMessage}", e)
     }
 
   def list(stream: String): Seq[ConsumerInfo] =
@@ -113,7 +116,8 @@ final class ConsumerRegistry(
 
   /** Runs a call, retrying it with the consumer-management back-off while Kinesis throttles it. */
   private def retryThrottled[T](body: => T): T =
-    retries.run("A consumer call", sleepMs = ms => clock.sleepNanos(ms * 1000000L), random = () => random.nextDouble())(body)
+    retries.run("A consumer call", sleepMs = ms => clock.sleepNanos(ms * 1000000L), random = () => random.nextDouble())(
+      body)
 }
 
 object ConsumerRegistry {

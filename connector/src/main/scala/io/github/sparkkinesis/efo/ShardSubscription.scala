@@ -157,7 +157,7 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
         if (largestEventBytes == 0L) 1L - outstanding
         else math.max(1L, (maxBytes - bufferedBytes) / largestEventBytes) - outstanding
       val room = if (state != Open || subscription == null || bufferedBytes >= maxBytes) 0L
-        else math.min(eventRoom, byteRoom)
+      else math.min(eventRoom, byteRoom)
       if (room > 0) {
         outstanding += room
         requestedTotal += room
@@ -169,7 +169,8 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
 
   private def withLock[T](body: => T): T = {
     lock.lock()
-    try body finally lock.unlock()
+    try body
+    finally lock.unlock()
   }
 }
 

@@ -20,16 +20,17 @@ final class SubscribeLimiter(minSpacingMs: Long, clock: Clock) {
    */
   def tryAcquire(consumerArn: String, shardId: String): Long = {
     var wait = 0L
-    lastCallNanos.compute((consumerArn, shardId), (_, last) => {
-      val now = clock.nanoTime()
-      if (last == null || now - last >= minSpacingNanos) {
-        wait = 0L
-        java.lang.Long.valueOf(now)
-      } else {
-        wait = last + minSpacingNanos - now
-        last
-      }
-    })
+    lastCallNanos.compute((consumerArn, shardId),
+      (_, last) => {
+        val now = clock.nanoTime()
+        if (last == null || now - last >= minSpacingNanos) {
+          wait = 0L
+          java.lang.Long.valueOf(now)
+        } else {
+          wait = last + minSpacingNanos - now
+          last
+        }
+      })
     wait
   }
 

@@ -7,8 +7,10 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 
-import io.github.sparkkinesis.client.{AwsFailures, BackOff, KinesisRecord, KplCounts, RecordBatch, RetryPolicy, Retryable, ShardEvent,
-  SubscriptionHandle, SubscriptionTransport}
+import io.github.sparkkinesis.client.{
+  AwsFailures, BackOff, KinesisRecord, KplCounts, RecordBatch, RetryPolicy, Retryable, ShardEvent, SubscriptionHandle,
+  SubscriptionTransport
+}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
@@ -22,8 +24,9 @@ final case class SubscriptionSettings(
     backOffBaseMs: Long = RetryPolicy.SubscribeToShard.backOff.firstMs,
     backOffMaxMs: Long = RetryPolicy.SubscribeToShard.backOff.maxMs,
     stallTimeoutMs: Long = 60000L) {
-  require(maxBufferedEvents >= 1 && maxBufferedBytes >= 1 && maxConsecutiveFailures >= 1 &&
-    backOffBaseMs >= 0 && backOffMaxMs >= backOffBaseMs && stallTimeoutMs >= 1, s"invalid $this")
+  require(
+    maxBufferedEvents >= 1 && maxBufferedBytes >= 1 && maxConsecutiveFailures >= 1 &&
+      backOffBaseMs >= 0 && backOffMaxMs >= backOffBaseMs && stallTimeoutMs >= 1, s"invalid $this")
 
   val backOff: BackOff = BackOff(backOffBaseMs, backOffMaxMs)
 }
@@ -117,7 +120,7 @@ final class SubscriptionCursor(
                 live.handle.cancel()
                 finish(failed = true)
                 failed(new SubscriptionStalledException(
-                  s"no event for ${settings.stallTimeoutMs} ms although events were requested"))
+                    s"no event for ${settings.stallTimeoutMs} ms although events were requested"))
               }
             case Completed =>
               finish(failed = false)

@@ -31,11 +31,13 @@ object SubscriptionProbe {
     "[--endpoint URL] [--shard ID] [--resubscribe-after K] [--timeout-s T] [--deregister]"
 
   def main(args: Array[String]): Unit = {
-    val (opts, flags) = try parseArgs(args) catch {
-      case e: IllegalArgumentException =>
-        System.err.println(s"${e.getMessage}\n$usage")
-        sys.exit(2)
-    }
+    val (opts, flags) =
+      try parseArgs(args)
+      catch {
+        case e: IllegalArgumentException =>
+          System.err.println(s"${e.getMessage}\n$usage")
+          sys.exit(2)
+      }
     try {
       println(run(opts, flags))
       sys.exit(0)
@@ -67,7 +69,9 @@ object SubscriptionProbe {
 
   private def run(opts: Map[String, String], flags: Set[String]): String = {
     val connection = ConnectionOptions.parse(new OptionValues(
-      opts.filter { case (k, _) => Set("region", "endpoint")(k) }.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }))
+        opts.filter { case (k, _) => Set("region", "endpoint")(k) }.map { case (k, v) =>
+        k.toLowerCase(Locale.ROOT) -> v
+      }))
     val stream = opts("stream")
     val expect = opts("expect").toInt
     val resubscribeAfter = opts.get("resubscribe-after").map(_.toInt).getOrElse(0)

@@ -23,7 +23,8 @@ final class SubscriptionShardReader(cursor: SubscriptionCursor, maxWaitMs: Long,
   override def throttleEvents: Int = 0 // a subscription is pushed to, never throttled per call
 
   override def fetch(): RecordBatch = {
-    val batch = if (pending.nonEmpty) RecordBatch(Nil, Some(""), SubscriptionCursor.UnknownMillisBehind) else {
+    val batch = if (pending.nonEmpty) RecordBatch(Nil, Some(""), SubscriptionCursor.UnknownMillisBehind)
+    else {
       val received = cursor.fetch(maxWaitMs)
       lastAtTip = received.millisBehindLatest == 0
       received

@@ -109,7 +109,8 @@ object KinesisErrors {
 
   // ---- real-time mode: found when the query starts ----
 
-  def realTimeNotEnoughSlots(streams: Seq[String], needed: Int, available: Int, cluster: String): KinesisConnectorException =
+  def realTimeNotEnoughSlots(
+      streams: Seq[String], needed: Int, available: Int, cluster: String): KinesisConnectorException =
     error("KINESIS_REAL_TIME_NOT_ENOUGH_SLOTS", null, "streams" -> streams.map(s => s"'$s'").mkString(", "),
       "needed" -> needed.toString, "available" -> available.toString, "cluster" -> cluster)
 

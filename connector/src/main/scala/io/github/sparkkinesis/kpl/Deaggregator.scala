@@ -27,7 +27,8 @@ object Deaggregator {
       case KplEnvelope.NotAggregated => plain(partitionKey, data, None)
       case KplEnvelope.Corrupt(reason) => plain(partitionKey, data, Some(reason))
       case KplEnvelope.Aggregate(aggregate) =>
-        try split(aggregate, shardRange) catch {
+        try split(aggregate, shardRange)
+        catch {
           case e: MalformedAggregateException => plain(partitionKey, data, Some(e.getMessage))
         }
     }

@@ -7,7 +7,7 @@ import java.security.MessageDigest
  * the protobuf body, and the 16-byte MD5 of that body.
  */
 object KplEnvelope {
-  val Magic: Array[Byte] = Array(0xF3, 0x89, 0x9A, 0xC2).map(_.toByte)
+  val Magic: Array[Byte] = Array(0xf3, 0x89, 0x9a, 0xc2).map(_.toByte)
   val DigestLength = 16
   /** The bytes the frame adds to the protobuf body. */
   val Overhead: Int = Magic.length + DigestLength
@@ -29,7 +29,8 @@ object KplEnvelope {
       val expected = java.util.Arrays.copyOfRange(data, bodyEnd, data.length)
       if (!MessageDigest.isEqual(digest.digest(), expected)) Corrupt("its MD5 does not match its body")
       else {
-        try Aggregate(AggregatedRecord.parse(data, Magic.length, bodyEnd)) catch {
+        try Aggregate(AggregatedRecord.parse(data, Magic.length, bodyEnd))
+        catch {
           case e: MalformedAggregateException => Corrupt(s"its body does not parse: ${e.getMessage}")
         }
       }

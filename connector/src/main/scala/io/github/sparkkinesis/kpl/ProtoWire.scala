@@ -29,7 +29,7 @@ private[kpl] final class ProtoReader(bytes: Array[Byte], from: Int, until: Int) 
       if (shift >= 64) throw new MalformedAggregateException("a varint is longer than 10 bytes")
       val b = bytes(at)
       at += 1
-      result |= (b & 0x7FL) << shift
+      result |= (b & 0x7fL) << shift
       if ((b & 0x80) == 0) return result
       shift += 7
     }
@@ -91,8 +91,8 @@ private[kpl] final class ProtoWriter {
 
   private def varint(value: Long): Unit = {
     var v = value
-    while ((v & ~0x7FL) != 0) {
-      out.write(((v & 0x7F) | 0x80).toInt)
+    while ((v & ~0x7fL) != 0) {
+      out.write(((v & 0x7f) | 0x80).toInt)
       v >>>= 7
     }
     out.write(v.toInt)
@@ -109,7 +109,7 @@ private[kpl] object ProtoWire {
   def varintSize(value: Long): Int = {
     var v = value
     var n = 1
-    while ((v & ~0x7FL) != 0) { v >>>= 7; n += 1 }
+    while ((v & ~0x7fL) != 0) { v >>>= 7; n += 1 }
     n
   }
 }

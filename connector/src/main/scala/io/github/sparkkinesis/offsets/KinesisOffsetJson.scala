@@ -41,9 +41,11 @@ object KinesisOffsetJson {
   }
 
   def read(json: String): KinesisSourceOffset = {
-    val root = try mapper.readTree(json) catch {
-      case e: Exception => throw KinesisErrors.offsetMalformed("it is not JSON", Example, e)
-    }
+    val root =
+      try mapper.readTree(json)
+      catch {
+        case e: Exception => throw KinesisErrors.offsetMalformed("it is not JSON", Example, e)
+      }
     if (root == null || !root.isObject) throw malformed("it is not a JSON object")
     val version = Option(root.get("version")).filter(_.canConvertToInt)
       .getOrElse(throw malformed("it has no integer \"version\"")).asInt

@@ -41,8 +41,9 @@ private[sparkkinesis] object ConnectionOptions {
     val region = values.get(Region).map(_.trim).filter(_.nonEmpty).orElse(regionOfStreams) match {
       case Some(r) => checkRegion(values, r, "")
       case None =>
-        checkRegion(values, AwsRegions.fromEnvironment(), "; it was not given as an option but resolved from the " +
-          "environment (AWS_REGION, the AWS profile, the instance), so set 'region' to override it")
+        checkRegion(values, AwsRegions.fromEnvironment(),
+          "; it was not given as an option but resolved from the " +
+            "environment (AWS_REGION, the AWS profile, the instance), so set 'region' to override it")
     }
     ConnectionConfig(region, endpoint, credentials(values, region))
   }
@@ -95,8 +96,9 @@ private[sparkkinesis] object ConnectionOptions {
           stsEndpoint = stsEndpoint,
           stsRegion = region,
           base = keys,
-          sessionSeconds = sys.props.get(TestSessionSecondsProperty).flatMap(s => scala.util.Try(s.toInt).toOption).filter(_ > 0)
-            .getOrElse(CredentialsConfig.AssumeRole.DefaultSessionSeconds))
+          sessionSeconds =
+            sys.props.get(TestSessionSecondsProperty).flatMap(s => scala.util.Try(s.toInt).toOption).filter(_ > 0)
+              .getOrElse(CredentialsConfig.AssumeRole.DefaultSessionSeconds))
     }
   }
 
@@ -107,8 +109,9 @@ private[sparkkinesis] object ConnectionOptions {
   private def url(values: OptionValues, spec: OptionSpec, example: String): Option[String] =
     nonEmpty(values, spec).map { text =>
       val uri = Try(new URI(text)).toOption
-      val ok = uri.exists(u => Option(u.getScheme).exists(s => s == "http" || s == "https") &&
-        Option(u.getHost).nonEmpty)
+      val ok = uri.exists(u =>
+        Option(u.getScheme).exists(s => s == "http" || s == "https") &&
+          Option(u.getHost).nonEmpty)
       if (!ok) throw values.invalid(spec, text, s"a URL such as $example")
       text
     }

@@ -61,8 +61,10 @@ object EfoSettings {
         val allowed = s"one consumer name for all streams, or a comma-separated list of ${streams.size} " +
           "names, one per stream in the order of streamName"
         if (list.exists(_.isEmpty)) throw values.invalid(ConsumerName, text, allowed + " (a name is empty)")
-        list.foreach(n => check(values, ConsumerName, text, prefix + n, s"$allowed; with consumerNamePrefix " +
-          s"'$prefix', '$prefix$n' is not a valid name: at most 128 letters, digits, '_', '.' or '-'"))
+        list.foreach(n =>
+          check(values, ConsumerName, text, prefix + n,
+            s"$allowed; with consumerNamePrefix " +
+              s"'$prefix', '$prefix$n' is not a valid name: at most 128 letters, digits, '_', '.' or '-'"))
         if (list.size == 1) ConsumerNameChoice.Single(list.head)
         else if (list.size == streams.size) ConsumerNameChoice.PerStream(streams.zip(list).toMap)
         else throw values.invalid(ConsumerName, text, s"$allowed (got ${list.size} names)")
@@ -76,7 +78,8 @@ object EfoSettings {
 
   private def check(values: OptionValues, spec: OptionSpec, shown: String, fullName: String,
       allowed: String): Unit =
-    try ConsumerNames.validate(fullName) catch {
+    try ConsumerNames.validate(fullName)
+    catch {
       case e: KinesisOptionException => throw values.invalid(spec, shown, allowed, e)
       case NonFatal(e) => throw values.invalid(spec, shown, allowed, e)
     }

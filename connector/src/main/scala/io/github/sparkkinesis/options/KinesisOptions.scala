@@ -55,16 +55,20 @@ object KinesisOptions {
   val StreamName = OptionSpec("streamName", None, "Comma-separated list of stream names to read.",
     usage = both, kind = NameList, shownDefault = Some("(required, or streamARN)"),
     writeDescription = Some("The one stream to write to; without it each row's `stream` column names its stream."))
-  val StreamARN = OptionSpec("streamARN", None, "The streams to read by ARN instead of by name, one " +
-    "or a comma-separated list (`arn:aws:kinesis:us-east-1:123456789012:stream/orders`); the region " +
-    "comes from the ARNs, which must share one; every call names the stream by its ARN, so another account's " +
-    "stream is the one read: through `roleArn` (a role of that account) or through the stream's resource " +
-    "policy with your own credentials.", kind = NameList)
-  val Region = OptionSpec("region", None, "AWS region of the streams; must be a region that exists " +
-    "(see [Authentication](#region-and-endpoint)).", usage = both, emptyMeansNotGiven = true,
+  val StreamARN = OptionSpec("streamARN", None,
+    "The streams to read by ARN instead of by name, one " +
+      "or a comma-separated list (`arn:aws:kinesis:us-east-1:123456789012:stream/orders`); the region " +
+      "comes from the ARNs, which must share one; every call names the stream by its ARN, so another account's " +
+      "stream is the one read: through `roleArn` (a role of that account) or through the stream's resource " +
+      "policy with your own credentials.", kind = NameList)
+  val Region = OptionSpec("region", None,
+    "AWS region of the streams; must be a region that exists " +
+      "(see [Authentication](#region-and-endpoint)).", usage = both, emptyMeansNotGiven = true,
     shownDefault = Some("region the AWS SDK resolves locally"))
-  val Endpoint = OptionSpec("endpoint", None, "Kinesis endpoint URL (http:// or https://): VPC or FIPS " +
-    "endpoints, local Kinesis.", usage = both, emptyMeansNotGiven = true, shownDefault = Some("the region's endpoint"))
+  val Endpoint = OptionSpec("endpoint", None,
+    "Kinesis endpoint URL (http:// or https://): VPC or FIPS " +
+      "endpoints, local Kinesis.", usage = both, emptyMeansNotGiven = true,
+    shownDefault = Some("the region's endpoint"))
   val InitialPosition = OptionSpec("initialPosition", Some("latest"),
     "Where a new query starts: `latest`, `trim_horizon`, `earliest` (alias of trim_horizon), at_timestamp " +
       "as JSON `{\"at_timestamp\": \"06/25/2020 10:23:45 PDT\"}` with an optional `\"format\"` (a " +

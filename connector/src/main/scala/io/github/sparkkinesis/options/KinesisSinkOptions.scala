@@ -51,9 +51,10 @@ object KinesisSinkOptions {
     val stream = values.get(StreamName).map { text =>
       val name = text.trim
       if (!KinesisSourceOptions.StreamNamePattern.pattern.matcher(name).matches()) {
-        throw values.invalid(StreamName, text, "one stream name of 1 to 128 letters, digits, '_', '.' " +
-          "or '-' (to write to several streams, leave streamName out and name each row's stream " +
-          "in a 'stream' column)")
+        throw values.invalid(StreamName, text,
+          "one stream name of 1 to 128 letters, digits, '_', '.' " +
+            "or '-' (to write to several streams, leave streamName out and name each row's stream " +
+            "in a 'stream' column)")
       }
       name
     }

@@ -120,8 +120,9 @@ object KinesisSourceOptions {
     val text = values.get(EndingPositionOption).get.trim
     if (text.equalsIgnoreCase("latest")) EndingPosition.Latest
     else if (text.startsWith("{")) EndingPosition.Positions(offsetJson(values, EndingPositionOption, text))
-    else throw values.invalid(EndingPositionOption, text, "latest, or per-shard positions as offset JSON such as " +
-      KinesisOffsetJson.Example)
+    else throw values.invalid(EndingPositionOption, text,
+      "latest, or per-shard positions as offset JSON such as " +
+        KinesisOffsetJson.Example)
   }
 
   /**
@@ -133,30 +134,35 @@ object KinesisSourceOptions {
       streams: Seq[String]): Unit = {
     val named = offset.shards.keySet.map(_.stream)
     if (named.nonEmpty && !named.exists(streams.contains)) {
-      throw values.invalid(spec, values.get(spec).get.trim, s"per-shard positions of the streams read " +
-        s"(streamName ${streams.map(s => s"'$s'").mkString(", ")}); these name only " +
-        named.toSeq.sorted.map(s => s"'$s'").mkString(", "))
+      throw values.invalid(spec, values.get(spec).get.trim,
+        s"per-shard positions of the streams read " +
+          s"(streamName ${streams.map(s => s"'$s'").mkString(", ")}); these name only " +
+          named.toSeq.sorted.map(s => s"'$s'").mkString(", "))
     }
   }
 
   /** Per-shard positions, in the offset JSON of the checkpoint. */
   private def offsetJson(values: OptionValues, spec: OptionSpec, text: String): KinesisSourceOffset =
-    try KinesisOffsetJson.read(text) catch {
+    try KinesisOffsetJson.read(text)
+    catch {
       case e: KinesisError =>
         // The offset's own message speaks of a checkpoint; here it is an option's value.
         val reason = e.getMessageParameters.asScala.get("reason")
           .getOrElse(s"version ${e.getMessageParameters.get("found")} is not one this connector " +
             s"reads (up to ${KinesisOffsetJson.Version})")
-        throw values.invalid(spec, text, s"per-shard positions as offset JSON such as " +
-          s"${KinesisOffsetJson.Example}; here $reason", e)
+        throw values.invalid(spec, text,
+          s"per-shard positions as offset JSON such as " +
+            s"${KinesisOffsetJson.Example}; here $reason", e)
     }
 
   private def streamNames(values: OptionValues): Seq[String] = {
-    val text = values.required(StreamName, "give one stream name or a comma-separated list (or their ARNs in streamARN)")
+    val text =
+      values.required(StreamName, "give one stream name or a comma-separated list (or their ARNs in streamARN)")
     val names = text.split(",", -1).map(_.trim).toSeq
     names.find(n => !StreamNamePattern.pattern.matcher(n).matches()).foreach { bad =>
-      throw values.invalid(StreamName, text, s"stream names of 1 to 128 letters, digits, '_', '.' " +
-        s"or '-', separated by commas ('$bad' is not one)")
+      throw values.invalid(StreamName, text,
+        s"stream names of 1 to 128 letters, digits, '_', '.' " +
+          s"or '-', separated by commas ('$bad' is not one)")
     }
     if (names.distinct.size != names.size) {
       throw values.invalid(StreamName, text, "each stream named once")

@@ -42,7 +42,8 @@ object OptionKind {
 
   /** A duration such as 400ms or 10s, from `minMs` to `maxMs`. */
   final case class Duration(minMs: Long, maxMs: Long) extends OptionKind("duration") {
-    override def allowed: Option[String] = Some(s"a duration such as 400ms, 10s, 2m or 1h, from ${minMs}ms to ${maxMs}ms")
+    override def allowed: Option[String] =
+      Some(s"a duration such as 400ms, 10s, 2m or 1h, from ${minMs}ms to ${maxMs}ms")
   }
 
   /** A size such as 10mb, above 0 and at most `maxBytes`. */

@@ -52,7 +52,9 @@ private[sparkkinesis] final class OptionValues(options: Map[String, String]) {
     val OptionKind.IntRange(min, max) = kindOf[OptionKind.IntRange](spec)
     val text = integerText(spec)
     val allowed = spec.kind.allowed.get
-    val value = try text.toInt catch { case e: NumberFormatException => throw invalid(spec, text, allowed, e) }
+    val value =
+      try text.toInt
+      catch { case e: NumberFormatException => throw invalid(spec, text, allowed, e) }
     if (value < min || value > max) throw invalid(spec, text, allowed)
     value
   }
@@ -61,7 +63,9 @@ private[sparkkinesis] final class OptionValues(options: Map[String, String]) {
     val OptionKind.LongAtLeast(min) = kindOf[OptionKind.LongAtLeast](spec)
     val text = integerText(spec)
     val allowed = spec.kind.allowed.get
-    val value = try text.toLong catch { case e: NumberFormatException => throw invalid(spec, text, allowed, e) }
+    val value =
+      try text.toLong
+      catch { case e: NumberFormatException => throw invalid(spec, text, allowed, e) }
     if (value < min) throw invalid(spec, text, allowed)
     value
   }
@@ -71,7 +75,9 @@ private[sparkkinesis] final class OptionValues(options: Map[String, String]) {
     val OptionKind.PositiveDecimal(max) = kindOf[OptionKind.PositiveDecimal](spec)
     val text = get(spec).get.trim
     val allowed = spec.kind.allowed.get
-    val value = try text.toDouble catch { case e: NumberFormatException => throw invalid(spec, text, allowed, e) }
+    val value =
+      try text.toDouble
+      catch { case e: NumberFormatException => throw invalid(spec, text, allowed, e) }
     if (!(value > 0 && value <= max)) throw invalid(spec, text, allowed)
     value
   }
@@ -81,9 +87,11 @@ private[sparkkinesis] final class OptionValues(options: Map[String, String]) {
     val OptionKind.Duration(minMs, maxMs) = kindOf[OptionKind.Duration](spec)
     val text = get(spec).get.trim
     val allowed = spec.kind.allowed.get
-    val ms = try JavaUtils.timeStringAsMs(text) catch {
-      case e: IllegalArgumentException => throw invalid(spec, text, allowed, e) // NumberFormatException too
-    }
+    val ms =
+      try JavaUtils.timeStringAsMs(text)
+      catch {
+        case e: IllegalArgumentException => throw invalid(spec, text, allowed, e) // NumberFormatException too
+      }
     if (ms < minMs || ms > maxMs) throw invalid(spec, text, allowed)
     ms
   }
@@ -94,9 +102,11 @@ private[sparkkinesis] final class OptionValues(options: Map[String, String]) {
     val text = get(spec).get.trim
     val allowed = spec.kind.allowed.get
     // NumberFormatException for a malformed size, IllegalArgumentException for one past Long.MaxValue.
-    val value = try JavaUtils.byteStringAsBytes(text) catch {
-      case e: IllegalArgumentException => throw invalid(spec, text, allowed, e)
-    }
+    val value =
+      try JavaUtils.byteStringAsBytes(text)
+      catch {
+        case e: IllegalArgumentException => throw invalid(spec, text, allowed, e)
+      }
     if (value <= 0 || value > max) throw invalid(spec, text, allowed)
     value
   }
@@ -130,7 +140,9 @@ private[sparkkinesis] object OptionValues {
    * parsing, as the seed docs' example relies on.
    */
   def parseAtTimestamp(json: String): Either[String, Long] = {
-    val node = try Option(mapper.readTree(json)) catch { case _: Exception => None }
+    val node =
+      try Option(mapper.readTree(json))
+      catch { case _: Exception => None }
     node.filter(_.isObject) match {
       case None => Left("not a JSON object")
       case Some(obj) =>

@@ -27,8 +27,9 @@ private[sparkkinesis] object StreamArns {
     if (arns.map(_.name).distinct.size != arns.size) throw values.invalid(StreamARN, text, "each stream named once")
     val regions = arns.map(_.region).distinct
     if (regions.size > 1) {
-      throw values.invalid(StreamARN, text, s"streams of one region (these are in ${regions.mkString(", ")}); " +
-        "read the streams of each region in a query of their own")
+      throw values.invalid(StreamARN, text,
+        s"streams of one region (these are in ${regions.mkString(", ")}); " +
+          "read the streams of each region in a query of their own")
     }
     if (values.isSet(StreamName)) {
       throw KinesisErrors.conflictingOptions(Seq(values.name(StreamName), values.name(StreamARN)),

@@ -18,13 +18,14 @@ import io.github.sparkkinesis.time.{Clock, SystemClock}
 final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: Clock = SystemClock,
     hashRanges: Map[ShardKey, HashKeyRange] = Map.empty) extends AutoCloseable {
 
-  private val pool = Executors.newFixedThreadPool(LatestOffsetProbe.Threads, new ThreadFactory {
-    override def newThread(r: Runnable): Thread = {
-      val t = new Thread(r, "kinesis-latest-offset-probe")
-      t.setDaemon(true)
-      t
-    }
-  })
+  private val pool = Executors.newFixedThreadPool(LatestOffsetProbe.Threads,
+    new ThreadFactory {
+      override def newThread(r: Runnable): Thread = {
+        val t = new Thread(r, "kinesis-latest-offset-probe")
+        t.setDaemon(true)
+        t
+      }
+    })
 
   /** The position each of `shards` can be read up to now; none is ever behind its start. */
   def advance(shards: Map[ShardKey, ShardPosition]): Map[ShardKey, ShardPosition] = {
@@ -33,7 +34,8 @@ final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: C
       new Callable[(ShardKey, ShardPosition)] { def call() = key -> readAhead(key, start, deadline) }
     }
     pool.invokeAll(work.asJava).asScala.map { future =>
-      try future.get() catch { case e: ExecutionException => throw e.getCause } // the clear error
+      try future.get()
+      catch { case e: ExecutionException => throw e.getCause } // the clear error
     }.toMap
   }
 

@@ -2,8 +2,9 @@ package io.github.sparkkinesis.polling
 
 import org.apache.spark.internal.Logging
 
-import io.github.sparkkinesis.client.{IteratorExpiredException, KinesisApi, KinesisRecord, KplCounts, RecordBatch,
-  RetryPolicy, ThrottledException}
+import io.github.sparkkinesis.client.{
+  IteratorExpiredException, KinesisApi, KinesisRecord, KplCounts, RecordBatch, RetryPolicy, ThrottledException
+}
 import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}

@@ -31,13 +31,15 @@ final class PrefetchMetrics {
   def report(index: PrefetchIndex, statuses: ShardStatuses, readers: Option[ReaderOwnership],
       rounds: Long): Map[String, String] = {
     val behind = statuses.millisBehindLatest(shard => !index.fetchedToEnd(shard))
-    val lag = if (behind.isEmpty) Map.empty[String, String] else Map(
+    val lag = if (behind.isEmpty) Map.empty[String, String]
+    else Map(
       "avgMsBehindLatest" -> (behind.sum.toDouble / behind.size).toString,
       "maxMsBehindLatest" -> behind.max.toString,
       "minMsBehindLatest" -> behind.min.toString)
-    val efo = readers.map(r => Map(
-      "liveSubscriptions" -> r.liveSubscriptions.toString,
-      "resubscriptions" -> r.resubscriptions.toString)).getOrElse(Map.empty)
+    val efo = readers.map(r =>
+      Map(
+        "liveSubscriptions" -> r.liveSubscriptions.toString,
+        "resubscriptions" -> r.resubscriptions.toString)).getOrElse(Map.empty)
     lag ++ efo ++ Map(
       "prefetchedBytes" -> index.bufferedBytes.toString,
       "prefetchedRecords" -> index.bufferedRecords.toString,

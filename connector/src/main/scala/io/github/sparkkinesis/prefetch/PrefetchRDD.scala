@@ -31,15 +31,16 @@ final class PrefetchRDD(
     val task = split.asInstanceOf[PrefetchPartition]
     val polling = PrefetchTask.pollingReader(KinesisClients.api(connection), work)
     val efoMetrics = EfoMetrics.of(work.streamInstance)
-    val newReader = (r: ShardFetchRequest) => work.consumers.get(r.shard.stream) match {
-      case Some(consumerArn) =>
-        val cursor = new SubscriptionCursor(KinesisClients.transport(connection), r.shard, consumerArn, r.from,
-          where = connection.where, metrics = efoMetrics, hashRange = r.hashRange,
-          startCheck = new TrimHorizonCheck(KinesisClients.api(connection), r.shard, work.fetch.failOnDataLoss)
-            .check(_, () => ()))
-        new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs, work.fetch.maxRecordsPerFetch)
-      case None => polling(r)
-    }
+    val newReader = (r: ShardFetchRequest) =>
+      work.consumers.get(r.shard.stream) match {
+        case Some(consumerArn) =>
+          val cursor = new SubscriptionCursor(KinesisClients.transport(connection), r.shard, consumerArn, r.from,
+            where = connection.where, metrics = efoMetrics, hashRange = r.hashRange,
+            startCheck = new TrimHorizonCheck(KinesisClients.api(connection), r.shard, work.fetch.failOnDataLoss)
+              .check(_, () => ()))
+          new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs, work.fetch.maxRecordsPerFetch)
+        case None => polling(r)
+      }
     val result = PrefetchTask.run(newReader, task.requests, work)
     // Taken after the task's readers went back to the cache and the unowned ones were closed.
     val counts = if (work.consumers.isEmpty || work.stopping) None else Some(efoMetrics.snapshot())

@@ -39,7 +39,8 @@ object PrefetchRound {
   def closingReaders(executors: Seq[String], settings: PrefetchSettings, streamInstance: String,
       streamKey: Int): PrefetchRound = {
     val tasks = executors.zipWithIndex.map { case (location, i) => PrefetchPartition(i, Nil, Some(location)) }
-    PrefetchRound(tasks, PrefetchWork(streamInstance, streamKey, settings.fetch, 1L, None,
-      returnWhenCaughtUp = true, stopping = true))
+    PrefetchRound(tasks,
+      PrefetchWork(streamInstance, streamKey, settings.fetch, 1L, None,
+        returnWhenCaughtUp = true, stopping = true))
   }
 }

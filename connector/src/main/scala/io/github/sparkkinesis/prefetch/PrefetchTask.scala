@@ -46,7 +46,8 @@ object PrefetchTask {
   }
 
   /** A polling reader: GetRecords on `api`. */
-  def pollingReader(api: => KinesisApi, work: PrefetchWork, clock: Clock = SystemClock): ShardFetchRequest => ShardReader =
+  def pollingReader(
+      api: => KinesisApi, work: PrefetchWork, clock: Clock = SystemClock): ShardFetchRequest => ShardReader =
     r => new ShardCursor(api, r.shard, r.from, work.fetch, clock, r.hashRange)
 
   def run(
@@ -88,11 +89,12 @@ object PrefetchTask {
       }
       val blocks = runs.flatMap(run => storeBlocks(run, work, store))
       val location = store.location
-      PrefetchResult(blocks, runs.map { run =>
-        ShardFetchStatus(run.request.shard, run.cursor.position,
-          if (run.cursor.isEnded) 0L else run.millisBehindLatest,
-          run.caughtUpAtMillis, run.cursor.throttleEvents, location)
-      }, location, kpl = kpl, dataLossEvents = dataLossEvents)
+      PrefetchResult(blocks,
+        runs.map { run =>
+          ShardFetchStatus(run.request.shard, run.cursor.position,
+            if (run.cursor.isEnded) 0L else run.millisBehindLatest,
+            run.caughtUpAtMillis, run.cursor.throttleEvents, location)
+        }, location, kpl = kpl, dataLossEvents = dataLossEvents)
     } finally {
       runs.foreach(run => ExecutorCursors.release(work.streamInstance, run.cursor))
     }

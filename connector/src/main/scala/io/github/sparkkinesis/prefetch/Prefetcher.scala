@@ -147,11 +147,14 @@ final class Prefetcher(
     // now, and those on other executors soon after.
     ExecutorCursors.forget(streamInstance)
     EfoMetrics.forget(streamInstance)
-    val driver = try KinesisBlockStore.thisExecutorLocation catch { case NonFatal(_) => "" }
+    val driver =
+      try KinesisBlockStore.thisExecutorLocation
+      catch { case NonFatal(_) => "" }
     val elsewhere = synchronized(readers.stopTargets(except = driver))
     ReaderRelease.run(sc, connection, PrefetchRound.closingReaders(elsewhere, settings, streamInstance, streamKey),
       queryName)
-    try KinesisBlockStore.removeAll(streamKey) catch {
+    try KinesisBlockStore.removeAll(streamKey)
+    catch {
       case NonFatal(e) => logWarning(s"Could not remove the prefetched blocks of $queryName", e)
     }
   }
@@ -177,7 +180,7 @@ final class Prefetcher(
       val owners = readers.owners(index.shards)
       // Executors that hold subscriptions of shards now read elsewhere get a task that only closes them.
       Right(PrefetchRound.reading(requests, owners, readers.cleanupTargets(owners), room, cutoff.splitAt,
-        firstRound = rounds == 0, consumers, settings, streamInstance, streamKey))
+          firstRound = rounds == 0, consumers, settings, streamInstance, streamKey))
     }
   }
 
@@ -231,7 +234,8 @@ final class Prefetcher(
   }
 
   private def liveExecutors(): Set[String] =
-    try KinesisBlockStore.liveExecutorLocations catch {
+    try KinesisBlockStore.liveExecutorLocations
+    catch {
       case NonFatal(e) =>
         logWarning(s"Could not list the executors of $queryName", e)
         synchronized(readers.aliveExecutors)
@@ -243,7 +247,8 @@ final class Prefetcher(
   private def removeBlocks(blocks: Seq[PrefetchedBlock]): Unit = {
     val names = blocks.flatMap(_.blockName)
     if (names.nonEmpty) {
-      try KinesisBlockStore.remove(names) catch {
+      try KinesisBlockStore.remove(names)
+      catch {
         case NonFatal(e) => logWarning(s"Could not remove ${names.size} prefetched blocks", e)
       }
     }

@@ -22,13 +22,13 @@ private[prefetch] object ReaderRelease extends Logging {
     if (executors == 0 || sc.isStopped) return
     val group = s"kinesis-release-${round.work.streamInstance}"
     val job = new Thread(() => {
-      sc.setJobGroup(group, s"Kinesis readers of $queryName closed", interruptOnCancel = true)
-      sc.setLocalProperty("spark.sql.execution.id", null)
-      try {
-        sc.runJob(new PrefetchRDD(sc, round.tasks, connection, round.work), (_: Iterator[PrefetchResult]) => ())
-        logInfo(s"Closed the readers of $queryName on $executors executors")
-      } catch { case NonFatal(e) => logInfo(s"Could not close the readers of $queryName on every executor: $e") }
-    }, s"kinesis-release-$queryName")
+        sc.setJobGroup(group, s"Kinesis readers of $queryName closed", interruptOnCancel = true)
+        sc.setLocalProperty("spark.sql.execution.id", null)
+        try {
+          sc.runJob(new PrefetchRDD(sc, round.tasks, connection, round.work), (_: Iterator[PrefetchResult]) => ())
+          logInfo(s"Closed the readers of $queryName on $executors executors")
+        } catch { case NonFatal(e) => logInfo(s"Could not close the readers of $queryName on every executor: $e") }
+      }, s"kinesis-release-$queryName")
     job.setDaemon(true)
     job.start()
     job.join(TimeoutMs)

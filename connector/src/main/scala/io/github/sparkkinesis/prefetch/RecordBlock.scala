@@ -39,7 +39,8 @@ object RecordBlock {
       out.putInt(sequence.length)
       var c = 0
       while (c < sequence.length) { out.put(sequence.charAt(c).toByte); c += 1 }
-      out.putLong(r.approximateArrivalMillis).putLong(r.subSequenceNumber).put(if (r.endsKinesisRecord) 1.toByte else 0.toByte)
+      out.putLong(r.approximateArrivalMillis).putLong(r.subSequenceNumber).put(
+        if (r.endsKinesisRecord) 1.toByte else 0.toByte)
       out.putInt(r.data.length).put(r.data)
       i += 1
     }
@@ -64,7 +65,8 @@ object RecordBlock {
  */
 final class RecordBlockCursor(block: ByteBuffer) {
   private val buffer: ByteBuffer = {
-    val heap = if (block.hasArray) block.duplicate() else {
+    val heap = if (block.hasArray) block.duplicate()
+    else {
       val copy = ByteBuffer.allocate(block.remaining())
       copy.put(block.duplicate()).flip()
       copy
@@ -76,7 +78,8 @@ final class RecordBlockCursor(block: ByteBuffer) {
   private var at = buffer.position()
 
   require(buffer.remaining() >= 5 && array(base + at) == RecordBlock.Format,
-    s"not a prefetched block of this connector version (format ${if (buffer.remaining() > 0) array(base + at) else "none"})")
+    s"not a prefetched block of this connector version (format ${if (buffer.remaining() > 0) array(base + at)
+      else "none"})")
   val count: Int = buffer.getInt(at + 1)
   at += 5
   private var read = 0

@@ -33,8 +33,9 @@ final class SubscriptionReports {
   def cleanupTargets(owners: Iterable[String], alive: Set[String]): Seq[String] = {
     val owning = owners.toSet
     val targets = latest.collect {
-      case (location, c) if c.liveSubscriptions > 0 && alive.contains(location) && !owning.contains(location) &&
-          cleanupsSent.getOrElse(location, 0) < SubscriptionReports.MaxCleanupAttempts => location
+      case (location, c)
+          if c.liveSubscriptions > 0 && alive.contains(location) && !owning.contains(location) &&
+            cleanupsSent.getOrElse(location, 0) < SubscriptionReports.MaxCleanupAttempts => location
     }.toSeq.sorted
     targets.foreach(t => cleanupsSent(t) = cleanupsSent.getOrElse(t, 0) + 1)
     targets

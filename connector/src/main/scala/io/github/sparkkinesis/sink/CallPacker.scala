@@ -45,7 +45,8 @@ private[sink] final class CallPacker(settings: PutSettings) {
       val queue = queues.next().getValue
       var keyDone = false
       while (!keyDone && !queue.rows.isEmpty && call.size < settings.maxRecordsPerPut) {
-        val next = if (settings.aggregate) aggregate(lane, queue, call.isEmpty, bytes) else plain(lane, queue, call.isEmpty, bytes)
+        val next = if (settings.aggregate) aggregate(lane, queue, call.isEmpty, bytes)
+        else plain(lane, queue, call.isEmpty, bytes)
         next match {
           case Some(record) =>
             call += record

@@ -94,8 +94,10 @@ object KinesisSinkColumns {
     val names = schema.fieldNames.toSeq
     def find(name: String): Option[(Int, StructField)] = {
       val exact = schema.fields.indexWhere(_.name == name)
-      val index = if (exact >= 0) exact else {
-        val folded = schema.fields.zipWithIndex.filter(_._1.name.toLowerCase(Locale.ROOT) == name.toLowerCase(Locale.ROOT))
+      val index = if (exact >= 0) exact
+      else {
+        val folded =
+          schema.fields.zipWithIndex.filter(_._1.name.toLowerCase(Locale.ROOT) == name.toLowerCase(Locale.ROOT))
         if (folded.length == 1) folded.head._2 else -1
       }
       if (index >= 0) Some(index -> schema.fields(index)) else None
@@ -107,24 +109,27 @@ object KinesisSinkColumns {
       case (_, field) => throw KinesisErrors.sinkInvalidColumnType(field.name, field.dataType.sql, "STRING", hint)
     }
 
-    val (dataIndex, dataField) = required(Data, "it holds each record's payload, binary or string, " +
-      "e.g. to_json(struct(*)) AS data")
+    val (dataIndex, dataField) = required(Data,
+      "it holds each record's payload, binary or string, " +
+        "e.g. to_json(struct(*)) AS data")
     val dataIsString = dataField.dataType match {
       case BinaryType => false
       case t if isString(t) => true
       case other => throw KinesisErrors.sinkInvalidColumnType(dataField.name, other.sql, "BINARY or STRING",
-        "Serialize it first, e.g. to_json(struct(*)) AS data, or CAST(x AS STRING) AS data.")
+          "Serialize it first, e.g. to_json(struct(*)) AS data, or CAST(x AS STRING) AS data.")
     }
-    val partitionKey = stringColumn(required(PartitionKey, "every Kinesis record needs a partition " +
-      s"key of 1 to $MaxPartitionKeyChars characters, which picks its shard; e.g. " +
-      "CAST(id AS STRING) AS partitionKey, or uuid() AS partitionKey to spread records evenly"),
+    val partitionKey = stringColumn(required(PartitionKey,
+        "every Kinesis record needs a partition " +
+          s"key of 1 to $MaxPartitionKeyChars characters, which picks its shard; e.g. " +
+          "CAST(id AS STRING) AS partitionKey, or uuid() AS partitionKey to spread records evenly"),
       s"Cast it, e.g. CAST(id AS STRING) AS $PartitionKey.")
     val hashKey = find(ExplicitHashKey).map(stringColumn(_,
-      s"It is a decimal number from 0 to 2^128 - 1; cast it, e.g. CAST(h AS STRING) AS $ExplicitHashKey."))
-    val stream = if (streamNameGiven) None else Some(stringColumn(required(Stream,
-      "without the option 'streamName', each row names its stream in a string column 'stream'; " +
-        "set 'streamName' to write every row to one stream"),
-      s"Cast it, e.g. CAST(s AS STRING) AS $Stream."))
+        s"It is a decimal number from 0 to 2^128 - 1; cast it, e.g. CAST(h AS STRING) AS $ExplicitHashKey."))
+    val stream = if (streamNameGiven) None
+    else Some(stringColumn(required(Stream,
+          "without the option 'streamName', each row names its stream in a string column 'stream'; " +
+            "set 'streamName' to write every row to one stream"),
+        s"Cast it, e.g. CAST(s AS STRING) AS $Stream."))
     KinesisSinkColumns(dataIndex, dataIsString, partitionKey, hashKey, stream)
   }
 

@@ -22,7 +22,8 @@ object KinesisSinkMetrics {
 
   /** The metrics Spark shows for a Kinesis write; Spark instantiates each class by name. */
   def supported: Array[CustomMetric] = Array(new RecordsWrittenMetric, new KinesisRecordsWrittenMetric,
-    new BytesWrittenMetric, new PutRequestsMetric, new PutRetriesMetric, new ThrottledRecordsMetric, new FailedRecordsMetric)
+    new BytesWrittenMetric, new PutRequestsMetric, new PutRetriesMetric, new ThrottledRecordsMetric,
+    new FailedRecordsMetric)
 }
 
 class RecordsWrittenMetric extends CustomSumMetric {

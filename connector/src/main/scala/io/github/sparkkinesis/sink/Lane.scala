@@ -32,7 +32,8 @@ private[sink] final class KeyQueue {
  * @param aggregateBytes the bytes of a full aggregate: one key queue holding that much is
  *                       worth a call of its own; None without aggregation
  */
-private[sink] final class Lane(val maxCalls: Int, fullAtBytes: Long, fullAtRecords: Option[Int], aggregateBytes: Option[Long]) {
+private[sink] final class Lane(val maxCalls: Int, fullAtBytes: Long, fullAtRecords: Option[Int],
+    aggregateBytes: Option[Long]) {
   private val queues = new JLinkedHashMap[AnyRef, KeyQueue]()
   private var count = 0
   private var queuedBytes = 0L

@@ -36,7 +36,8 @@ private[sink] final class PutAttempts(
     jitter: () => Double)
   extends Logging {
 
-  private val retries = RetryPolicy.putRecords(settings.maxPutRetries, settings.retryBackoffMs, settings.maxRetryBackoffMs)
+  private val retries =
+    RetryPolicy.putRecords(settings.maxPutRetries, settings.retryBackoffMs, settings.maxRetryBackoffMs)
 
   def send(stream: String, call: IndexedSeq[Packed]): CallOutcome = {
     var pending = call
@@ -86,5 +87,7 @@ private[sink] final class PutAttempts(
 
 private object PutAttempts {
   def summary(failures: Iterable[PutFailure]): Seq[String] =
-    failures.groupBy(_.code).map { case (code, fs) => code -> fs.size }.toSeq.sortBy(-_._2).map { case (code, n) => s"$code: $n" }
+    failures.groupBy(_.code).map { case (code, fs) => code -> fs.size }.toSeq.sortBy(-_._2).map { case (code, n) =>
+      s"$code: $n"
+    }
 }

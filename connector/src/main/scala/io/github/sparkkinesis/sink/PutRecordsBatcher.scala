@@ -1,6 +1,8 @@
 package io.github.sparkkinesis.sink
 
-import java.util.concurrent.{ExecutorService, Executors, ScheduledExecutorService, ThreadFactory, ThreadLocalRandom, TimeUnit}
+import java.util.concurrent.{
+  ExecutorService, Executors, ScheduledExecutorService, ThreadFactory, ThreadLocalRandom, TimeUnit
+}
 import java.util.concurrent.atomic.AtomicInteger
 
 import scala.collection.mutable
@@ -193,7 +195,8 @@ final class PutRecordsBatcher(
     state.inFlight += 1
     inFlight += 1
     val job: Runnable = () => finish(state, lane, run(state.name, call))
-    try threads.execute(job) catch {
+    try threads.execute(job)
+    catch {
       case e: Throwable =>
         lane.inFlight -= 1
         state.inFlight -= 1
@@ -226,7 +229,8 @@ final class PutRecordsBatcher(
             counters.bytesWritten.addAndGet(-r.rows.map(_.entry.size.toLong).sum)
           }
       }
-      try pump(linger = true) catch { case e: Throwable => if (error.isEmpty) error = Some(e) }
+      try pump(linger = true)
+      catch { case e: Throwable => if (error.isEmpty) error = Some(e) }
       lock.notifyAll() // The writer may wait for this call, in flush or after a failure.
     }
 
@@ -275,7 +279,9 @@ final class PutRecordsBatcher(
     while (inFlight > 0 && !stopped) lock.wait()
     error.foreach(e => throw e)
     val failed = failures.map(_.failedRows).sum
-    val codes = failures.flatMap(_.codes).groupBy(_._1).map { case (code, ns) => code -> ns.map(_._2).sum }.toSeq.sortBy(-_._2)
+    val codes = failures.flatMap(_.codes).groupBy(_._1).map { case (code, ns) =>
+      code -> ns.map(_._2).sum
+    }.toSeq.sortBy(-_._2)
     throw KinesisErrors.sinkPutFailed(failed, failures.map(_.stream).distinct.toSeq, where,
       failures.map(_.attempts).max, codes.map { case (code, n) => s"$code ($n)" })
   }
@@ -288,12 +294,14 @@ final class PutRecordsBatcher(
   private def startLingerTimer(): Unit = if (lingerTimer == null) {
     lingerTimer = Executors.newSingleThreadScheduledExecutor(LingerThreads)
     val period = math.max(1L, settings.maxPutLingerMs / 2)
-    val tick: Runnable = () => try sendLingering() catch {
-      case e: Throwable => lock.synchronized {
-        if (timerError.isEmpty) timerError = Some(e)
-        lock.notifyAll()
+    val tick: Runnable = () =>
+      try sendLingering()
+      catch {
+        case e: Throwable => lock.synchronized {
+            if (timerError.isEmpty) timerError = Some(e)
+            lock.notifyAll()
+          }
       }
-    }
     lingerTimer.scheduleWithFixedDelay(tick, period, period, TimeUnit.MILLISECONDS)
   }
 }

@@ -31,7 +31,8 @@ final class ShardMap private (open: IndexedSeq[TargetShard], all: Map[String, Ha
     var found = -1
     while (lo <= hi) {
       val mid = (lo + hi) >>> 1
-      if (starts(mid) <= hashKey) { found = mid; lo = mid + 1 } else hi = mid - 1
+      if (starts(mid) <= hashKey) { found = mid; lo = mid + 1 }
+      else hi = mid - 1
     }
     if (found >= 0 && open(found).range.contains(hashKey)) Some(open(found)) else None
   }

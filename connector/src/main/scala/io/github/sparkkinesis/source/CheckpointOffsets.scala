@@ -25,7 +25,8 @@ private[sparkkinesis] object CheckpointOffsets {
 
   /** Runs `body`, an offset read from `where`, naming `where` in the error if it fails. */
   def located[T](where: String)(body: => T): T =
-    try body catch {
+    try body
+    catch {
       case e: KinesisConnectorException if e.parameters.contains("checkpoint") =>
         throw new KinesisConnectorException(e.condition, e.parameters + ("checkpoint" -> where), e.getCause)
     }

@@ -20,14 +20,16 @@ final class InitialOffsetStore(metadataPath: String, hadoopConf: Configuration) 
     if (fs.exists(file)) {
       val in = fs.open(file)
       try CheckpointOffsets.located(s"checkpoint file $file") {
-        KinesisOffsetJson.read(new String(in.readAllBytes(), StandardCharsets.UTF_8))
-      } finally in.close()
+          KinesisOffsetJson.read(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+        }
+      finally in.close()
     } else {
       val offset = compute
       // Write aside, then rename: a crash never leaves a half-written file behind.
       val temp = new Path(metadataPath, s".kinesis-initial-offset.${System.nanoTime()}.tmp")
       val out = fs.create(temp, true)
-      try out.write(offset.json().getBytes(StandardCharsets.UTF_8)) finally out.close()
+      try out.write(offset.json().getBytes(StandardCharsets.UTF_8))
+      finally out.close()
       if (!fs.rename(temp, file)) {
         fs.delete(temp, false)
         if (!fs.exists(file)) throw new java.io.IOException(s"could not write $file")

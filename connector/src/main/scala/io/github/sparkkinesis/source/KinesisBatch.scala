@@ -28,7 +28,8 @@ final class KinesisBatch(options: KinesisSourceOptions, api: => KinesisApi) exte
         // Read to the tip however long that takes: a batch read is bounded by the tip, not by time.
         val probe = new LatestOffsetProbe(kinesis, options.fetch.copy(maxFetchDurationMs = KinesisBatch.MaxPlanningMs),
           hashRanges = hashRanges)
-        try probe.advance(starts) finally probe.close()
+        try probe.advance(starts)
+        finally probe.close()
     }
     val ranges = starts.toSeq.sortBy(_._1).flatMap { case (shard, start) =>
       ends.get(shard).flatMap(ShardRange.between(shard, start, _, hashRanges.get(shard)))

@@ -94,9 +94,11 @@ final class KinesisMicroBatchStream(
     val from = start.asInstanceOf[KinesisSourceOffset].shards
     val ranges = end.asInstanceOf[KinesisSourceOffset].shards.toSeq.sortBy(_._1).flatMap { case (shard, until) =>
       val since = from.getOrElse(shard, ShardPosition.TrimHorizon)
-      ShardRange.between(shard, since, until, shards.hashRanges.get(shard), prefetcher.blocks(shard, since, until).collect {
-        case b if b.blockName.isDefined && b.records > 0 => BlockRef(b.blockName.get, b.from, b.to, b.bytes, b.location.get)
-      })
+      ShardRange.between(shard, since, until, shards.hashRanges.get(shard),
+        prefetcher.blocks(shard, since, until).collect {
+          case b if b.blockName.isDefined && b.records > 0 =>
+            BlockRef(b.blockName.get, b.from, b.to, b.bytes, b.location.get)
+        })
     }
     PartitionPlanner.plan(ranges, options.buffer.coalesceThresholdBlockSize, options.buffer.coalesceBinSize).toArray
   }
@@ -130,7 +132,8 @@ final class KinesisMicroBatchStream(
       position.isInstanceOf[ShardPosition.ShardEnd] || prefetcher.fetchedUntil(shard, since)
     }
     while (!newData && !allRead && prefetcher.isRunning) {
-      prefetcher.awaitRoundAfter(prefetcher.completedRounds, options.fetch.maxFetchDurationMs + KinesisMicroBatchStream.RoundGraceMs)
+      prefetcher.awaitRoundAfter(prefetcher.completedRounds,
+        options.fetch.maxFetchDurationMs + KinesisMicroBatchStream.RoundGraceMs)
     }
   }
 

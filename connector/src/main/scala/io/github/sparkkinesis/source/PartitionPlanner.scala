@@ -8,7 +8,8 @@ package io.github.sparkkinesis.source
  */
 object PartitionPlanner {
 
-  def plan(ranges: Seq[ShardRange], coalesceThresholdBlockSize: Long, coalesceBinSize: Long): Seq[KinesisInputPartition] = {
+  def plan(
+      ranges: Seq[ShardRange], coalesceThresholdBlockSize: Long, coalesceBinSize: Long): Seq[KinesisInputPartition] = {
     val (buffered, unbuffered) = ranges.partition(_.blocks.nonEmpty)
     val blocks = buffered.flatMap(_.blocks)
     val averageBlock = if (blocks.isEmpty) Long.MaxValue else blocks.map(_.bytes).sum / blocks.size

@@ -16,6 +16,6 @@ object ShardLineage {
     tracked.filter { case (key, position) =>
       val parents = descriptions.get(key).toSeq.flatMap(_.parents).map(ShardKey(key.stream, _))
       !position.isInstanceOf[ShardPosition.ShardEnd] &&
-        parents.forall(p => tracked.get(p).forall(_.isInstanceOf[ShardPosition.ShardEnd]))
+      parents.forall(p => tracked.get(p).forall(_.isInstanceOf[ShardPosition.ShardEnd]))
     }
 }

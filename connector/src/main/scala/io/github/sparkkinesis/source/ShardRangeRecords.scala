@@ -21,8 +21,7 @@ import io.github.sparkkinesis.prefetch.RecordBlockCursor
 object ShardRangeRecords extends Logging {
 
   def apply(range: ShardRange, api: => KinesisApi, fetch: FetchSettings,
-      readBlock: String => Option[ByteBuffer] = KinesisBlockStore.get)
-      : Iterator[InternalRow] = {
+      readBlock: String => Option[ByteBuffer] = KinesisBlockStore.get): Iterator[InternalRow] = {
     val rows = new KinesisRowWriter(range.shard)
     var position = range.start
     val fromBlocks = range.blocks.iterator
@@ -45,7 +44,8 @@ object ShardRangeRecords extends Logging {
     // Kinesis whatever they did not cover.
     fromBlocks ++ {
       if (ShardPosition.covers(position, range.end)) Iterator.empty
-      else new ShardRangeReader(api, range.shard, position, range.end, fetch, hashRange = range.hashRange).map(rows.write)
+      else
+        new ShardRangeReader(api, range.shard, position, range.end, fetch, hashRange = range.hashRange).map(rows.write)
     }
   }
 }

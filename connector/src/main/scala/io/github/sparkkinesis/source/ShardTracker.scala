@@ -46,7 +46,8 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
    */
   def streamCreationTimes(): Map[String, Long] =
     options.streamNames.flatMap { stream =>
-      try Some(stream -> kinesis.streamCreatedAt(stream)) catch {
+      try Some(stream -> kinesis.streamCreatedAt(stream))
+      catch {
         case e: KinesisError if e.getCondition == "KINESIS_ACCESS_DENIED" =>
           logWarning(s"$name cannot check whether stream '$stream' was deleted and created again " +
             "since the checkpoint was written: it lacks the permission kinesis:DescribeStreamSummary")
@@ -74,8 +75,9 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
       val direct = children.getOrElse(key, Nil).toSet
       direct ++ direct.flatMap(descendants)
     }
-    val consumed = (key: ShardKey) => children.get(key).exists(_.nonEmpty) &&
-      (children(key).forall(c => tracked.contains(c)) || descendants(key).exists(tracked.contains))
+    val consumed = (key: ShardKey) =>
+      children.get(key).exists(_.nonEmpty) &&
+        (children(key).forall(c => tracked.contains(c)) || descendants(key).exists(tracked.contains))
     val added = listed.keySet.diff(tracked.keySet).filterNot(key => listed(key).closed && consumed(key))
     if (added.nonEmpty) logInfo(s"$name: new shards to read: ${added.toSeq.sorted.mkString(", ")}")
     val kept = tracked.filter { case (key, position) =>

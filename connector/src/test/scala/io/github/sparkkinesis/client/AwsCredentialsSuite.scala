@@ -27,10 +27,11 @@ class AwsCredentialsSuite extends AnyFunSuite with Matchers {
   private def withSystemProperties[T](props: (String, String)*)(body: => T): T = {
     val saved = props.map { case (k, _) => k -> Option(System.getProperty(k)) }
     props.foreach { case (k, v) => System.setProperty(k, v) }
-    try body finally saved.foreach {
-      case (k, Some(v)) => System.setProperty(k, v)
-      case (k, None) => System.clearProperty(k)
-    }
+    try body
+    finally saved.foreach {
+        case (k, Some(v)) => System.setProperty(k, v)
+        case (k, None) => System.clearProperty(k)
+      }
   }
 
   private def eventually(timeout: Duration)(condition: => Boolean): Unit = {

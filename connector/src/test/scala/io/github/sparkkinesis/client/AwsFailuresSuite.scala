@@ -29,13 +29,15 @@ class AwsFailuresSuite extends AnyFunSuite with Matchers {
 
   /** A Kinesis client whose every call fails with `e`, behind the real [[SdkKinesisApi]]. */
   private def failingApi(e: Throwable, config: ConnectionConfig = connection): KinesisApi =
-    new SdkKinesisApi(() => new KinesisClient {
-      override def serviceName(): String = "kinesis"
-      override def close(): Unit = ()
-      override def listShards(r: ListShardsRequest): ListShardsResponse = throw e
-      override def getShardIterator(r: GetShardIteratorRequest): GetShardIteratorResponse = throw e
-      override def getRecords(r: GetRecordsRequest): GetRecordsResponse = throw e
-    }, config)
+    new SdkKinesisApi(
+      () =>
+        new KinesisClient {
+          override def serviceName(): String = "kinesis"
+          override def close(): Unit = ()
+          override def listShards(r: ListShardsRequest): ListShardsResponse = throw e
+          override def getShardIterator(r: GetShardIteratorRequest): GetShardIteratorResponse = throw e
+          override def getRecords(r: GetRecordsRequest): GetRecordsResponse = throw e
+        }, config)
 
   private def everyCall(api: KinesisApi): Seq[(String, KinesisConnectorException)] = Seq(
     "ListShards" -> intercept[KinesisConnectorException](api.listShards("orders", 100)),
@@ -144,7 +146,8 @@ class AwsFailuresSuite extends AnyFunSuite with Matchers {
     }
     // Failures that do not repeat a credential keep their own exception.
     val plain = kinesisError("InternalFailure", 500, "boom")
-    intercept[KinesisConnectorException](failingApi(plain).listShards("orders", 10)).getCause should be theSameInstanceAs plain
+    intercept[KinesisConnectorException](failingApi(plain).listShards("orders",
+        10)).getCause should be theSameInstanceAs plain
   }
 
   test("other service errors stay KINESIS_API_FAILED; not found stays KINESIS_STREAM_NOT_FOUND") {
@@ -159,7 +162,7 @@ class AwsFailuresSuite extends AnyFunSuite with Matchers {
   test("an endpoint that answers without any AWS error code is named as not Kinesis, with what it said") {
     val page = KinesisException.builder().statusCode(404).message("Service returned HTTP status code 404")
       .awsErrorDetails(AwsErrorDetails.builder().rawResponse(SdkBytes.fromUtf8String(
-        "<html>\n  <body><h1>404 Not Found</h1></body>\n</html>")).build()).build()
+            "<html>\n  <body><h1>404 Not Found</h1></body>\n</html>")).build()).build()
     val local = connection.copy(endpoint = Some("http://127.0.0.1:8080"))
     val e = intercept[KinesisConnectorException](failingApi(page, local).listShards("orders", 10))
     e.getCondition shouldBe "KINESIS_ENDPOINT_NOT_KINESIS"
@@ -228,8 +231,11 @@ class AwsFailuresSuite extends AnyFunSuite with Matchers {
 
   test("a call cut short by its thread's interruption is told apart from a failure") {
     assert(AwsFailures.interrupted(AbortedException.create("Thread was interrupted")))
-    assert(AwsFailures.interrupted(SdkClientException.create("read", new java.io.InterruptedIOException("interrupted"))))
-    assert(!AwsFailures.interrupted(SdkClientException.create("reset", new java.net.SocketException("Connection reset"))))
-    assert(!AwsFailures.interrupted(SdkClientException.create("slow", new java.net.SocketTimeoutException("Read timed out"))))
+    assert(AwsFailures.interrupted(SdkClientException.create("read",
+          new java.io.InterruptedIOException("interrupted"))))
+    assert(!AwsFailures.interrupted(SdkClientException.create("reset",
+          new java.net.SocketException("Connection reset"))))
+    assert(!AwsFailures.interrupted(SdkClientException.create("slow",
+          new java.net.SocketTimeoutException("Read timed out"))))
   }
 }

@@ -10,19 +10,20 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails
 import software.amazon.awssdk.core.exception.{AbortedException, SdkClientException}
-import software.amazon.awssdk.services.kinesis.model.{AccessDeniedException, ExpiredIteratorException,
-  InternalFailureException, InvalidArgumentException, KinesisException, LimitExceededException,
-  ProvisionedThroughputExceededException, ResourceInUseException, ResourceNotFoundException}
+import software.amazon.awssdk.services.kinesis.model.{
+  AccessDeniedException, ExpiredIteratorException, InternalFailureException, InvalidArgumentException, KinesisException,
+  LimitExceededException, ProvisionedThroughputExceededException, ResourceInUseException, ResourceNotFoundException
+}
 
 class RetryPolicySuite extends AnyFunSuite with Matchers {
 
   private def throttledTimes(n: Int): (() => String, () => Int) = {
     var calls = 0
     (() => {
-      calls += 1
-      if (calls <= n) throw new ThrottledException(s"throttled $calls", null)
-      "listed"
-    }, () => calls)
+        calls += 1
+        if (calls <= n) throw new ThrottledException(s"throttled $calls", null)
+        "listed"
+      }, () => calls)
   }
 
   test("the back-off doubles up to its longest wait, and jitter stays within half of it") {
@@ -95,7 +96,8 @@ class RetryPolicySuite extends AnyFunSuite with Matchers {
     Retryable(ExpiredIteratorException.builder().statusCode(400).build()) shouldBe false
     Retryable(AccessDeniedException.builder().statusCode(400).build()) shouldBe false
     Retryable(serviceError(400, "UnrecognizedClientException")) shouldBe false
-    Retryable(SdkClientException.create("handshake", new SSLHandshakeException("PKIX path building failed"))) shouldBe false
+    Retryable(SdkClientException.create("handshake",
+        new SSLHandshakeException("PKIX path building failed"))) shouldBe false
     Retryable(SdkClientException.create("Unable to load credentials from any of the providers")) shouldBe false
     Retryable(new IllegalStateException("a bug")) shouldBe false
   }

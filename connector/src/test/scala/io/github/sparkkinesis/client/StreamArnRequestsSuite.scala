@@ -46,8 +46,9 @@ class StreamArnRequestsSuite extends AnyFunSuite with Matchers {
     }
 
     override def describeStreamSummary(r: DescribeStreamSummaryRequest): DescribeStreamSummaryResponse = answer(r) {
-      DescribeStreamSummaryResponse.builder().streamDescriptionSummary(StreamDescriptionSummary.builder()
-        .streamName("orders").streamARN(arn).streamCreationTimestamp(Instant.ofEpochMilli(1000L)).build()).build()
+      val summary = StreamDescriptionSummary.builder().streamName("orders").streamARN(arn)
+        .streamCreationTimestamp(Instant.ofEpochMilli(1000L)).build()
+      DescribeStreamSummaryResponse.builder().streamDescriptionSummary(summary).build()
     }
 
     override def getShardIterator(r: GetShardIteratorRequest): GetShardIteratorResponse =
@@ -60,8 +61,8 @@ class StreamArnRequestsSuite extends AnyFunSuite with Matchers {
     }
 
     override def putRecords(r: PutRecordsRequest): PutRecordsResponse = answer(r) {
-      PutRecordsResponse.builder().records(r.records().asScala.map(_ => PutRecordsResultEntry.builder()
-        .sequenceNumber("1").shardId("shardId-000000000000").build()).asJava).build()
+      val stored = PutRecordsResultEntry.builder().sequenceNumber("1").shardId("shardId-000000000000").build()
+      PutRecordsResponse.builder().records(r.records().asScala.map(_ => stored).asJava).build()
     }
   }
 

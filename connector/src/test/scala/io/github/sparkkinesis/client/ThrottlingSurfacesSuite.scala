@@ -6,7 +6,9 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails
 import software.amazon.awssdk.core.exception.SdkClientException
-import software.amazon.awssdk.services.kinesis.model.{KinesisException, LimitExceededException, ProvisionedThroughputExceededException}
+import software.amazon.awssdk.services.kinesis.model.{
+  KinesisException, LimitExceededException, ProvisionedThroughputExceededException
+}
 
 class ThrottlingSurfacesSuite extends AnyFunSuite {
   private def serviceError(status: Int, code: String) =

@@ -51,10 +51,10 @@ class EfoLocalKinesisSuite extends AnyFunSuite with Matchers with BeforeAndAfter
       import io.github.sparkkinesis.AWSKinesisConsumerManager
 
       val manager = AWSKinesisConsumerManager.newManager()
-      .option("awsAccessKey", awsAccessKeyId)
-      .option("awsSecretKey", awsSecretKey)
-      .option("region", kinesisRegion)
-      .create()
+        .option("awsAccessKey", awsAccessKeyId)
+        .option("awsSecretKey", awsSecretKey)
+        .option("region", kinesisRegion)
+        .create()
 
       val consumers = manager.listConsumers("seed-stream")
       consumers.show() // display(consumers) in a Databricks notebook

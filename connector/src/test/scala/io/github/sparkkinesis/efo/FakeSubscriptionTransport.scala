@@ -75,7 +75,8 @@ final class FakeSubscriptionTransport(
     val session = synchronized {
       this.hashRange = hashRange
       calls += Call(consumerArn, shardId, start, clock.nowMillis)
-      val s = new Session(subscriber, math.max(0, startIndex(start) - rewind), if (failures.nonEmpty) Some(failures.dequeue()) else None)
+      val s = new Session(subscriber, math.max(0, startIndex(start) - rewind),
+        if (failures.nonEmpty) Some(failures.dequeue()) else None)
       sessions += s
       rewind = 0
       s
@@ -93,7 +94,8 @@ final class FakeSubscriptionTransport(
     case ShardPosition.AfterSequence(seq, Some(_)) => records.indexWhere(_.sequenceNumber == seq)
     case ShardPosition.AfterSequence(seq, None) =>
       val i = records.indexWhere(_.sequenceNumber == seq)
-      if (i >= 0) i + 1 else {
+      if (i >= 0) i + 1
+      else {
         // A continuation past the last record (an event without records) resumes at the tip.
         records.indexWhere(r => BigInt(r.sequenceNumber) > BigInt(seq)) match {
           case -1 => records.size
@@ -147,14 +149,16 @@ final class FakeSubscriptionTransport(
       val batch = records.slice(index, math.min(index + recordsPerEvent, records.size)).toSeq
       index += batch.size
       val atEnd = index == records.size
-      val behind = if (atEnd) 0L else records.last.approximateArrivalMillis - records(index - 1).approximateArrivalMillis
+      val behind =
+        if (atEnd) 0L else records.last.approximateArrivalMillis - records(index - 1).approximateArrivalMillis
       val continuation = if (index > 0) records(index - 1).sequenceNumber else (base - 1000).toString
       if (batch.isEmpty && atEnd && closed) Some(ShardEvent(Nil, None, 0L, Seq("shardId-000000000002")))
       else if (batch.isEmpty && !heartbeats) None
       else {
         // Split aggregates as the SDK adapter does.
         val (split, kpl) = UserRecords.expand(
-          batch.map(r => UserRecords.Raw(r.partitionKey, r.data, r.sequenceNumber, r.approximateArrivalMillis)), hashRange)
+          batch.map(r => UserRecords.Raw(r.partitionKey, r.data, r.sequenceNumber, r.approximateArrivalMillis)),
+          hashRange)
         Some(ShardEvent(split, Some(continuation), behind, kpl = kpl))
       }
     }

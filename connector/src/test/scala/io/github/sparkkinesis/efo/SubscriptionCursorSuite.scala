@@ -9,8 +9,10 @@ import scala.util.Random
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 import software.amazon.awssdk.core.exception.SdkClientException
-import software.amazon.awssdk.services.kinesis.model.{AccessDeniedException, InternalFailureException,
-  LimitExceededException, ResourceInUseException, ResourceNotFoundException}
+import software.amazon.awssdk.services.kinesis.model.{
+  AccessDeniedException, InternalFailureException, LimitExceededException, ResourceInUseException,
+  ResourceNotFoundException
+}
 
 import io.github.sparkkinesis.FakeClock
 import io.github.sparkkinesis.client.KinesisRecord
@@ -47,7 +49,9 @@ class SubscriptionCursorSuite extends AnyFunSuite with Matchers {
       got.toSeq
     }
 
-    def gapsMillis: Seq[Long] = transport.calls.map(_.atMillis).toSeq.sliding(2).collect { case Seq(a: Long, b: Long) => b - a }.toSeq
+    def gapsMillis: Seq[Long] = transport.calls.map(_.atMillis).toSeq.sliding(2).collect { case Seq(a: Long, b: Long) =>
+      b - a
+    }.toSeq
   }
 
   test("reads every record in order from TRIM_HORIZON; the position is the last record handed out") {
@@ -196,7 +200,8 @@ class SubscriptionCursorSuite extends AnyFunSuite with Matchers {
     isRetryable(new SubscriptionStalledException("quiet")) shouldBe true
     isRetryable(ResourceNotFoundException.builder().build()) shouldBe false
     isRetryable(AccessDeniedException.builder().build()) shouldBe false
-    isRetryable(SdkClientException.create("handshake", new SSLHandshakeException("PKIX path building failed"))) shouldBe false
+    isRetryable(SdkClientException.create("handshake",
+        new SSLHandshakeException("PKIX path building failed"))) shouldBe false
     isRetryable(new IllegalStateException("a bug")) shouldBe false
   }
 

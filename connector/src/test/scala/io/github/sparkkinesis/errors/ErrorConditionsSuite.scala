@@ -37,7 +37,7 @@ class ErrorConditionsSuite extends AnyFunSuite with Matchers {
 
   test("the factories were found") {
     raised.map(_._1) should contain allOf ("missingOption", "invalidOptionValue", "unknownOption",
-      "offsetMalformed", "offsetVersionUnsupported", "recordsUnavailable")
+    "offsetMalformed", "offsetVersionUnsupported", "recordsUnavailable")
   }
 
   test("every condition raised exists in the error-conditions file, and every one there is raised") {
@@ -51,7 +51,7 @@ class ErrorConditionsSuite extends AnyFunSuite with Matchers {
     raised.foreach { case (factory, e) =>
       withClue(s"$factory: ${e.getMessage}\n") {
         e.getMessage should startWith(s"[${e.getCondition}] ")
-        e.getMessage should not include regex ("<[A-Za-z_]+>")
+        e.getMessage should not include regex("<[A-Za-z_]+>")
         e.getMessageParameters.asScala.values.filter(_.nonEmpty).foreach(v => e.getMessage should include(v))
       }
     }
@@ -69,7 +69,7 @@ class ErrorConditionsSuite extends AnyFunSuite with Matchers {
 
   test("an error keeps the failure it was raised for") {
     raised.filter(_._2.getCause != null).foreach { case (_, e) => e.getCause should be theSameInstanceAs cause }
-    raised.map(_._1) should contain ("apiFailed")
+    raised.map(_._1) should contain("apiFailed")
     raised.toMap.apply("apiFailed").getCause should be theSameInstanceAs cause
   }
 

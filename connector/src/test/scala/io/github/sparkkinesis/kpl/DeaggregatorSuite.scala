@@ -33,7 +33,7 @@ class DeaggregatorSuite extends AnyFunSuite with Matchers {
 
   test("a key index outside its table makes the aggregate corrupt, not a crash") {
     val data = KplEnvelope.wrap(AggregatedRecord(Vector("a"), Vector.empty,
-      Vector(AggregatedEntry(3, None, "x".getBytes(UTF_8)))))
+        Vector(AggregatedEntry(3, None, "x".getBytes(UTF_8)))))
     val d = Deaggregator("outer", data, None)
     d.records.map(_.partitionKey) shouldBe Seq("outer")
     d.corrupt.get should include("partition key index 3")

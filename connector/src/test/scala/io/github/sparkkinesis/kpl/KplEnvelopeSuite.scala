@@ -15,8 +15,9 @@ class KplEnvelopeSuite extends AnyFunSuite with Matchers {
   }
 
   test("an aggregate written by the codec reads back with its keys, hash keys and payloads") {
-    val data = aggregateWithHashKeys(("k1", None, "one"), ("k2", Some("170141183460469231731687303715884105728"), "two"),
-      ("k1", None, ""))
+    val data =
+      aggregateWithHashKeys(("k1", None, "one"), ("k2", Some("170141183460469231731687303715884105728"), "two"),
+        ("k1", None, ""))
     val record = opened(data)
     record.partitionKeys shouldBe Seq("k1", "k2")
     record.explicitHashKeys shouldBe Seq("170141183460469231731687303715884105728")
@@ -26,8 +27,8 @@ class KplEnvelopeSuite extends AnyFunSuite with Matchers {
 
   test("the frame is the magic bytes, the protobuf body and the body's MD5, byte for byte") {
     // AggregatedRecord { partition_key_table: "a"; records { partition_key_index: 0; data: "x" } }
-    val body = Array[Byte](0x0A, 0x01, 'a', 0x1A, 0x05, 0x08, 0x00, 0x1A, 0x01, 'x')
-    val expected = Array(0xF3, 0x89, 0x9A, 0xC2).map(_.toByte) ++ body ++ MessageDigest.getInstance("MD5").digest(body)
+    val body = Array[Byte](0x0a, 0x01, 'a', 0x1a, 0x05, 0x08, 0x00, 0x1a, 0x01, 'x')
+    val expected = Array(0xf3, 0x89, 0x9a, 0xc2).map(_.toByte) ++ body ++ MessageDigest.getInstance("MD5").digest(body)
     aggregate("a" -> "x") shouldBe expected
   }
 
@@ -63,12 +64,13 @@ class KplEnvelopeSuite extends AnyFunSuite with Matchers {
     badDigest(badDigest.length - 1) = (badDigest.last ^ 1).toByte
     KplEnvelope.open(badDigest) shouldBe KplEnvelope.Corrupt("its MD5 does not match its body")
 
-    val body = Array[Byte](0x1A, 0x7F, 0x08) // a record said to be 127 bytes long, but 1 is there
+    val body = Array[Byte](0x1a, 0x7f, 0x08) // a record said to be 127 bytes long, but 1 is there
     val unparsable = KplEnvelope.Magic ++ body ++ MessageDigest.getInstance("MD5").digest(body)
     KplEnvelope.open(unparsable) match {
       case KplEnvelope.Corrupt(reason) => reason should include("does not parse")
       case other => fail(s"expected corrupt, got $other")
     }
-    KplEnvelope.open(KplEnvelope.Magic ++ Array[Byte](1, 2)) shouldBe KplEnvelope.Corrupt("it is shorter than its frame")
+    KplEnvelope.open(KplEnvelope.Magic ++ Array[Byte](1, 2)) shouldBe KplEnvelope.Corrupt(
+      "it is shorter than its frame")
   }
 }

@@ -15,7 +15,8 @@ class KinesisOffsetJsonSuite extends AnyFunSuite with Matchers {
   private def resource(path: String): String = {
     val in = getClass.getClassLoader.getResourceAsStream(path)
     require(in != null, s"test resource $path is missing")
-    try new String(in.readAllBytes(), StandardCharsets.UTF_8) finally in.close()
+    try new String(in.readAllBytes(), StandardCharsets.UTF_8)
+    finally in.close()
   }
 
   private def offsetError(json: String): KinesisConnectorException =
@@ -27,8 +28,7 @@ class KinesisOffsetJsonSuite extends AnyFunSuite with Matchers {
     "after a sequence number" -> AfterSequence(seq),
     "after a user record inside a KPL aggregate" -> AfterSequence(seq, Some(3L)),
     "shard end, with the last sequence number" -> ShardEnd(Some(seq)),
-    "shard end, of a shard the query read nothing from" -> ShardEnd(None)
-  ).foreach { case (name, position) =>
+    "shard end, of a shard the query read nothing from" -> ShardEnd(None)).foreach { case (name, position) =>
     test(s"round trip of the position: $name") {
       val offset = KinesisSourceOffset(Map(ShardKey("s", "shardId-000000000000") -> position))
       KinesisOffsetJson.read(offset.json()) shouldBe offset
@@ -36,9 +36,11 @@ class KinesisOffsetJsonSuite extends AnyFunSuite with Matchers {
   }
 
   test("a position inside an aggregate is written as an optional \"sub\"; a whole record has none") {
-    val inside = KinesisOffsetJson.write(KinesisSourceOffset(Map(ShardKey("s", "shardId-000000000000") -> AfterSequence(seq, Some(7L)))))
+    val inside = KinesisOffsetJson.write(KinesisSourceOffset(Map(ShardKey("s", "shardId-000000000000") -> AfterSequence(
+          seq, Some(7L)))))
     inside should include(s""""seq":"$seq","sub":7""")
-    KinesisOffsetJson.write(KinesisSourceOffset(Map(ShardKey("s", "shardId-000000000000") -> AfterSequence(seq)))) should not include "sub"
+    KinesisOffsetJson.write(KinesisSourceOffset(Map(ShardKey("s", "shardId-000000000000") -> AfterSequence(
+          seq)))) should not include "sub"
   }
 
   test("an offset file written before sub-sequences existed reads as positions after whole records") {
@@ -55,10 +57,10 @@ class KinesisOffsetJsonSuite extends AnyFunSuite with Matchers {
 
   test("round trip of several streams and shards keeps every position") {
     val offset = KinesisSourceOffset(Map(
-      ShardKey("a", "shardId-000000000000") -> AfterSequence(seq),
-      ShardKey("a", "shardId-000000000001") -> ShardEnd(None),
-      ShardKey("b.c-d_e", "shardId-000000000000") -> AtTimestamp(0L),
-      ShardKey("b.c-d_e", "shardId-000000000005") -> TrimHorizon))
+        ShardKey("a", "shardId-000000000000") -> AfterSequence(seq),
+        ShardKey("a", "shardId-000000000001") -> ShardEnd(None),
+        ShardKey("b.c-d_e", "shardId-000000000000") -> AtTimestamp(0L),
+        ShardKey("b.c-d_e", "shardId-000000000005") -> TrimHorizon))
     KinesisOffsetJson.read(KinesisOffsetJson.write(offset)) shouldBe offset
   }
 
@@ -81,14 +83,14 @@ class KinesisOffsetJsonSuite extends AnyFunSuite with Matchers {
   test("a saved version 1 offset still reads, and is written back byte for byte") {
     val saved = resource("offsets/v1.json").trim
     val expected = KinesisSourceOffset(Map(
-      ShardKey("clicks", "shardId-000000000000") -> AfterSequence(seq),
-      ShardKey("clicks", "shardId-000000000001") -> TrimHorizon,
-      ShardKey("clicks", "shardId-000000000002") ->
-        ShardEnd(Some("49590338271490256608559692538361571095921575989136589898")),
-      ShardKey("clicks", "shardId-000000000003") -> ShardEnd(None),
-      ShardKey("orders.eu-1", "shardId-000000000000") -> AtTimestamp(1593105825000L),
-      ShardKey("orders.eu-1", "shardId-000000000007") ->
-        AfterSequence("9999999999999999999999999999999999999999999999999999996500")))
+        ShardKey("clicks", "shardId-000000000000") -> AfterSequence(seq),
+        ShardKey("clicks", "shardId-000000000001") -> TrimHorizon,
+        ShardKey("clicks", "shardId-000000000002") ->
+          ShardEnd(Some("49590338271490256608559692538361571095921575989136589898")),
+        ShardKey("clicks", "shardId-000000000003") -> ShardEnd(None),
+        ShardKey("orders.eu-1", "shardId-000000000000") -> AtTimestamp(1593105825000L),
+        ShardKey("orders.eu-1", "shardId-000000000007") ->
+          AfterSequence("9999999999999999999999999999999999999999999999999999996500")))
     KinesisOffsetJson.read(saved) shouldBe expected
     expected.json() shouldBe saved
   }
@@ -120,8 +122,7 @@ class KinesisOffsetJsonSuite extends AnyFunSuite with Matchers {
     "an unknown position type" ->
       """{"version":1,"shards":{"s":{"shardId-0":{"type":"latest"}}}}""",
     "a position without type" ->
-      """{"version":1,"shards":{"s":{"shardId-0":{"seq":"4959"}}}}"""
-  ).foreach { case (name, json) =>
+      """{"version":1,"shards":{"s":{"shardId-0":{"seq":"4959"}}}}""").foreach { case (name, json) =>
     test(s"a malformed offset is rejected with a worked example: $name") {
       val e = offsetError(json)
       e.getCondition shouldBe "KINESIS_OFFSET_MALFORMED"

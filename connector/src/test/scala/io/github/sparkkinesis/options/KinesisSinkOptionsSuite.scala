@@ -23,7 +23,8 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
 
   private def failure(options: (String, String)*): KinesisOptionException = failure(base ++ options)
 
-  test("defaults: one stream, batches at the Kinesis limits, 4 calls in flight, 10 retries, order per key, no aggregation") {
+  test(
+    "defaults: one stream, batches at the Kinesis limits, 4 calls in flight, 10 retries, order per key, no aggregation") {
     val options = KinesisSinkOptions.parse(base)
     options.streamName shouldBe Some("orders")
     options.connection shouldBe ConnectionConfig("us-east-1", None, CredentialsConfig.DefaultChain)
@@ -72,7 +73,8 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
     parse("awsAccessKey" -> "AKIAFAKE", "awsSecretKey" -> secretKey).connection.credentials shouldBe
       CredentialsConfig.StaticKeys("AKIAFAKE", secretKey, None)
     failure("awsSecretKey" -> secretKey).getCondition shouldBe "KINESIS_CONFLICTING_OPTIONS"
-    parse("roleArn" -> "arn:aws:iam::123456789012:role/w").connection.credentials shouldBe a[CredentialsConfig.AssumeRole]
+    parse("roleArn" -> "arn:aws:iam::123456789012:role/w").connection.credentials shouldBe a[
+      CredentialsConfig.AssumeRole]
   }
 
   test("without streamName, rows name their streams (checked with the columns)") {

@@ -96,16 +96,19 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
       Map("roleArn" -> roleArn)),
     OptionRow(CoalesceThresholdBlockSize, "1000", _.buffer.coalesceThresholdBlockSize shouldBe 1000L),
     OptionRow(CoalesceBinSize, "64000000", _.buffer.coalesceBinSize shouldBe 64000000L),
-    OptionRow(EndingPositionOption, """{"version":1,"shards":{"s":{"shardId-000000000000":{"type":"after","seq":"12"}}}}""",
+    OptionRow(EndingPositionOption,
+      """{"version":1,"shards":{"s":{"shardId-000000000000":{"type":"after","seq":"12"}}}}""",
       _.endingPosition shouldBe EndingPosition.Positions(KinesisSourceOffset(Map(
-        ShardKey("s", "shardId-000000000000") -> ShardPosition.AfterSequence("12"))))),
+            ShardKey("s", "shardId-000000000000") -> ShardPosition.AfterSequence("12"))))),
     OptionRow(ConsumerMode, "efo", _.efo should not be empty),
-    OptionRow(RequireConsumerDeregistration, "true", _.efo.get.requireDeregistration shouldBe true, Map("consumerMode" -> "efo")),
+    OptionRow(RequireConsumerDeregistration, "true", _.efo.get.requireDeregistration shouldBe true,
+      Map("consumerMode" -> "efo")),
     OptionRow(MaxShardsPerDescribe, "50", _.maxShardsPerDescribe shouldBe 50),
     OptionRow(ConsumerName, "my-consumer", _.efo.get.consumerName("s", "q") shouldBe "sparkkinesis_my-consumer",
       Map("consumerMode" -> "efo")),
     OptionRow(ConsumerNamePrefix, "app_", _.efo.get.prefix shouldBe "app_", Map("consumerMode" -> "efo")),
-    OptionRow(ConsumerRefreshInterval, "60s", _.efo.get.refreshIntervalMs shouldBe 60000L, Map("consumerMode" -> "efo")),
+    OptionRow(ConsumerRefreshInterval, "60s", _.efo.get.refreshIntervalMs shouldBe 60000L,
+      Map("consumerMode" -> "efo")),
     OptionRow(FailOnDataLoss, "false", _.fetch.failOnDataLoss shouldBe false))
 
   test("the table below covers every source option of the registry") {
@@ -149,7 +152,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
       include("streams of one region (these are in us-east-1, eu-west-1)")
     failure(Map("streamARN" -> s"${arn("us-east-1", "a")},${arn("us-east-1", "a")}")).getMessage should
       include("each stream named once")
-    for (bad <- Seq("orders", "arn:aws:sqs:us-east-1:123456789012:queue/q", "arn:aws:kinesis:us-east-1:1234:stream/a")) {
+    for (bad <-
+        Seq("orders", "arn:aws:sqs:us-east-1:123456789012:queue/q", "arn:aws:kinesis:us-east-1:1234:stream/a")) {
       val e = failure(Map("streamARN" -> bad))
       e.getCondition shouldBe "KINESIS_INVALID_OPTION_VALUE"
       e.getMessage should (include("'streamARN'") and include(s"'$bad' is not one"))

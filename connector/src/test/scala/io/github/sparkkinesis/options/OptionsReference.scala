@@ -28,7 +28,8 @@ object OptionsReference {
   def begin(block: String): String = s"<!-- options:$block:begin -->"
   def end(block: String): String = s"<!-- options:$block:end -->"
 
-  private val Note = "<!-- generated from KinesisOptions.scala by `make readme-options`: edit the registry, not this table -->"
+  private val Note =
+    "<!-- generated from KinesisOptions.scala by `make readme-options`: edit the registry, not this table -->"
 
   def sourceTable: String =
     table(KinesisOptions.sourceOptions.map(o => (o, shownDefault(o), o.description)))

@@ -24,13 +24,16 @@ class AggregatedReadSuite extends AnyFunSuite with Matchers {
   private final class Fixture {
     val api = new FakeKinesisApi().createStream(stream, 1)
     val plain0: String = api.put(stream, shardId, "p0").head
-    val agg1: String = api.putRecord(stream, shardId, "outer", KplTestData.aggregate((0 until 5).map(i => s"k$i" -> s"a$i"): _*))
+    val agg1: String =
+      api.putRecord(stream, shardId, "outer", KplTestData.aggregate((0 until 5).map(i => s"k$i" -> s"a$i"): _*))
     val plain2: String = api.put(stream, shardId, "p2").head
-    val agg3: String = api.putRecord(stream, shardId, "outer", KplTestData.aggregate((0 until 3).map(i => s"k$i" -> s"b$i"): _*))
+    val agg3: String =
+      api.putRecord(stream, shardId, "outer", KplTestData.aggregate((0 until 3).map(i => s"k$i" -> s"b$i"): _*))
     val clock = new FakeClock
     val all: Seq[String] = Seq("p0") ++ (0 until 5).map(i => s"a$i") ++ Seq("p2") ++ (0 until 3).map(i => s"b$i")
 
-    def cursor(start: ShardPosition, perFetch: Int = 100) = new ShardCursor(api, shard, start, settings(perFetch), clock)
+    def cursor(start: ShardPosition, perFetch: Int = 100) =
+      new ShardCursor(api, shard, start, settings(perFetch), clock)
 
     def readAll(start: ShardPosition, perFetch: Int): (Seq[KinesisRecord], Seq[ShardPosition]) = {
       val c = cursor(start, perFetch)
@@ -96,8 +99,9 @@ class AggregatedReadSuite extends AnyFunSuite with Matchers {
     val api = new FakeKinesisApi().createStream(stream, 1)
     val lowHalf = HashKeyRange(BigInt(0), HashKeyRange.MaxHashKey / 2)
     val high = HashKeyRange.MaxHashKey.toString
-    val agg = api.putRecord(stream, shardId, "outer", KplTestData.aggregateWithHashKeys(
-      ("a", Some("1"), "in-0"), ("b", Some(high), "out-1"), ("c", Some("2"), "in-2"), ("d", Some(high), "out-3")))
+    val agg = api.putRecord(stream, shardId, "outer",
+      KplTestData.aggregateWithHashKeys(
+        ("a", Some("1"), "in-0"), ("b", Some(high), "out-1"), ("c", Some("2"), "in-2"), ("d", Some(high), "out-3")))
     val cursor = new ShardCursor(api, shard, TrimHorizon, settings(100), new FakeClock, Some(lowHalf))
     val batch = cursor.fetch()
     batch.records.map(r => (text(r), r.subSequenceNumber)) shouldBe Seq(("in-0", 0L), ("in-2", 2L))

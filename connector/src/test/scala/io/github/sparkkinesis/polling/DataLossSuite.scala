@@ -33,7 +33,8 @@ class DataLossSuite extends AnyFunSuite with Matchers {
     val f = new Fixture
     val e = intercept[KinesisConnectorException](f.cursor(AfterSequence(f.seqs(2)), failOnDataLoss = true).fetch())
     e.getCondition shouldBe "KINESIS_DATA_LOSS"
-    e.getMessage should (include(shard.toString) and include(f.seqs(2)) and include(f.seqs(6)) and include("failOnDataLoss"))
+    e.getMessage should (include(shard.toString) and include(f.seqs(2)) and include(f.seqs(6)) and include(
+      "failOnDataLoss"))
   }
 
   test("with failOnDataLoss false the reader goes on from the oldest record left and counts the loss once") {
@@ -57,7 +58,8 @@ class DataLossSuite extends AnyFunSuite with Matchers {
   test("re-reading a batch's range whose records were deleted fails the same way, not silently short") {
     val f = new Fixture
     val e = intercept[KinesisConnectorException](
-      new ShardRangeReader(f.api, shard, AfterSequence(f.seqs(1)), AfterSequence(f.seqs(8)), settings(true), new FakeClock).toList)
+      new ShardRangeReader(f.api, shard, AfterSequence(f.seqs(1)), AfterSequence(f.seqs(8)), settings(true),
+        new FakeClock).toList)
     e.getCondition shouldBe "KINESIS_DATA_LOSS"
   }
 }

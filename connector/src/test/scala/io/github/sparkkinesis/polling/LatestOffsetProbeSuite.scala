@@ -18,10 +18,12 @@ class LatestOffsetProbeSuite extends AnyFunSuite with Matchers {
   private val settings = FetchSettings(maxRecordsPerFetch = 10000, maxFetchRateMBps = 2.0,
     minFetchPeriodMs = 200, maxFetchDurationMs = 1000)
 
-  private def withProbe(api: FakeKinesisApi, s: FetchSettings = settings)(body: (LatestOffsetProbe, FakeClock) => Unit): Unit = {
+  private def withProbe(api: FakeKinesisApi, s: FetchSettings = settings)(
+      body: (LatestOffsetProbe, FakeClock) => Unit): Unit = {
     val clock = new FakeClock
     val probe = new LatestOffsetProbe(api, s, clock)
-    try body(probe, clock) finally probe.close()
+    try body(probe, clock)
+    finally probe.close()
   }
 
   test("advances each shard to its last record when caught up") {
@@ -30,8 +32,10 @@ class LatestOffsetProbeSuite extends AnyFunSuite with Matchers {
     val b = api.putMany(stream, shardId(1), "b", 3)
     val c = api.putMany(stream, shardId(2), "c", 4)
     withProbe(api) { (probe, _) =>
-      probe.advance(Map(shardKey(0) -> TrimHorizon, shardKey(1) -> AfterSequence(b(0)), shardKey(2) -> AfterSequence(c(3)))) shouldBe
-        Map(shardKey(0) -> AfterSequence(a.last), shardKey(1) -> AfterSequence(b.last), shardKey(2) -> AfterSequence(c.last))
+      probe.advance(Map(shardKey(0) -> TrimHorizon, shardKey(1) -> AfterSequence(b(0)),
+          shardKey(2) -> AfterSequence(c(3)))) shouldBe
+        Map(shardKey(0) -> AfterSequence(a.last), shardKey(1) -> AfterSequence(b.last),
+          shardKey(2) -> AfterSequence(c.last))
     }
   }
 

@@ -32,7 +32,8 @@ class PrefetchIndexSuite extends AnyFunSuite with Matchers {
     val (index, _) = withChain()
     index.tail(parent) shouldBe Some(AfterSequence("30"))
     index.append(block(parent, AfterSequence("10"), "40")) shouldBe false // an answer from before a reset
-    index.append(block(parent, AfterSequence("30"), "30").copy(to = AfterSequence("30"))) shouldBe false // moves nothing
+    index.append(block(parent, AfterSequence("30"), "30").copy(
+        to = AfterSequence("30"))) shouldBe false // moves nothing
     index.append(block(other, TrimHorizon, "5")) shouldBe false // a shard not tracked
     index.tail(parent) shouldBe Some(AfterSequence("30"))
     index.bufferedRecords shouldBe 6

@@ -39,7 +39,8 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
     val instance = UUID.randomUUID().toString
     val work = PrefetchWork(instance, 7, FetchSettings(100, 2.0, 0L, 60000L), 1024L, None, returnWhenCaughtUp = true)
     try {
-      PrefetchTask.run(_ => new ScriptedReader(shard, answers), Seq(ShardFetchRequest(shard, ShardPosition.AfterSequence("100"))),
+      PrefetchTask.run(_ => new ScriptedReader(shard, answers),
+        Seq(ShardFetchRequest(shard, ShardPosition.AfterSequence("100"))),
         work, store = Sink).status.head.millisBehindLatest
     } finally ExecutorCursors.forget(instance)
   }

@@ -14,7 +14,8 @@ class SubscriptionReportsSuite extends AnyFunSuite with Matchers {
     val reports = new SubscriptionReports
     reports.record(first, SubscriptionCounts(liveSubscriptions = 2, resubscriptions = 1, report = 5))
     reports.record(second, SubscriptionCounts(liveSubscriptions = 3, resubscriptions = 4, report = 9))
-    reports.record(first, SubscriptionCounts(liveSubscriptions = 1, resubscriptions = 2, report = 3)) // older, arrived later
+    reports.record(first,
+      SubscriptionCounts(liveSubscriptions = 1, resubscriptions = 2, report = 3)) // older, arrived later
 
     reports.liveSubscriptions(Set(first, second)) shouldBe 5
     reports.resubscriptions shouldBe 5

@@ -29,7 +29,9 @@ class KplSinkAggregationSuite extends AnyFunSuite with Matchers {
 
     def write(data: Seq[PutEntry]): Unit = data.foreach(batcher.add("s", _))
 
-    def finish(): Unit = try batcher.flush() finally batcher.close()
+    def finish(): Unit =
+      try batcher.flush()
+      finally batcher.close()
   }
 
   /** Record n of key k is "k:n"; rows interleave the keys. */
@@ -42,7 +44,8 @@ class KplSinkAggregationSuite extends AnyFunSuite with Matchers {
       k -> rs.map(r => text(r.data).split(':')(1).toInt)
     }
 
-  private def aggregates(api: FakeKinesisPutApi): Seq[PutEntry] = api.records("s").filter(e => KplEnvelope.hasMagic(e.data))
+  private def aggregates(api: FakeKinesisPutApi): Seq[PutEntry] =
+    api.records("s").filter(e => KplEnvelope.hasMagic(e.data))
 
   test("rows bound for one shard share aggregates; a reader gets every row once, in order, with its own key") {
     val api = new FakeKinesisPutApi().shards("s", 4)
@@ -120,7 +123,8 @@ class KplSinkAggregationSuite extends AnyFunSuite with Matchers {
     w.finish()
     val read = api.userRecords("s").map { case (shard, r) => text(r.data) -> (shard, r.explicitHashKey) }.toMap
     (0 until 6).foreach { i =>
-      read(s"v$i") shouldBe (if (i % 2 == 0) (FakeKinesisPutApi.shardId(0), Some("0")) else (FakeKinesisPutApi.shardId(1), Some(top)))
+      read(s"v$i") shouldBe (if (i % 2 == 0) (FakeKinesisPutApi.shardId(0), Some("0"))
+                             else (FakeKinesisPutApi.shardId(1), Some(top)))
     }
     api.records("s").size shouldBe 2
   }
@@ -128,7 +132,8 @@ class KplSinkAggregationSuite extends AnyFunSuite with Matchers {
   test("throttled and failing aggregates are sent again before their shard's later rows") {
     val api = new FakeKinesisPutApi().shards("s", 3)
     val random = new Random(3)
-    api.refuse((call, _) => if (call <= 60 && random.nextDouble() < 0.4) Some("ProvisionedThroughputExceededException") else None)
+    api.refuse((call, _) =>
+      if (call <= 60 && random.nextDouble() < 0.4) Some("ProvisionedThroughputExceededException") else None)
     val w = new Writer(api, settings.copy(maxBytesPerPut = 2048))
     w.write(rows(keys = 30, perKey = 50))
     w.finish()

@@ -27,7 +27,9 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
 
     def write(stream: String, texts: Seq[String]): Unit = texts.foreach(t => batcher.add(stream, entry(t)))
 
-    def run(body: PutRecordsBatcher => Unit): Unit = try body(batcher) finally batcher.close()
+    def run(body: PutRecordsBatcher => Unit): Unit =
+      try body(batcher)
+      finally batcher.close()
   }
 
   private def texts(prefix: String, n: Int): Seq[String] = (0 until n).map(i => s"$prefix-$i")
@@ -301,7 +303,8 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
   private def eventually(check: => Unit): Unit = {
     val deadline = System.nanoTime() + 10.seconds.toNanos
     while (true) {
-      try return check catch {
+      try return check
+      catch {
         case e: org.scalatest.exceptions.TestFailedException =>
           if (System.nanoTime() > deadline) throw e
           Thread.sleep(20)

@@ -66,7 +66,8 @@ class PutRecordsOrderSuite extends AnyFunSuite with Matchers {
     val api = new FakeKinesisPutApi
     api.holdCalls()
     val counters = new KinesisSinkCounters
-    val b = new PutRecordsBatcher(api, settings.copy(maxRecordsPerPut = 10), "fake", counters, new FakeClock(), () => 0.5)
+    val b =
+      new PutRecordsBatcher(api, settings.copy(maxRecordsPerPut = 10), "fake", counters, new FakeClock(), () => 0.5)
     val writer = Executors.newSingleThreadExecutor()
     try {
       implicit val ec: ExecutionContext = ExecutionContext.fromExecutor(writer)
@@ -87,7 +88,8 @@ class PutRecordsOrderSuite extends AnyFunSuite with Matchers {
   test("a record given up ends the task before any later record of its key is sent") {
     val api = new FakeKinesisPutApi
     api.refuse((_, e) => if (FakeKinesisPutApi.text(e.data) == "key3:5") Some(Throttled) else None)
-    val e = intercept[KinesisConnectorException](write(api, settings.copy(maxPutRetries = 1), rows(keys = 8, perKey = 30)))
+    val e =
+      intercept[KinesisConnectorException](write(api, settings.copy(maxPutRetries = 1), rows(keys = 8, perKey = 30)))
     e.getCondition shouldBe "KINESIS_SINK_PUT_FAILED"
     e.getMessage should include("1 records could not be written")
     storedByKey(api)("key3") shouldBe (0 until 5)
@@ -128,7 +130,8 @@ class PutRecordsOrderSuite extends AnyFunSuite with Matchers {
   private def eventually(check: => Unit): Unit = {
     val deadline = System.nanoTime() + 10.seconds.toNanos
     while (true) {
-      try return check catch {
+      try return check
+      catch {
         case e: org.scalatest.exceptions.TestFailedException =>
           if (System.nanoTime() > deadline) throw e
           Thread.sleep(20)

@@ -105,10 +105,11 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
       partitions(start, end).flatMap { p =>
         val reader = source.createReaderFactory().createReader(p)
         try Iterator.continually(reader).takeWhile(_.next()).map { r =>
-          val row = r.get()
-          Out(row.getUTF8String(2).toString, row.getUTF8String(3).toString, row.getUTF8String(4).toString,
-            new String(row.getBinary(1), "UTF-8"), row.getUTF8String(0).toString, row.getLong(5))
-        }.toList finally reader.close()
+            val row = r.get()
+            Out(row.getUTF8String(2).toString, row.getUTF8String(3).toString, row.getUTF8String(4).toString,
+              new String(row.getBinary(1), "UTF-8"), row.getUTF8String(0).toString, row.getLong(5))
+          }.toList
+        finally reader.close()
       }
 
     def partitions(start: Offset, end: Offset): Seq[KinesisInputPartition] =
@@ -124,7 +125,8 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
 
   private def withQuery(api: FakeKinesisApi, opts: KinesisSourceOptions = options())(body: Query => Unit): Unit = {
     val query = new Query(api, opts)
-    try body(query) finally query.stop()
+    try body(query)
+    finally query.stop()
   }
 
   private def data(rows: Seq[Out]): Seq[String] = rows.map(_.data)
@@ -156,7 +158,9 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     val metadataPath = newMetadataPath()
     val before = System.currentTimeMillis()
     val first = newSource(api, options("initialPosition" -> "latest"), metadataPath)
-    val initial = try first.initialOffset() finally first.stop()
+    val initial =
+      try first.initialOffset()
+      finally first.stop()
     val after = System.currentTimeMillis()
     val times = initial.asInstanceOf[KinesisSourceOffset].shards.values.toSet
     times should have size 1
@@ -169,7 +173,8 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     // A restart before the first batch committed, with different options even: same start.
     Seq("latest", "trim_horizon").foreach { position =>
       val again = newSource(api, options("initialPosition" -> position), metadataPath)
-      try again.initialOffset() shouldBe initial finally again.stop()
+      try again.initialOffset() shouldBe initial
+      finally again.stop()
     }
   }
 
@@ -177,10 +182,13 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     val api = new FakeKinesisApi().createStream("clicks", 2)
     val metadataPath = newMetadataPath()
     val first = newSource(api, options(), metadataPath)
-    val initial = try first.initialOffset() finally first.stop()
+    val initial =
+      try first.initialOffset()
+      finally first.stop()
     api.split("clicks", shardId(0)) // Even the shards listed then are kept.
     val again = newSource(api, options("initialPosition" -> "latest"), metadataPath)
-    try again.initialOffset() shouldBe initial finally again.stop()
+    try again.initialOffset() shouldBe initial
+    finally again.stop()
     initial.asInstanceOf[KinesisSourceOffset].shards.values.toSet shouldBe Set(TrimHorizon)
   }
 
@@ -205,7 +213,9 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
   test("small blocks are coalesced into few tasks, which read every record back in shard order") {
     val api = new FakeKinesisApi().createStream("clicks", 6)
     val put = (0 until 6).map(i => shardId(i) -> api.putMany("clicks", shardId(i), s"s$i", 3 + i)).toMap
-    def perShard(rows: Seq[Out]): Map[String, Seq[String]] = rows.groupBy(_.shardId).map { case (shard, out) => shard -> out.map(_.sequenceNumber) }
+    def perShard(rows: Seq[Out]): Map[String, Seq[String]] = rows.groupBy(_.shardId).map { case (shard, out) =>
+      shard -> out.map(_.sequenceNumber)
+    }
 
     // By default (blocks far below coalesceThresholdBlockSize) every shard of the one local executor shares a task.
     withQuery(api) { q =>
@@ -229,7 +239,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     withQuery(api) { q =>
       val record = api.records("clicks", shardId(0)).head
       q.runBatch() shouldBe Seq(Out("clicks", shardId(0), seqs.head, "hello", "key-hello",
-        record.approximateArrivalMillis * 1000L))
+          record.approximateArrivalMillis * 1000L))
     }
   }
 
@@ -398,7 +408,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
       q.settledEnd()
       val metrics = q.source.metrics(java.util.Optional.empty())
       metrics.keySet should contain allOf ("avgMsBehindLatest", "maxMsBehindLatest", "minMsBehindLatest",
-        "prefetchedBytes", "prefetchedRecords", "fetchedRecords", "throttleEvents")
+      "prefetchedBytes", "prefetchedRecords", "fetchedRecords", "throttleEvents")
       metrics.get("fetchedRecords") shouldBe "3"
       metrics.get("maxMsBehindLatest") shouldBe "0"
     }
@@ -409,7 +419,9 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     api.putMany("clicks", shardId(0), "a", 2)
     val metadataPath = newMetadataPath()
     val q = new Query(api, options(), metadataPath)
-    val end = try { q.runBatch(); q.committed } finally q.stop()
+    val end =
+      try { q.runBatch(); q.committed }
+      finally q.stop()
     api.recreate("clicks", createdAtMillis = 1700000000000L)
     val again = newSource(api, options(), metadataPath)
     try {
@@ -429,4 +441,3 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     }
   }
 }
-

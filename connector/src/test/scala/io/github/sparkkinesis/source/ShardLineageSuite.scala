@@ -27,7 +27,8 @@ class ShardLineageSuite extends AnyFunSuite with Matchers {
   }
 
   test("children of a split are readable, from where they are, once the parent has ended") {
-    val tracked = Map(shard("parent") -> ShardEnd(Some(seq)), shard("a") -> TrimHorizon, shard("b") -> AfterSequence(seq))
+    val tracked =
+      Map(shard("parent") -> ShardEnd(Some(seq)), shard("a") -> TrimHorizon, shard("b") -> AfterSequence(seq))
     ShardLineage.readable(tracked, split) shouldBe Map(shard("a") -> TrimHorizon, shard("b") -> AfterSequence(seq))
   }
 

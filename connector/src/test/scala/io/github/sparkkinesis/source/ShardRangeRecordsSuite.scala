@@ -22,7 +22,8 @@ class ShardRangeRecordsSuite extends AnyFunSuite with Matchers {
     row.getUTF8String(2).toString, row.getUTF8String(3).toString, row.getUTF8String(4).toString, row.getLong(5))
 
   private def expected(r: KinesisRecord) =
-    (r.partitionKey, new String(r.data, "UTF-8"), shard.stream, shard.shardId, r.sequenceNumber, r.approximateArrivalMillis * 1000L)
+    (r.partitionKey, new String(r.data, "UTF-8"), shard.stream, shard.shardId, r.sequenceNumber,
+      r.approximateArrivalMillis * 1000L)
 
   private def setup(): (FakeKinesisApi, Seq[KinesisRecord]) = {
     val api = new FakeKinesisApi().createStream("orders", 1)
@@ -34,14 +35,18 @@ class ShardRangeRecordsSuite extends AnyFunSuite with Matchers {
     val (first, second) = records.splitAt(3)
     val refs = Seq(
       BlockRef("b1", ShardPosition.TrimHorizon, ShardPosition.AfterSequence(first.last.sequenceNumber), 0, "here"),
-      BlockRef("b2", ShardPosition.AfterSequence(first.last.sequenceNumber), ShardPosition.AfterSequence(second.last.sequenceNumber), 0, "here"))
-    (refs, Map("b1" -> ByteBuffer.wrap(RecordBlock.encode(first.toArray)), "b2" -> ByteBuffer.wrap(RecordBlock.encode(second.toArray))))
+      BlockRef("b2", ShardPosition.AfterSequence(first.last.sequenceNumber),
+        ShardPosition.AfterSequence(second.last.sequenceNumber), 0, "here"))
+    (refs,
+      Map("b1" -> ByteBuffer.wrap(RecordBlock.encode(first.toArray)),
+        "b2" -> ByteBuffer.wrap(RecordBlock.encode(second.toArray))))
   }
 
   test("the rows of the blocks are the records put, field by field, in order") {
     val (api, records) = setup()
     val (refs, stored) = blocks(records)
-    val range = ShardRange(shard, ShardPosition.TrimHorizon, ShardPosition.AfterSequence(records.last.sequenceNumber), refs)
+    val range =
+      ShardRange(shard, ShardPosition.TrimHorizon, ShardPosition.AfterSequence(records.last.sequenceNumber), refs)
     ShardRangeRecords(range, api, fetch, stored.get).map(fields(_)).toList shouldBe records.map(expected(_))
     api.callCount("GetRecords") shouldBe 0
   }
@@ -49,7 +54,8 @@ class ShardRangeRecordsSuite extends AnyFunSuite with Matchers {
   test("a lost block is read again from Kinesis, with the same rows") {
     val (api, records) = setup()
     val (refs, stored) = blocks(records)
-    val range = ShardRange(shard, ShardPosition.TrimHorizon, ShardPosition.AfterSequence(records.last.sequenceNumber), refs)
+    val range =
+      ShardRange(shard, ShardPosition.TrimHorizon, ShardPosition.AfterSequence(records.last.sequenceNumber), refs)
     ShardRangeRecords(range, api, fetch, (stored - "b2").get).map(fields(_)).toList shouldBe records.map(expected(_))
     ShardRangeRecords(range, api, fetch, _ => None).map(fields(_)).toList shouldBe records.map(expected(_))
   }

@@ -34,11 +34,13 @@ private[realtime] final class RealTimeMetrics {
   }
 
   def toMap(efo: Boolean): Map[String, String] = synchronized {
-    val lag = if (behind.isEmpty) Map.empty[String, String] else Map(
+    val lag = if (behind.isEmpty) Map.empty[String, String]
+    else Map(
       "avgMsBehindLatest" -> (behind.sum.toDouble / behind.size).toString,
       "maxMsBehindLatest" -> behind.max.toString,
       "minMsBehindLatest" -> behind.min.toString)
-    val subscriptions = if (!efo) Map.empty[String, String] else Map(
+    val subscriptions = if (!efo) Map.empty[String, String]
+    else Map(
       "liveSubscriptions" -> liveSubscriptions.toString,
       "subscribeCalls" -> subscribeCalls.toString,
       "resubscriptions" -> resubscriptions.toString)

@@ -20,7 +20,8 @@ import io.github.sparkkinesis.prefetch.ExecutorCursors
  */
 private[realtime] object RealTimeShardReaders extends Logging {
 
-  def acquire(partition: RealTimeShardPartition, connection: ConnectionConfig, fetch: FetchSettings): RealTimeShardReader = {
+  def acquire(
+      partition: RealTimeShardPartition, connection: ConnectionConfig, fetch: FetchSettings): RealTimeShardReader = {
     val here = location
     ExecutorCursors.releaseUnowned(partition.streamInstance, here, partition.owners, Set(partition.shard))
     val reader = ExecutorCursors.acquire(partition.streamInstance, partition.shard, partition.start) {

@@ -38,7 +38,8 @@ object KinesisBlockStore {
     val id = BlockId(name)
     blockManager.getLocalBytes(id) match {
       case Some(data) =>
-        try Some(data.toByteBuffer()) finally blockManager.releaseLockAndDispose(id, data)
+        try Some(data.toByteBuffer())
+        finally blockManager.releaseLockAndDispose(id, data)
       case None => blockManager.getRemoteBytes(id).map(_.toByteBuffer)
     }
   }
@@ -53,9 +54,9 @@ object KinesisBlockStore {
   def removeAll(streamKey: Int): Unit = {
     val master = SparkEnv.get.blockManager.master
     master.getMatchingBlockIds({
-      case StreamBlockId(key, _) => key == streamKey
-      case _ => false
-    }, askStorageEndpoints = false).foreach(id => master.removeBlock(id))
+        case StreamBlockId(key, _) => key == streamKey
+        case _ => false
+      }, askStorageEndpoints = false).foreach(id => master.removeBlock(id))
   }
 
   /** This executor, in the form Spark's scheduler reads as "run on this executor". */

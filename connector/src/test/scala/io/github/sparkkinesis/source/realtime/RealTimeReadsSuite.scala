@@ -27,7 +27,9 @@ class RealTimeReadsSuite extends AnyFunSuite with Matchers with BeforeAndAfterAl
       .config("spark.ui.enabled", "false").getOrCreate()
   }
 
-  override def afterAll(): Unit = try { if (spark != null) spark.stop() } finally super.afterAll()
+  override def afterAll(): Unit =
+    try { if (spark != null) spark.stop() }
+    finally super.afterAll()
 
   private def shardId(i: Int) = f"shardId-$i%012d"
   private def key(i: Int) = ShardKey("clicks", shardId(i))
@@ -41,7 +43,8 @@ class RealTimeReadsSuite extends AnyFunSuite with Matchers with BeforeAndAfterAl
   private def start(shards: (ShardKey, ShardPosition)*) = KinesisSourceOffset(shards.toMap)
 
   private def ended(partition: RealTimeShardPartition, position: ShardPosition, records: Long = 0) =
-    ShardPartitionOffset(partition.shard, position, "executor_host_1", ShardReadStats(records, records * 10, 0, 0, 0, 0, 0))
+    ShardPartitionOffset(partition.shard, position, "executor_host_1",
+      ShardReadStats(records, records * 10, 0, 0, 0, 0, 0))
 
   private def viaLog(offset: KinesisSourceOffset) = KinesisOffsetJson.read(offset.json())
 
@@ -113,7 +116,8 @@ class RealTimeReadsSuite extends AnyFunSuite with Matchers with BeforeAndAfterAl
       e.getMessage should include(s"Option '$name' does not apply in real-time mode (trigger realTime): " +
         "it tunes prefetching")
     }
-    noException should be thrownBy reads(api, opts = options("minFetchPeriod" -> "200ms",
-      "maxRecordsPerFetch" -> "100", "shardFetchInterval" -> "1s")).checkOptions()
+    noException should be thrownBy reads(api,
+      opts = options("minFetchPeriod" -> "200ms",
+        "maxRecordsPerFetch" -> "100", "shardFetchInterval" -> "1s")).checkOptions()
   }
 }

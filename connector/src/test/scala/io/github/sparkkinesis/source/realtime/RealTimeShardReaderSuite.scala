@@ -6,8 +6,9 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.{FakeClock, FakeKinesisApi}
-import io.github.sparkkinesis.efo.{EfoMetrics, FakeSubscriptionTransport, SubscribeLimiter, SubscriptionCursor,
-  SubscriptionSettings}
+import io.github.sparkkinesis.efo.{
+  EfoMetrics, FakeSubscriptionTransport, SubscribeLimiter, SubscriptionCursor, SubscriptionSettings
+}
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.polling.ShardCursor
@@ -25,7 +26,8 @@ class RealTimeShardReaderSuite extends AnyFunSuite with Matchers {
     val clock = new FakeClock
     val api = new FakeKinesisApi().createStream("clicks", shards)
     def reader(start: ShardPosition = TrimHorizon): RealTimeShardReader =
-      new RealTimeShardReader(shard, start, new PollingFeed(new ShardCursor(api, shard, start, fetch, clock), clock), clock)
+      new RealTimeShardReader(shard, start, new PollingFeed(new ShardCursor(api, shard, start, fetch, clock), clock),
+        clock)
   }
 
   private final class Efo {
@@ -42,7 +44,8 @@ class RealTimeShardReaderSuite extends AnyFunSuite with Matchers {
 
   /** Records until `next` gives none; the deadline is `seconds` away on the reader's clock. */
   private def drain(reader: RealTimeShardReader, clock: FakeClock, seconds: Long = 5): Seq[String] =
-    Iterator.continually(reader.next(clock.nanoTime() + seconds * Second)).takeWhile(_.isDefined).map(_.get.sequenceNumber).toSeq
+    Iterator.continually(reader.next(clock.nanoTime() + seconds * Second)).takeWhile(_.isDefined).map(
+      _.get.sequenceNumber).toSeq
 
   test("polling: hands out one record at a time in order; the position is after the last one handed out") {
     val p = new Polling
