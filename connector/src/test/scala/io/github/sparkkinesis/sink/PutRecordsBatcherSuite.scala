@@ -5,6 +5,7 @@ import java.util.concurrent.{Executors, TimeUnit}
 import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration._
 
+import org.scalatest.concurrent.Eventually
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
@@ -13,7 +14,9 @@ import io.github.sparkkinesis.FakeKinesisPutApi.{entry, sized}
 import io.github.sparkkinesis.errors.KinesisConnectorException
 import io.github.sparkkinesis.options.PutSettings
 
-class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
+class PutRecordsBatcherSuite extends AnyFunSuite with Matchers with Eventually {
+  // Waits of up to 10 s for what other threads do, checked every 20 ms.
+  implicit override val patienceConfig: PatienceConfig = PatienceConfig(timeout = 10.seconds, interval = 20.millis)
 
   private val defaults = PutSettings(maxRecordsPerPut = 500, maxBytesPerPut = 5L * 1024 * 1024,
     maxInFlightPuts = 4, maxPutRetries = 10, retryBackoffMs = 100, maxRetryBackoffMs = 5000)
@@ -298,17 +301,5 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers {
       b.flush()
     }
     f.api.calls should have size 1
-  }
-
-  private def eventually(check: => Unit): Unit = {
-    val deadline = System.nanoTime() + 10.seconds.toNanos
-    while (true) {
-      try return check
-      catch {
-        case e: org.scalatest.exceptions.TestFailedException =>
-          if (System.nanoTime() > deadline) throw e
-          Thread.sleep(20)
-      }
-    }
   }
 }

@@ -6,6 +6,7 @@ import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration._
 import scala.util.Random
 
+import org.scalatest.concurrent.Eventually
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
@@ -18,7 +19,9 @@ import io.github.sparkkinesis.options.PutSettings
  * Order per partition key with calls in parallel: what the fake Kinesis stored, key by key,
  * under throttling and partial failures in several lanes at once.
  */
-class PutRecordsOrderSuite extends AnyFunSuite with Matchers {
+class PutRecordsOrderSuite extends AnyFunSuite with Matchers with Eventually {
+  // Waits of up to 10 s for what other threads do, checked every 20 ms.
+  implicit override val patienceConfig: PatienceConfig = PatienceConfig(timeout = 10.seconds, interval = 20.millis)
 
   private val settings = PutSettings(maxRecordsPerPut = 50, maxBytesPerPut = 5L * 1024 * 1024,
     maxInFlightPuts = 4, maxPutRetries = 20, retryBackoffMs = 10, maxRetryBackoffMs = 100)
@@ -68,19 +71,7 @@ class PutRecordsOrderSuite extends AnyFunSuite with Matchers {
     val counters = new KinesisSinkCounters
     val b =
       new PutRecordsBatcher(api, settings.copy(maxRecordsPerPut = 10), "fake", counters, new FakeClock(), () => 0.5)
-    val writer = Executors.newSingleThreadExecutor()
-    try {
-      implicit val ec: ExecutionContext = ExecutionContext.fromExecutor(writer)
-      val writing = Future(rows(keys = 40, perKey = 10).foreach { case (k, t) => b.add("s", entry(t, k)) })
-      eventually(api.callsInFlight shouldBe 4)
-      api.open()
-      Await.result(writing, 30.seconds)
-      b.flush()
-    } finally {
-      b.close()
-      writer.shutdownNow()
-      writer.awaitTermination(10, TimeUnit.SECONDS)
-    }
+    writeWhileCallsAreHeld(api, b)(rows(keys = 40, perKey = 10).foreach { case (k, t) => b.add("s", entry(t, k)) })
     api.mostCallsInFlight shouldBe 4
     storedByKey(api).values.foreach(_ shouldBe (0 until 10))
   }
@@ -111,10 +102,19 @@ class PutRecordsOrderSuite extends AnyFunSuite with Matchers {
     api.holdCalls()
     val b = new PutRecordsBatcher(api, settings.copy(orderPerKey = false, maxRecordsPerPut = 10), "fake",
       new KinesisSinkCounters, new FakeClock(), () => 0.5)
+    writeWhileCallsAreHeld(api, b)((0 until 100).foreach(n => b.add("s", entry(s"hot:$n", "hot"))))
+    api.records("s").size shouldBe 100
+  }
+
+  /**
+   * Adds records from a writer thread while the fake holds every call; once 4 calls are held
+   * at once, lets them all finish and flushes.
+   */
+  private def writeWhileCallsAreHeld(api: FakeKinesisPutApi, b: PutRecordsBatcher)(add: => Unit): Unit = {
     val writer = Executors.newSingleThreadExecutor()
     try {
       implicit val ec: ExecutionContext = ExecutionContext.fromExecutor(writer)
-      val writing = Future((0 until 100).foreach(n => b.add("s", entry(s"hot:$n", "hot"))))
+      val writing = Future(add)
       eventually(api.callsInFlight shouldBe 4)
       api.open()
       Await.result(writing, 30.seconds)
@@ -123,19 +123,6 @@ class PutRecordsOrderSuite extends AnyFunSuite with Matchers {
       b.close()
       writer.shutdownNow()
       writer.awaitTermination(10, TimeUnit.SECONDS)
-    }
-    api.records("s").size shouldBe 100
-  }
-
-  private def eventually(check: => Unit): Unit = {
-    val deadline = System.nanoTime() + 10.seconds.toNanos
-    while (true) {
-      try return check
-      catch {
-        case e: org.scalatest.exceptions.TestFailedException =>
-          if (System.nanoTime() > deadline) throw e
-          Thread.sleep(20)
-      }
     }
   }
 }
