@@ -240,7 +240,7 @@ bench-baseline:
 	rm -rf .bench/src && mkdir -p .bench/src
 	git archive $(BENCH_BASELINE) | tar -x -C .bench/src
 	cd .bench/src && ../../$(SBT) connector/assembly
-	cp .bench/src/connector/target/scala-2.13/spark-sql-kinesis-assembly_2.13-*.jar .bench/baseline.jar
+	cp $$(ls .bench/src/connector/target/scala-2.13/spark-sql-kinesis*assembly*.jar | head -1) .bench/baseline.jar
 
 # The older benchmark: records/s and latency against kinesis-mock (conformance, not speed).
 bench-mock: wheel
