@@ -98,8 +98,10 @@ def limits(mode, queries):
         for label, jar in jars:
             # Enough records that no query reaches the tip within the window: 2 MiB/s for ~50 s.
             with BenchKinesis(["--limits", "--stream", f"s:{shards}:{110 * 1024}:{RECORD}"]) as k:
+                # Each query holds a slot with its prefetch task and needs one for its batches.
                 spec = {"endpoint": k.endpoint, "stream": "s", "record_size": RECORD, "shards": shards,
-                        "queries": queries, "efo": mode == "efo", "warmup_s": 15, "window_s": args.window_s,
+                        "queries": queries, "slots": 2 * queries, "efo": mode == "efo", "warmup_s": 15,
+                        "window_s": args.window_s,
                         "options": {"maxFetchRate": "2.0", **({"consumerMode": "efo"} if mode == "efo" else {})}}
                 results.append({"build": label, **run_spark("at_limits", jar, spec)})
         return results
