@@ -120,6 +120,12 @@ def latency(settings):
     return row
 
 
+def spark_floor(args, jars):
+    """The latency rows' query on Spark's rate source: what Spark itself spends at 1,000 rows/s."""
+    spec = {"rows_per_s": 1000, "warmup_s": 15, "window_s": args.window_s}
+    return [{"build": "Spark's rate source", **run_spark("spark_floor", jars[0][1], spec)}]
+
+
 def idle(args, jars):
     results = []
     for label, jar in jars:
@@ -186,6 +192,7 @@ ROWS = {
     "limits-efo": limits("efo", 3),
     "latency-default": latency({}),
     "latency-low": latency(LOW_LATENCY),
+    "latency-floor": spark_floor,
     "idle": idle,
     "scale-100": scale(100),
     "scale-1000": scale(1000),
@@ -211,7 +218,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", nargs="+", choices=list(ROWS), default=list(ROWS))
     parser.add_argument("--jar", action="append", default=[], help="label=path of a connector jar (repeatable)")
-    parser.add_argument("--records-per-shard", type=int, default=25000,
+    parser.add_argument("--records-per-shard", type=int, default=100000,
                         help="throughput rows: 8 shards x this many 1 KB records")
     parser.add_argument("--sink-rows", type=int, default=200000,
                         help="sink rows: rows written per setting (a quarter with the write limits)")

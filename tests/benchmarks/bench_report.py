@@ -30,10 +30,14 @@ def figures(row, r):
     if row.startswith("limits"):
         return (f"{_n(r['mib_per_s_per_shard'], 2)} MiB/s per shard = **{_n(r['pct_of_2mib'], 1)}% of 2 MiB/s**, "
                 f"throttle events {_n(r['throttle_events'])}")
+    if row == "latency-floor":
+        return (f"**{_n(r['cores'], 3)} cores** at {_n(r['rows_per_s'])} rows/s, "
+                f"{_n(r['batches_per_s'], 1)} batches/s")
     if row.startswith("latency"):
+        batches = f", {_n(r['batches_per_s'], 1)} batches/s" if "batches_per_s" in r else ""
         return (f"p50 **{_n(r['p50_ms'])} ms**, p90 {_n(r['p90_ms'])}, p99 **{_n(r['p99_ms'])}**, "
                 f"max {_n(r['max_ms'])} ms "
-                f"({_n(r['records'])} records); **{_n(r['cores'], 3)} cores**")
+                f"({_n(r['records'])} records); **{_n(r['cores'], 3)} cores**{batches}")
     if row == "idle":
         return f"**{_n(r['cores'], 3)} cores** with nothing to read"
     if row.startswith("scale"):
@@ -98,7 +102,7 @@ def chart(rows, path):
     axes[1].set_title("put to sink latency, ms (1,000 records/s)")
 
     cores = [(f"{name.replace('latency-', '')}\n{r['build']}", r["cores"])
-             for name in ("latency-default", "latency-low", "idle")
+             for name in ("latency-default", "latency-low", "latency-floor", "idle")
              for r in by_row.get(name, [])]
     _bars(axes[2], cores, "cores used by the Spark JVM")
     fig.tight_layout()

@@ -180,12 +180,14 @@ def latency(spark, pid, spec, workdir):
     """Put (the time in each payload) to visible in a foreachBatch sink, of the records put during
     the window (a backlog of the warm-up does not count), and the JVM's CPU over the window."""
     seen, lock = [], threading.Lock()  # (put time, arrival) of every record
+    batches = []  # when each batch reached the sink
 
     def sink(batch, batch_id):
         arrived = time.time()
         put_times = [float(r.body) for r in batch.selectExpr("CAST(data AS STRING) AS body").collect()]
         with lock:
             seen.extend((t, arrived) for t in put_times)
+            batches.append(arrived)
 
     query = (reader(spark, spec, initialPosition="latest").writeStream.foreachBatch(sink)
              .option("checkpointLocation", str(workdir / "checkpoint")).start())
@@ -209,8 +211,34 @@ def latency(spark, pid, spec, workdir):
     query.stop()
     with lock:
         ms = [(arrived - t) * 1000 for t, arrived in seen if t0 <= t < t1]
+        batches_per_s = sum(1 for at in batches if t0 <= at < t1) / (t1 - t0)
     return {"records": len(ms), "p50_ms": percentile(ms, 50), "p90_ms": percentile(ms, 90),
-            "p99_ms": percentile(ms, 99), "max_ms": max(ms) if ms else None, "cores": cores}
+            "p99_ms": percentile(ms, 99), "max_ms": max(ms) if ms else None, "cores": cores,
+            "batches_per_s": batches_per_s}
+
+
+def spark_floor(spark, pid, spec, workdir):
+    """Spark's own cost of the latency rows' query: the rate source at the same rows/s into the
+    same foreachBatch sink, so the cores a Kinesis query uses can be set against what any
+    source pays per batch (planning, the checkpoint's offset and commit logs, the Python sink)."""
+    batches, lock = [], threading.Lock()
+
+    def sink(batch, batch_id):
+        rows = batch.selectExpr("CAST(value AS STRING) AS body").collect()
+        with lock:
+            batches.append((time.time(), len(rows)))
+
+    query = (spark.readStream.format("rate").option("rowsPerSecond", spec["rows_per_s"]).load()
+             .writeStream.foreachBatch(sink).option("checkpointLocation", str(workdir / "checkpoint")).start())
+    time.sleep(spec["warmup_s"])
+    cpu, t0 = cpu_seconds(pid), time.time()
+    time.sleep(spec["window_s"])
+    t1 = time.time()
+    cores = (cpu_seconds(pid) - cpu) / (t1 - t0)
+    query.stop()
+    with lock:
+        in_window = [n for at, n in batches if t0 <= at < t1]
+    return {"cores": cores, "batches_per_s": len(in_window) / (t1 - t0), "rows_per_s": sum(in_window) / (t1 - t0)}
 
 
 def idle(spark, pid, spec, workdir):
@@ -331,7 +359,8 @@ def sink(spark, pid, spec, workdir):
     return results
 
 
-KINDS = {f.__name__: f for f in (throughput, ceiling_polling, at_limits, latency, idle, scale, memory, sink)}
+KINDS = {f.__name__: f for f in (throughput, ceiling_polling, at_limits, latency, spark_floor, idle, scale, memory,
+                                  sink)}
 
 
 def main():
