@@ -4,7 +4,8 @@ and <date>.png and prints the table. Timings here only: never pass/fail.
 
     python tests/benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--quick]
 
-Rows: backend, polling, efo, limits-polling, limits-efo, latency-default, latency-low, idle,
+Rows: backend, polling, efo, limits-polling, limits-efo, latency-default, latency-low, latency-floor,
+steady-noop, steady-noop-floor, idle,
 scale-100, scale-1000, scale-10000, memory, sink, sink-limits. Builds: --jar label=path (repeatable); by default
 "now" (the jar `make wheel` built) and "before" (.bench/baseline.jar, made by
 `make bench-baseline` from BENCH_BASELINE) when it exists. Every figure is of one run on one
@@ -120,10 +121,22 @@ def latency(settings):
     return row
 
 
-def spark_floor(args, jars):
-    """The latency rows' query on Spark's rate source: what Spark itself spends at 1,000 rows/s."""
-    spec = {"rows_per_s": 1000, "warmup_s": 15, "window_s": args.window_s}
-    return [{"build": "Spark's rate source", **run_spark("spark_floor", jars[0][1], spec)}]
+def spark_floor(sink):
+    """The same query on Spark's rate source: what Spark itself spends at 1,000 rows/s into `sink`."""
+    def row(args, jars):
+        spec = {"rows_per_s": 1000, "sink": sink, "warmup_s": 15, "window_s": args.window_s}
+        return [{"build": "Spark's rate source", **run_spark("spark_floor", jars[0][1], spec)}]
+    return row
+
+
+def steady(args, jars):
+    """1,000 records/s over 2 shards into the noop sink (default settings): the connector's cores."""
+    results = []
+    for label, jar in jars:
+        with BenchKinesis(["--stream", "s:2:0:100", "--produce", "s:1000:100"]) as k:
+            spec = {"endpoint": k.endpoint, "stream": "s", "warmup_s": 15, "window_s": args.window_s}
+            results.append({"build": label, **run_spark("steady", jar, spec)})
+    return results
 
 
 def idle(args, jars):
@@ -192,7 +205,9 @@ ROWS = {
     "limits-efo": limits("efo", 3),
     "latency-default": latency({}),
     "latency-low": latency(LOW_LATENCY),
-    "latency-floor": spark_floor,
+    "latency-floor": spark_floor("foreachBatch"),
+    "steady-noop": steady,
+    "steady-noop-floor": spark_floor("noop"),
     "idle": idle,
     "scale-100": scale(100),
     "scale-1000": scale(1000),

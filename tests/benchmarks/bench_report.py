@@ -30,7 +30,7 @@ def figures(row, r):
     if row.startswith("limits"):
         return (f"{_n(r['mib_per_s_per_shard'], 2)} MiB/s per shard = **{_n(r['pct_of_2mib'], 1)}% of 2 MiB/s**, "
                 f"throttle events {_n(r['throttle_events'])}")
-    if row == "latency-floor":
+    if row == "latency-floor" or row.startswith("steady"):
         return (f"**{_n(r['cores'], 3)} cores** at {_n(r['rows_per_s'])} rows/s, "
                 f"{_n(r['batches_per_s'], 1)} batches/s")
     if row.startswith("latency"):
@@ -102,7 +102,7 @@ def chart(rows, path):
     axes[1].set_title("put to sink latency, ms (1,000 records/s)")
 
     cores = [(f"{name.replace('latency-', '')}\n{r['build']}", r["cores"])
-             for name in ("latency-default", "latency-low", "latency-floor", "idle")
+             for name in ("latency-default", "latency-low", "latency-floor", "steady-noop", "steady-noop-floor", "idle")
              for r in by_row.get(name, [])]
     _bars(axes[2], cores, "cores used by the Spark JVM")
     fig.tight_layout()

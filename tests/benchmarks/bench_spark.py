@@ -65,6 +65,11 @@ def count_rows(spark):
     spark.streams.addListener(Counter())
 
 
+def batches_run(query):
+    """Batches that read something so far (after rows_read, which waits for the listener)."""
+    return sum(1 for rows in ROWS_READ.get(str(query.id), {}).values() if rows)
+
+
 def rows_read(query):
     """Rows read so far; waits (briefly) for the listener to have seen the query's last progress."""
     last = (query.lastProgress or {}).get("batchId")
@@ -218,9 +223,10 @@ def latency(spark, pid, spec, workdir):
 
 
 def spark_floor(spark, pid, spec, workdir):
-    """Spark's own cost of the latency rows' query: the rate source at the same rows/s into the
-    same foreachBatch sink, so the cores a Kinesis query uses can be set against what any
-    source pays per batch (planning, the checkpoint's offset and commit logs, the Python sink)."""
+    """Spark's own cost of a steady query: the rate source at `rows_per_s` into the same sink as
+    the Kinesis row it is set against (the latency rows' foreachBatch, or noop), so the cores a
+    Kinesis query uses can be compared with what any source pays per batch (planning, the
+    checkpoint's offset and commit logs, the sink)."""
     batches, lock = [], threading.Lock()
 
     def sink(batch, batch_id):
@@ -228,17 +234,34 @@ def spark_floor(spark, pid, spec, workdir):
         with lock:
             batches.append((time.time(), len(rows)))
 
-    query = (spark.readStream.format("rate").option("rowsPerSecond", spec["rows_per_s"]).load()
-             .writeStream.foreachBatch(sink).option("checkpointLocation", str(workdir / "checkpoint")).start())
+    stream = spark.readStream.format("rate").option("rowsPerSecond", spec["rows_per_s"]).load().writeStream
+    stream = stream.foreachBatch(sink) if spec["sink"] == "foreachBatch" else stream.format("noop")
+    query = stream.option("checkpointLocation", str(workdir / "checkpoint")).start()
     time.sleep(spec["warmup_s"])
+    done = rows_read(query), batches_run(query)
     cpu, t0 = cpu_seconds(pid), time.time()
     time.sleep(spec["window_s"])
     t1 = time.time()
     cores = (cpu_seconds(pid) - cpu) / (t1 - t0)
+    rows, batches = rows_read(query) - done[0], batches_run(query) - done[1]
     query.stop()
-    with lock:
-        in_window = [n for at, n in batches if t0 <= at < t1]
-    return {"cores": cores, "batches_per_s": len(in_window) / (t1 - t0), "rows_per_s": sum(in_window) / (t1 - t0)}
+    return {"cores": cores, "batches_per_s": batches / (t1 - t0), "rows_per_s": rows / (t1 - t0)}
+
+
+def steady(spark, pid, spec, workdir):
+    """A query reading a stream of `rows_per_s` into the noop sink: the cores it uses, without a
+    sink's own cost."""
+    query = (reader(spark, spec, initialPosition="latest").writeStream.format("noop")
+             .option("checkpointLocation", str(workdir / "checkpoint")).start())
+    time.sleep(spec["warmup_s"])
+    done = rows_read(query), batches_run(query)
+    cpu, t0 = cpu_seconds(pid), time.time()
+    time.sleep(spec["window_s"])
+    t1 = time.time()
+    cores = (cpu_seconds(pid) - cpu) / (t1 - t0)
+    rows, batches = rows_read(query) - done[0], batches_run(query) - done[1]
+    query.stop()
+    return {"cores": cores, "batches_per_s": batches / (t1 - t0), "rows_per_s": rows / (t1 - t0)}
 
 
 def idle(spark, pid, spec, workdir):
@@ -359,8 +382,8 @@ def sink(spark, pid, spec, workdir):
     return results
 
 
-KINDS = {f.__name__: f for f in (throughput, ceiling_polling, at_limits, latency, spark_floor, idle, scale, memory,
-                                  sink)}
+KINDS = {f.__name__: f for f in (throughput, ceiling_polling, at_limits, latency, spark_floor, steady, idle, scale,
+                                  memory, sink)}
 
 
 def main():
