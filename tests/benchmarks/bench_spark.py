@@ -3,6 +3,7 @@
 in $PYSPARK_KINESIS_JAR, so rows of two builds of the connector run side by side in one run.
 CPU is the Spark JVM's, from /proc/<pid>/stat."""
 
+import contextlib
 import json
 import os
 import statistics
@@ -54,6 +55,21 @@ def source_metric(query, name):
     return None
 
 
+@contextlib.contextmanager
+def profiled(pid):
+    """A JDK Flight Recorder profile of the measured window when BENCH_JFR names a file, to find its costs."""
+    profile = os.environ.get("BENCH_JFR")
+    if profile:
+        subprocess.run(["jcmd", str(pid), "JFR.start", "name=bench", "settings=profile", f"filename={profile}"],
+                       check=True, capture_output=True)
+    try:
+        yield
+    finally:
+        if profile:
+            subprocess.run(["jcmd", str(pid), "JFR.stop", "name=bench", f"filename={profile}"],
+                           check=True, capture_output=True)
+
+
 def read_once(spark, spec, checkpoint, **extra):
     query = (reader(spark, spec, **extra).writeStream.format("noop").trigger(availableNow=True)
              .option("checkpointLocation", str(checkpoint)).start())
@@ -65,15 +81,10 @@ def throughput(spark, pid, spec, workdir):
     """Everything in the stream, once (Trigger.AvailableNow), into the noop sink, after the same
     over a small stream (`warm_stream`) so that class loading and JIT are not counted."""
     read_once(spark, spec, workdir / "warm", streamName=spec["warm_stream"])
-    profile = os.environ.get("BENCH_JFR")  # a JDK Flight Recorder profile of the measured read, to find its costs
-    if profile:
-        subprocess.run(["jcmd", str(pid), "JFR.start", "name=bench", "settings=profile", f"filename={profile}"],
-                       check=True)
-    cpu, began = cpu_seconds(pid), time.time()
-    query = read_once(spark, spec, workdir / "checkpoint")
-    if profile:
-        subprocess.run(["jcmd", str(pid), "JFR.stop", "name=bench", f"filename={profile}"], check=True)
-    seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
+    with profiled(pid):
+        cpu, began = cpu_seconds(pid), time.time()
+        query = read_once(spark, spec, workdir / "checkpoint")
+        seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
     records = rows_read(query)
     return {"records": records, "seconds": seconds, "cpu_seconds": cpu, "records_per_s": records / seconds,
             "mb_per_s": records * spec["record_size"] / seconds / 1e6, "records_per_cpu_s": records / cpu}
@@ -166,10 +177,11 @@ def latency(spark, pid, spec, workdir):
     while not seen and time.time() < deadline:
         time.sleep(0.5)
     time.sleep(spec["warmup_s"])
-    cpu, t0 = cpu_seconds(pid), time.time()
-    time.sleep(spec["window_s"])
-    t1 = time.time()
-    cores = (cpu_seconds(pid) - cpu) / (t1 - t0)
+    with profiled(pid):
+        cpu, t0 = cpu_seconds(pid), time.time()
+        time.sleep(spec["window_s"])
+        t1 = time.time()
+        cores = (cpu_seconds(pid) - cpu) / (t1 - t0)
     # The window's last records may still be on their way: wait until later ones arrived.
     deadline = t1 + spec.get("drain_s", 60)
     while time.time() < deadline:
@@ -189,9 +201,10 @@ def idle(spark, pid, spec, workdir):
     query = (reader(spark, spec).writeStream.format("noop")
              .option("checkpointLocation", str(workdir / "checkpoint")).start())
     time.sleep(spec["warmup_s"])
-    cpu, t0 = cpu_seconds(pid), time.time()
-    time.sleep(spec["window_s"])
-    cores = (cpu_seconds(pid) - cpu) / (time.time() - t0)
+    with profiled(pid):
+        cpu, t0 = cpu_seconds(pid), time.time()
+        time.sleep(spec["window_s"])
+        cores = (cpu_seconds(pid) - cpu) / (time.time() - t0)
     query.stop()
     return {"cores": cores}
 
