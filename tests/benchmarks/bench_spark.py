@@ -212,15 +212,16 @@ def idle(spark, pid, spec, workdir):
 def scale(spark, pid, spec, workdir):
     """Many shards with a few records each: driver time per trigger, driver heap, time to the first batch."""
     began = time.time()
-    query = (reader(spark, spec).writeStream.format("noop")
-             .option("checkpointLocation", str(workdir / "checkpoint")).start())
-    first = None
-    while time.time() - began < spec["timeout_s"] and len(query.recentProgress) < spec["triggers"]:
-        if first is None and rows_read(query) > 0:
-            first = time.time() - began
-        time.sleep(0.2)
-    progress = query.recentProgress
-    query.stop()
+    with profiled(pid):
+        query = (reader(spark, spec).writeStream.format("noop")
+                 .option("checkpointLocation", str(workdir / "checkpoint")).start())
+        first = None
+        while time.time() - began < spec["timeout_s"] and len(query.recentProgress) < spec["triggers"]:
+            if first is None and rows_read(query) > 0:
+                first = time.time() - began
+            time.sleep(0.2)
+        progress = query.recentProgress
+        query.stop()
     if first is None and rows_read(query) > 0:
         first = time.time() - began
     durations = [p.get("durationMs", {}) for p in progress[1:]] or [{}]

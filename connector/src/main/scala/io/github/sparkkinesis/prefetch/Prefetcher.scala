@@ -51,6 +51,7 @@ final class Prefetcher(
   private var hashRanges = Map.empty[ShardKey, HashKeyRange] // each shard's, to check KPL user records
   private var consumers = Map.empty[String, String]
   private var rounds = 0L
+  private var blocksAppended = 0L
   @volatile private var running = false
   private var thread: Thread = _
   private val jobGroup = s"kinesis-prefetch-$streamInstance"
@@ -116,6 +117,21 @@ final class Prefetcher(
   }
 
   def completedRounds: Long = synchronized(rounds)
+
+  /** How many blocks were taken in so far; [[awaitBlocksAfter]] waits for this to move. */
+  def appendedBlocks: Long = synchronized(blocksAppended)
+
+  /**
+   * Waits until more than `seen` blocks were taken in, `timeoutMs` passed, or prefetching
+   * stopped or failed: a trigger that found nothing new waits here for the next block rather
+   * than being called again and again (Spark polls an idle source every 10 ms).
+   */
+  def awaitBlocksAfter(seen: Long, timeoutMs: Long): Unit = synchronized {
+    val deadline = System.currentTimeMillis() + timeoutMs
+    while (blocksAppended <= seen && failures.fatal.isEmpty && running && System.currentTimeMillis() < deadline) {
+      wait(math.max(1, deadline - System.currentTimeMillis()))
+    }
+  }
 
   def isRunning: Boolean = running
 
@@ -209,6 +225,7 @@ final class Prefetcher(
     // A block that does not continue its chain is stale: the shard was reset meanwhile.
     val (appended, stale) = result.blocks.partition(index.append)
     appended.foreach(counters.fetched)
+    blocksAppended += appended.size
     counters.read(result.kpl, result.dataLossEvents)
     result.status.foreach { status =>
       val current = index.tail(status.shard).contains(status.position)

@@ -86,8 +86,16 @@ final class KinesisMicroBatchStream(
     availableNowSince.foreach(since => awaitAvailableNow(tracked, since))
     prefetcher.checkHealthy()
     val readable = shards.readable(tracked)
-    val ends = readable.map { case (shard, from) => shard -> prefetcher.reachable(shard, from, availableNowSince) }
-    KinesisSourceOffset(tracked ++ ends, startOffset.streamsCreatedAt ++ shards.streamsCreatedAt)
+    def ends = readable.map { case (shard, from) => shard -> prefetcher.reachable(shard, from, availableNowSince) }
+    val seen = prefetcher.appendedBlocks
+    val found = ends
+    // Nothing new: wait for the next block here, so an idle query costs a call per wait, not one per 10 ms.
+    val end = if (availableNowSince.isEmpty && tracked == startOffset.shards && found == readable) {
+      prefetcher.awaitBlocksAfter(seen, KinesisMicroBatchStream.IdleWaitMs)
+      prefetcher.checkHealthy()
+      ends
+    } else found
+    KinesisSourceOffset(tracked ++ end, startOffset.streamsCreatedAt ++ shards.streamsCreatedAt)
   }
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
@@ -142,4 +150,10 @@ final class KinesisMicroBatchStream(
 object KinesisMicroBatchStream {
   /** Beyond `maxFetchDuration`, how long a trigger waits for a prefetch round (scheduling, store). */
   val RoundGraceMs = 60000L
+
+  /**
+   * How long a trigger that found nothing new waits for a block before it answers "nothing":
+   * a block ends the wait at once, so it costs no latency; between waits Spark reports progress.
+   */
+  val IdleWaitMs = 250L
 }
