@@ -8,9 +8,10 @@ final case class PrefetchRound(tasks: Seq[PrefetchPartition], work: PrefetchWork
 object PrefetchRound {
 
   /**
-   * A round reading `requests`: the shards in order, `shardsPerTask` to a task, each task sent
-   * to the executor holding its first shard's reader (`owners`), sharing `room` bytes of the
-   * buffer; then one task for each of `cleanups`, an executor that only has readers to close.
+   * A round reading `requests`: the shards in order, `shardsPerTask` to a task (more when that
+   * would need more than half of the cluster's `slots`), each task sent to the executor holding
+   * its first shard's reader (`owners`), sharing `room` bytes of the buffer; then one task for
+   * each of `cleanups`, an executor that only has readers to close.
    * The first round, and every round of Trigger.AvailableNow (`splitAt`), ends as soon as its
    * shards are at the tip, so a trigger waiting for it is not held up.
    */
@@ -21,11 +22,12 @@ object PrefetchRound {
       room: Long,
       splitAt: Option[Long],
       firstRound: Boolean,
+      slots: Int,
       consumers: Map[String, String],
       settings: PrefetchSettings,
       streamInstance: String,
       streamKey: Int): PrefetchRound = {
-    val groups = requests.sortBy(_.shard).grouped(settings.shardsPerTask).toSeq
+    val groups = requests.sortBy(_.shard).grouped(shardsPerTask(requests.size, settings.shardsPerTask, slots)).toSeq
     val fetching = groups.map(group => (group, owners.get(group.head.shard)))
     val tasks = (fetching ++ cleanups.map(location => (Nil, Some(location)))).zipWithIndex.map {
       case ((group, location), i) => PrefetchPartition(i, group, location)
@@ -33,6 +35,16 @@ object PrefetchRound {
     val work = PrefetchWork(streamInstance, streamKey, settings.fetch, math.max(1L, room / groups.size),
       splitAt, returnWhenCaughtUp = splitAt.isDefined || firstRound, consumers = consumers, owners = owners)
     PrefetchRound(tasks, work)
+  }
+
+  /**
+   * Shards per task: `shardsPerTask`, or more when the round would otherwise need more than
+   * half of the cluster's task `slots`. Tasks beyond the slots would only queue (a round of 200
+   * tasks took minutes on 2 cores), and the other half is left to the query's batches.
+   */
+  def shardsPerTask(shards: Int, shardsPerTask: Int, slots: Int): Int = {
+    val tasks = math.max(1, slots / 2)
+    math.max(shardsPerTask, (shards + tasks - 1) / tasks)
   }
 
   /** A stopped query's last job: one task on each of `executors` that only closes the query's readers there. */

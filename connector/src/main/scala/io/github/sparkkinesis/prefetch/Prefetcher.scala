@@ -7,7 +7,7 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.SparkContext
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.kinesis.KinesisBlockStore
+import org.apache.spark.sql.kinesis.{KinesisBlockStore, KinesisTaskSlots}
 
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.efo.EfoMetrics
@@ -179,7 +179,7 @@ final class Prefetcher(
     sc.setJobGroup(jobGroup, s"Kinesis prefetch for $queryName", interruptOnCancel = true)
     sc.setLocalProperty("spark.sql.execution.id", null)
     while (running) {
-      nextRound() match {
+      nextRound(taskSlots()) match {
         case Right(round) => run(round)
         case Left(pauseMs) => pause(pauseMs)
       }
@@ -187,7 +187,7 @@ final class Prefetcher(
   }
 
   /** The next round to run, or how long to wait before looking again. */
-  private def nextRound(): Either[Long, PrefetchRound] = synchronized {
+  private def nextRound(slots: Int): Either[Long, PrefetchRound] = synchronized {
     val room = settings.fetchBufferSize - index.bufferedBytes
     lazy val requests = index.fetchable(parentsOf).map(r => r.copy(hashRange = hashRanges.get(r.shard)))
     if (room <= 0) Left(Prefetcher.FullBufferPauseMs) // the buffer is full: wait for a batch to commit
@@ -196,7 +196,7 @@ final class Prefetcher(
       val owners = readers.owners(index.shards)
       // Executors that hold subscriptions of shards now read elsewhere get a task that only closes them.
       Right(PrefetchRound.reading(requests, owners, readers.cleanupTargets(owners), room, cutoff.splitAt,
-          firstRound = rounds == 0, consumers, settings, streamInstance, streamKey))
+          firstRound = rounds == 0, slots, consumers, settings, streamInstance, streamKey))
     }
   }
 
@@ -249,6 +249,14 @@ final class Prefetcher(
         pause(ms)
     }
   }
+
+  private def taskSlots(): Int =
+    try KinesisTaskSlots.available(sc)
+    catch {
+      case NonFatal(e) =>
+        logWarning(s"Could not count the task slots of $queryName", e)
+        sc.defaultParallelism
+    }
 
   private def liveExecutors(): Set[String] =
     try KinesisBlockStore.liveExecutorLocations

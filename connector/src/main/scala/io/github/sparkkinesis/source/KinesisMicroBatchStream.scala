@@ -26,7 +26,8 @@ final class KinesisMicroBatchStream(
     options: KinesisSourceOptions,
     metadataPath: String,
     api: => KinesisApi,
-    sparkContext: => SparkContext)
+    sparkContext: => SparkContext,
+    idleWaitMs: Long = KinesisMicroBatchStream.IdleWaitMs)
   extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics with Logging {
 
   def this(options: KinesisSourceOptions, metadataPath: String) =
@@ -43,6 +44,7 @@ final class KinesisMicroBatchStream(
   private val consumers = options.efo.map(efo => new EfoConsumers(options, efo, sparkContext, name))
   private var availableNowSince: Option[Long] = None
   private var started = false
+  @volatile private var lastIdleWaitMs = 0L
 
   override def initialOffset(): Offset = {
     val store = new InitialOffsetStore(metadataPath, sparkContext.hadoopConfiguration)
@@ -90,11 +92,13 @@ final class KinesisMicroBatchStream(
     val seen = prefetcher.appendedBlocks
     val found = ends
     // Nothing new: wait for the next block here, so an idle query costs a call per wait, not one per 10 ms.
+    val waitFrom = System.nanoTime()
     val end = if (availableNowSince.isEmpty && tracked == startOffset.shards && found == readable) {
-      prefetcher.awaitBlocksAfter(seen, KinesisMicroBatchStream.IdleWaitMs)
+      prefetcher.awaitBlocksAfter(seen, idleWaitMs)
       prefetcher.checkHealthy()
       ends
     } else found
+    lastIdleWaitMs = (System.nanoTime() - waitFrom) / 1000000L
     KinesisSourceOffset(tracked ++ end, startOffset.streamsCreatedAt ++ shards.streamsCreatedAt)
   }
 
@@ -119,7 +123,7 @@ final class KinesisMicroBatchStream(
   override def commit(end: Offset): Unit = prefetcher.release(end.asInstanceOf[KinesisSourceOffset].shards)
 
   override def metrics(latestConsumedOffset: Optional[Offset]): java.util.Map[String, String] =
-    prefetcher.metrics.asJava
+    (prefetcher.metrics + ("idleWaitMs" -> lastIdleWaitMs.toString)).asJava
 
   override def stop(): Unit = {
     prefetcher.stop()
