@@ -13,7 +13,8 @@ object PrefetchRound {
    * its first shard's reader (`owners`), sharing `room` bytes of the buffer; then one task for
    * each of `cleanups`, an executor that only has readers to close.
    * The first round, and every round of Trigger.AvailableNow (`splitAt`), ends as soon as its
-   * shards are at the tip, so a trigger waiting for it is not held up.
+   * shards are at the tip, so a trigger waiting for it is not held up. The others hand their
+   * blocks to the driver's endpoint `reportTo` as they store them, and read on.
    */
   def reading(
       requests: Seq[ShardFetchRequest],
@@ -23,6 +24,7 @@ object PrefetchRound {
       splitAt: Option[Long],
       firstRound: Boolean,
       slots: Int,
+      reportTo: String,
       consumers: Map[String, String],
       settings: PrefetchSettings,
       streamInstance: String,
@@ -32,8 +34,10 @@ object PrefetchRound {
     val tasks = (fetching ++ cleanups.map(location => (Nil, Some(location)))).zipWithIndex.map {
       case ((group, location), i) => PrefetchPartition(i, group, location)
     }
+    val returnWhenCaughtUp = splitAt.isDefined || firstRound
     val work = PrefetchWork(streamInstance, streamKey, settings.fetch, math.max(1L, room / groups.size),
-      splitAt, returnWhenCaughtUp = splitAt.isDefined || firstRound, consumers = consumers, owners = owners)
+      splitAt, returnWhenCaughtUp, consumers = consumers, owners = owners,
+      reportTo = if (returnWhenCaughtUp) None else Some(reportTo))
     PrefetchRound(tasks, work)
   }
 

@@ -7,7 +7,7 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.SparkContext
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.kinesis.{KinesisBlockStore, KinesisTaskSlots}
+import org.apache.spark.sql.kinesis.{KinesisBlockStore, KinesisDriverEndpoint, KinesisTaskSlots}
 
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.efo.EfoMetrics
@@ -54,6 +54,8 @@ final class Prefetcher(
   private var blocksAppended = 0L
   @volatile private var running = false
   private var thread: Thread = _
+  private val endpoint = PrefetchReports.endpointName(streamInstance)
+  private var endpointRegistration: Option[AutoCloseable] = None
   private val jobGroup = s"kinesis-prefetch-$streamInstance"
 
   /** Follows the shards of the batch about to be planned, starting each new one at its position. */
@@ -83,6 +85,7 @@ final class Prefetcher(
   def start(): Unit = synchronized {
     if (!running && failures.fatal.isEmpty) {
       running = true
+      if (endpointRegistration.isEmpty) endpointRegistration = Some(KinesisDriverEndpoint.register(endpoint, reported))
       thread = new Thread(() => loop(), s"kinesis-prefetcher-$queryName")
       thread.setDaemon(true)
       thread.start()
@@ -159,6 +162,10 @@ final class Prefetcher(
       sc.cancelJobGroup(jobGroup)
       t.join(30000)
     }
+    synchronized(endpointRegistration).foreach { registration =>
+      try registration.close()
+      catch { case NonFatal(e) => logWarning(s"Could not stop the prefetch endpoint of $queryName", e) }
+    }
     // Readers kept in this JVM (all of them in local mode) let go of their EFO subscriptions
     // now, and those on other executors soon after.
     ExecutorCursors.forget(streamInstance)
@@ -196,14 +203,13 @@ final class Prefetcher(
       val owners = readers.owners(index.shards)
       // Executors that hold subscriptions of shards now read elsewhere get a task that only closes them.
       Right(PrefetchRound.reading(requests, owners, readers.cleanupTargets(owners), room, cutoff.splitAt,
-          firstRound = rounds == 0, slots, consumers, settings, streamInstance, streamKey))
+          firstRound = rounds == 0, slots, endpoint, consumers, settings, streamInstance, streamKey))
     }
   }
 
   private def run(round: PrefetchRound): Unit =
     try {
-      val results = sc.runJob(new PrefetchRDD(sc, round.tasks, connection, round.work),
-        (it: Iterator[PrefetchResult]) => it.toList)
+      val results = sc.runJob(new PrefetchRDD(sc, round.tasks, connection, round.work), Prefetcher.CollectResults)
       val alive = liveExecutors()
       val stale = synchronized {
         readers.executorsAlive(alive)
@@ -218,6 +224,21 @@ final class Prefetcher(
       case NonFatal(e) if running => failed(e)
       case NonFatal(_) => // stopping: the round was cancelled
     }
+
+  /**
+   * A running task's blocks, stored just now: taken in as a finished task's are. The task reads
+   * on while the query runs, its blocks continued their chains and the buffer has room.
+   */
+  private def reported(message: Array[Byte]): Array[Byte] = {
+    val result = PrefetchReports.decode(message)
+    val (stale, keepReading) = synchronized {
+      val stale = absorb(result)
+      notifyAll()
+      (stale, running && stale.isEmpty && index.bufferedBytes < settings.fetchBufferSize)
+    }
+    removeBlocks(stale)
+    PrefetchReports.answer(keepReading)
+  }
 
   /** Takes in one task's answer (under the lock); returns its blocks that came too late, to be removed. */
   private def absorb(result: PrefetchResult): Seq[PrefetchedBlock] = {
@@ -283,4 +304,9 @@ final class Prefetcher(
 object Prefetcher {
   /** How long the prefetch thread waits while the buffer is full before it looks again. */
   val FullBufferPauseMs = 100L
+
+  /** A task's results; a named function rather than a lambda, which Spark would clean (ASM) at every round. */
+  object CollectResults extends (Iterator[PrefetchResult] => List[PrefetchResult]) with Serializable {
+    override def apply(results: Iterator[PrefetchResult]): List[PrefetchResult] = results.toList
+  }
 }

@@ -14,6 +14,7 @@ class PrefetchRoundSuite extends AnyFunSuite with Matchers {
 
   private def round(shards: Int, shardsPerTask: Int, slots: Int): PrefetchRound =
     PrefetchRound.reading(requests(shards), Map.empty, Nil, 1L << 30, None, firstRound = false, slots = slots,
+      reportTo = "driver",
       consumers = Map.empty, settings = PrefetchSettings(FetchSettings(100, 2.0, 0L, 1000L), shardsPerTask, 1L << 30),
       streamInstance = "q", streamKey = 1)
 
