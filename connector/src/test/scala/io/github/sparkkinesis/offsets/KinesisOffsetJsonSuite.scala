@@ -141,9 +141,9 @@ class KinesisOffsetJsonSuite extends AnyFunSuite with Matchers {
 
   test("offsets are equal when their positions are, also to another Offset with the same JSON") {
     val a = KinesisSourceOffset(Map(ShardKey("s", "shard-1") -> ShardPosition.AfterSequence("7"),
-      ShardKey("s", "shard-2") -> ShardPosition.TrimHorizon), Map("s" -> 5L))
+        ShardKey("s", "shard-2") -> ShardPosition.TrimHorizon), Map("s" -> 5L))
     val same = KinesisSourceOffset(Map(ShardKey("s", "shard-2") -> ShardPosition.TrimHorizon,
-      ShardKey("s", "shard-1") -> ShardPosition.AfterSequence("7")), Map("s" -> 5L))
+        ShardKey("s", "shard-1") -> ShardPosition.AfterSequence("7")), Map("s" -> 5L))
     val later = a.copy(shards = a.shards.updated(ShardKey("s", "shard-1"), ShardPosition.AfterSequence("8")))
     a shouldBe same
     a.hashCode shouldBe same.hashCode
