@@ -225,11 +225,15 @@ def scale(spark, pid, spec, workdir):
     if first is None and rows_read(query) > 0:
         first = time.time() - began
     durations = [p.get("durationMs", {}) for p in progress[1:]] or [{}]
-    driver = [d.get("latestOffset", 0) + d.get("queryPlanning", 0) for d in durations]
+    # A build that waits for records in latestOffset when it finds none says how long (idleWaitMs): not work.
+    waits = [float(((p.get("sources") or [{}])[0].get("metrics") or {}).get("idleWaitMs", 0)) for p in progress[1:]]
+    waits = waits or [0.0]
+    driver = [d.get("latestOffset", 0) - w + d.get("queryPlanning", 0) for d, w in zip(durations, waits)]
     spark._jvm.java.lang.System.gc()
     runtime = spark._jvm.java.lang.Runtime.getRuntime()
     return {"triggers": len(progress), "driver_ms_per_trigger": statistics.median(driver) if driver else None,
             "latest_offset_ms": statistics.median(d.get("latestOffset", 0) for d in durations),
+            "idle_wait_ms": statistics.median(waits),
             "planning_ms": statistics.median(d.get("queryPlanning", 0) for d in durations),
             "first_batch_s": first, "records": rows_read(query),
             "driver_heap_mb": (runtime.totalMemory() - runtime.freeMemory()) / 2**20}
