@@ -20,6 +20,9 @@ object PrefetchReports {
   def send(name: String)(result: PrefetchResult): Boolean =
     KinesisDriverEndpoint.ask(name, encode(result)).headOption.contains(Continue)
 
+  /** This JVM no longer reports for the stream instance (its query stopped). */
+  def forget(streamInstance: String): Unit = KinesisDriverEndpoint.forget(endpointName(streamInstance))
+
   def encode(result: PrefetchResult): Array[Byte] = {
     val bytes = new ByteArrayOutputStream()
     val out = new ObjectOutputStream(bytes)

@@ -170,6 +170,7 @@ final class Prefetcher(
     // now, and those on other executors soon after.
     ExecutorCursors.forget(streamInstance)
     EfoMetrics.forget(streamInstance)
+    PrefetchReports.forget(streamInstance)
     val driver =
       try KinesisBlockStore.thisExecutorLocation
       catch { case NonFatal(_) => "" }
