@@ -9,7 +9,7 @@ object PrefetchRound {
 
   /**
    * A round reading `requests`: the shards in order, `shardsPerTask` to a task (more when that
-   * would need more than half of the cluster's `slots`), each task sent to the executor holding
+   * would need more than half of the cluster's `slots`, or all of them in the first round), each task sent to the executor holding
    * its first shard's reader (`owners`), sharing `room` bytes of the buffer; then one task for
    * each of `cleanups`, an executor that only has readers to close.
    * The first round, and every round of Trigger.AvailableNow (`splitAt`), ends as soon as its
@@ -29,7 +29,9 @@ object PrefetchRound {
       settings: PrefetchSettings,
       streamInstance: String,
       streamKey: Int): PrefetchRound = {
-    val groups = requests.sortBy(_.shard).grouped(shardsPerTask(requests.size, settings.shardsPerTask, slots)).toSeq
+    // The first round may take every slot: the first trigger waits for it, so no batch runs yet.
+    val maxTasks = if (firstRound) slots else slots / 2
+    val groups = requests.sortBy(_.shard).grouped(shardsPerTask(requests.size, settings.shardsPerTask, maxTasks)).toSeq
     val fetching = groups.map(group => (group, owners.get(group.head.shard)))
     val tasks = (fetching ++ cleanups.map(location => (Nil, Some(location)))).zipWithIndex.map {
       case ((group, location), i) => PrefetchPartition(i, group, location)
@@ -43,11 +45,11 @@ object PrefetchRound {
 
   /**
    * Shards per task: `shardsPerTask`, or more when the round would otherwise need more than
-   * half of the cluster's task `slots`. Tasks beyond the slots would only queue (a round of 200
-   * tasks took minutes on 2 cores), and the other half is left to the query's batches.
+   * `maxTasks` tasks. Tasks beyond the cluster's slots would only queue (a round of 200 tasks
+   * took minutes on 2 cores), and after the first round half of the slots is left to the batches.
    */
-  def shardsPerTask(shards: Int, shardsPerTask: Int, slots: Int): Int = {
-    val tasks = math.max(1, slots / 2)
+  def shardsPerTask(shards: Int, shardsPerTask: Int, maxTasks: Int): Int = {
+    val tasks = math.max(1, maxTasks)
     math.max(shardsPerTask, (shards + tasks - 1) / tasks)
   }
 

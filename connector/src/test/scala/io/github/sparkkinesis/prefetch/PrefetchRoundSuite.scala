@@ -12,8 +12,8 @@ class PrefetchRoundSuite extends AnyFunSuite with Matchers {
     ShardFetchRequest(ShardKey("s", f"shard-$i%05d"),
       ShardPosition.TrimHorizon))
 
-  private def round(shards: Int, shardsPerTask: Int, slots: Int): PrefetchRound =
-    PrefetchRound.reading(requests(shards), Map.empty, Nil, 1L << 30, None, firstRound = false, slots = slots,
+  private def round(shards: Int, shardsPerTask: Int, slots: Int, first: Boolean = false): PrefetchRound =
+    PrefetchRound.reading(requests(shards), Map.empty, Nil, 1L << 30, None, firstRound = first, slots = slots,
       reportTo = "driver",
       consumers = Map.empty, settings = PrefetchSettings(FetchSettings(100, 2.0, 0L, 1000L), shardsPerTask, 1L << 30),
       streamInstance = "q", streamKey = 1)
@@ -27,6 +27,11 @@ class PrefetchRoundSuite extends AnyFunSuite with Matchers {
     round(shards = 1000, shardsPerTask = 5, slots = 2).tasks.map(_.requests.size) shouldBe Seq(1000)
     round(shards = 1000, shardsPerTask = 5, slots = 8).tasks.map(_.requests.size) shouldBe Seq(250, 250, 250, 250)
     round(shards = 10, shardsPerTask = 5, slots = 0).tasks.map(_.requests.size) shouldBe Seq(10)
+  }
+
+  test("the first round, which no batch runs beside, may take every slot") {
+    round(shards = 1000, shardsPerTask = 5, slots = 2, first = true).tasks.map(_.requests.size) shouldBe Seq(500, 500)
+    round(shards = 10, shardsPerTask = 5, slots = 8, first = true).tasks.map(_.requests.size) shouldBe Seq(5, 5)
   }
 
   test("every shard is in exactly one task, in order") {
