@@ -41,8 +41,9 @@ def figures(row, r):
     if row == "idle":
         return f"**{_n(r['cores'], 3)} cores** with nothing to read"
     if row.startswith("scale"):
-        return (f"driver **{_n(r['driver_ms_per_trigger'])} ms/trigger** (latestOffset {_n(r['latest_offset_ms'])}, "
-                f"planning {_n(r['planning_ms'])}), first batch after {_n(r['first_batch_s'], 1)} s, "
+        waited = f" of which waiting for records {_n(r['idle_wait_ms'])}" if r.get("idle_wait_ms") else ""
+        return (f"driver **{_n(r['driver_ms_per_trigger'])} ms/trigger** (latestOffset {_n(r['latest_offset_ms'])}"
+                f"{waited}, planning {_n(r['planning_ms'])}), first batch after {_n(r['first_batch_s'], 1)} s, "
                 f"driver heap {_n(r['driver_heap_mb'])} MB, {r['triggers']} triggers")
     if row == "memory":
         return (f"peak block memory **{_n(r['peak_block_mb'], 1)} MB** with fetchBufferSize {r['fetch_buffer_mb']} MB; "

@@ -3,6 +3,7 @@
 in $PYSPARK_KINESIS_JAR, so rows of two builds of the connector run side by side in one run.
 CPU is the Spark JVM's, from /proc/<pid>/stat."""
 
+import contextlib
 import json
 import os
 import statistics
@@ -88,6 +89,21 @@ def source_metric(query, name):
     return None
 
 
+@contextlib.contextmanager
+def profiled(pid):
+    """A JDK Flight Recorder profile of the measured window when BENCH_JFR names a file, to find its costs."""
+    profile = os.environ.get("BENCH_JFR")
+    if profile:
+        subprocess.run(["jcmd", str(pid), "JFR.start", "name=bench", "settings=profile", f"filename={profile}"],
+                       check=True, capture_output=True)
+    try:
+        yield
+    finally:
+        if profile:
+            subprocess.run(["jcmd", str(pid), "JFR.stop", "name=bench", f"filename={profile}"],
+                           check=True, capture_output=True)
+
+
 def read_once(spark, spec, checkpoint, **extra):
     query = (reader(spark, spec, **extra).writeStream.format("noop").trigger(availableNow=True)
              .option("checkpointLocation", str(checkpoint)).start())
@@ -99,15 +115,10 @@ def throughput(spark, pid, spec, workdir):
     """Everything in the stream, once (Trigger.AvailableNow), into the noop sink, after the same
     over a small stream (`warm_stream`) so that class loading and JIT are not counted."""
     read_once(spark, spec, workdir / "warm", streamName=spec["warm_stream"])
-    profile = os.environ.get("BENCH_JFR")  # a JDK Flight Recorder profile of the measured read, to find its costs
-    if profile:
-        subprocess.run(["jcmd", str(pid), "JFR.start", "name=bench", "settings=profile", f"filename={profile}"],
-                       check=True)
-    cpu, began = cpu_seconds(pid), time.time()
-    query = read_once(spark, spec, workdir / "checkpoint")
-    if profile:
-        subprocess.run(["jcmd", str(pid), "JFR.stop", "name=bench", f"filename={profile}"], check=True)
-    seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
+    with profiled(pid):
+        cpu, began = cpu_seconds(pid), time.time()
+        query = read_once(spark, spec, workdir / "checkpoint")
+        seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
     records = rows_read(query)
     return {"records": records, "seconds": seconds, "cpu_seconds": cpu, "records_per_s": records / seconds,
             "mb_per_s": records * spec["record_size"] / seconds / 1e6, "records_per_cpu_s": records / cpu}
@@ -202,10 +213,11 @@ def latency(spark, pid, spec, workdir):
     while not seen and time.time() < deadline:
         time.sleep(0.5)
     time.sleep(spec["warmup_s"])
-    cpu, t0 = cpu_seconds(pid), time.time()
-    time.sleep(spec["window_s"])
-    t1 = time.time()
-    cores = (cpu_seconds(pid) - cpu) / (t1 - t0)
+    with profiled(pid):
+        cpu, t0 = cpu_seconds(pid), time.time()
+        time.sleep(spec["window_s"])
+        t1 = time.time()
+        cores = (cpu_seconds(pid) - cpu) / (t1 - t0)
     # The window's last records may still be on their way: wait until later ones arrived.
     deadline = t1 + spec.get("drain_s", 60)
     while time.time() < deadline:
@@ -269,9 +281,10 @@ def idle(spark, pid, spec, workdir):
     query = (reader(spark, spec).writeStream.format("noop")
              .option("checkpointLocation", str(workdir / "checkpoint")).start())
     time.sleep(spec["warmup_s"])
-    cpu, t0 = cpu_seconds(pid), time.time()
-    time.sleep(spec["window_s"])
-    cores = (cpu_seconds(pid) - cpu) / (time.time() - t0)
+    with profiled(pid):
+        cpu, t0 = cpu_seconds(pid), time.time()
+        time.sleep(spec["window_s"])
+        cores = (cpu_seconds(pid) - cpu) / (time.time() - t0)
     query.stop()
     return {"cores": cores}
 
@@ -279,23 +292,28 @@ def idle(spark, pid, spec, workdir):
 def scale(spark, pid, spec, workdir):
     """Many shards with a few records each: driver time per trigger, driver heap, time to the first batch."""
     began = time.time()
-    query = (reader(spark, spec).writeStream.format("noop")
-             .option("checkpointLocation", str(workdir / "checkpoint")).start())
-    first = None
-    while time.time() - began < spec["timeout_s"] and len(query.recentProgress) < spec["triggers"]:
-        if first is None and rows_read(query) > 0:
-            first = time.time() - began
-        time.sleep(0.2)
-    progress = query.recentProgress
-    query.stop()
+    with profiled(pid):
+        query = (reader(spark, spec).writeStream.format("noop")
+                 .option("checkpointLocation", str(workdir / "checkpoint")).start())
+        first = None
+        while time.time() - began < spec["timeout_s"] and len(query.recentProgress) < spec["triggers"]:
+            if first is None and rows_read(query) > 0:
+                first = time.time() - began
+            time.sleep(0.2)
+        progress = query.recentProgress
+        query.stop()
     if first is None and rows_read(query) > 0:
         first = time.time() - began
     durations = [p.get("durationMs", {}) for p in progress[1:]] or [{}]
-    driver = [d.get("latestOffset", 0) + d.get("queryPlanning", 0) for d in durations]
+    # A build that waits for records in latestOffset when it finds none says how long (idleWaitMs): not work.
+    waits = [float(((p.get("sources") or [{}])[0].get("metrics") or {}).get("idleWaitMs", 0)) for p in progress[1:]]
+    waits = waits or [0.0]
+    driver = [d.get("latestOffset", 0) - w + d.get("queryPlanning", 0) for d, w in zip(durations, waits)]
     spark._jvm.java.lang.System.gc()
     runtime = spark._jvm.java.lang.Runtime.getRuntime()
     return {"triggers": len(progress), "driver_ms_per_trigger": statistics.median(driver) if driver else None,
             "latest_offset_ms": statistics.median(d.get("latestOffset", 0) for d in durations),
+            "idle_wait_ms": statistics.median(waits),
             "planning_ms": statistics.median(d.get("queryPlanning", 0) for d in durations),
             "first_batch_s": first, "records": rows_read(query),
             "driver_heap_mb": (runtime.totalMemory() - runtime.freeMemory()) / 2**20}

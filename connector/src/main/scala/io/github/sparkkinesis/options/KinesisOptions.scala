@@ -95,8 +95,9 @@ object KinesisOptions {
     "How much prefetched data may wait for the query; prefetching pauses above it (a stopping " +
       "condition, not a hard bound).", kind = Size(), modes = Mode.notRealTime)
   val ShardsPerTask = OptionSpec("shardsPerTask", Some("5"),
-    "Shards one prefetching task reads. Give the cluster at least 2 × shards / shardsPerTask cores so " +
-      "prefetching and the query run side by side.", kind = IntRange(1, 10000), modes = Mode.notRealTime)
+    "Shards one prefetching task reads, at least. Give the cluster at least 2 × shards / shardsPerTask cores so " +
+      "prefetching and the query run side by side; with fewer, tasks take more shards each, so that prefetching " +
+      "needs at most half of the task slots.", kind = IntRange(1, 10000), modes = Mode.notRealTime)
   val ShardFetchInterval = OptionSpec("shardFetchInterval", Some("1s"),
     "How often shards are listed, to follow resharding.", kind = Duration(1, Hour))
   val AwsAccessKey = OptionSpec("awsAccessKey", None,

@@ -27,5 +27,5 @@ object AvailableNowCutoff {
   /** Whether every record of `shard` that arrived before `millis` has been fetched. */
   def fetchedUntil(shard: ShardKey, millis: Long, index: PrefetchIndex, statuses: ShardStatuses): Boolean =
     index.fetchedToEnd(shard) || statuses.caughtUpSince(shard, millis) ||
-      index.allBlocks.exists(b => b.shard == shard && b.records > 0 && b.lastArrivalMillis >= millis)
+      index.blocksOf(shard).exists(b => b.records > 0 && b.lastArrivalMillis >= millis)
 }

@@ -99,5 +99,8 @@ final class PrefetchIndex {
 
   def bufferedRecords: Long = chains.valuesIterator.flatMap(_.blocks).map(_.records.toLong).sum
 
+  /** The blocks of `shard`'s chain, oldest first. */
+  def blocksOf(shard: ShardKey): Seq[PrefetchedBlock] = chains.get(shard).map(_.blocks.toSeq).getOrElse(Nil)
+
   def allBlocks: Seq[PrefetchedBlock] = chains.valuesIterator.flatMap(_.blocks).toSeq
 }

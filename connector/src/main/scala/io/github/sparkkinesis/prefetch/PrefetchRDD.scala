@@ -41,10 +41,13 @@ final class PrefetchRDD(
           new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs, work.fetch.maxRecordsPerFetch)
         case None => polling(r)
       }
-    val result = PrefetchTask.run(newReader, task.requests, work)
+    val result = PrefetchTask.run(newReader, task.requests, work, report = work.reportTo.map(PrefetchReports.send))
     // Taken after the task's readers went back to the cache and the unowned ones were closed.
     val counts = if (work.consumers.isEmpty || work.stopping) None else Some(efoMetrics.snapshot())
-    if (work.stopping) EfoMetrics.forget(work.streamInstance)
+    if (work.stopping) {
+      EfoMetrics.forget(work.streamInstance)
+      PrefetchReports.forget(work.streamInstance)
+    }
     Iterator.single(result.copy(subscriptions = counts))
   }
 }

@@ -8,11 +8,13 @@ final case class PrefetchRound(tasks: Seq[PrefetchPartition], work: PrefetchWork
 object PrefetchRound {
 
   /**
-   * A round reading `requests`: the shards in order, `shardsPerTask` to a task, each task sent
-   * to the executor holding its first shard's reader (`owners`), sharing `room` bytes of the
-   * buffer; then one task for each of `cleanups`, an executor that only has readers to close.
+   * A round reading `requests`: the shards in order, `shardsPerTask` to a task (more when that
+   * would need more than half of the cluster's `slots`, or all of them in the first round), each task sent to the executor holding
+   * its first shard's reader (`owners`), sharing `room` bytes of the buffer; then one task for
+   * each of `cleanups`, an executor that only has readers to close.
    * The first round, and every round of Trigger.AvailableNow (`splitAt`), ends as soon as its
-   * shards are at the tip, so a trigger waiting for it is not held up.
+   * shards are at the tip, so a trigger waiting for it is not held up. The others hand their
+   * blocks to the driver's endpoint `reportTo` as they store them, and read on.
    */
   def reading(
       requests: Seq[ShardFetchRequest],
@@ -21,18 +23,34 @@ object PrefetchRound {
       room: Long,
       splitAt: Option[Long],
       firstRound: Boolean,
+      slots: Int,
+      reportTo: String,
       consumers: Map[String, String],
       settings: PrefetchSettings,
       streamInstance: String,
       streamKey: Int): PrefetchRound = {
-    val groups = requests.sortBy(_.shard).grouped(settings.shardsPerTask).toSeq
+    // The first round may take every slot: the first trigger waits for it, so no batch runs yet.
+    val maxTasks = if (firstRound) slots else slots / 2
+    val groups = requests.sortBy(_.shard).grouped(shardsPerTask(requests.size, settings.shardsPerTask, maxTasks)).toSeq
     val fetching = groups.map(group => (group, owners.get(group.head.shard)))
     val tasks = (fetching ++ cleanups.map(location => (Nil, Some(location)))).zipWithIndex.map {
       case ((group, location), i) => PrefetchPartition(i, group, location)
     }
+    val returnWhenCaughtUp = splitAt.isDefined || firstRound
     val work = PrefetchWork(streamInstance, streamKey, settings.fetch, math.max(1L, room / groups.size),
-      splitAt, returnWhenCaughtUp = splitAt.isDefined || firstRound, consumers = consumers, owners = owners)
+      splitAt, returnWhenCaughtUp, consumers = consumers, owners = owners,
+      reportTo = if (returnWhenCaughtUp) None else Some(reportTo))
     PrefetchRound(tasks, work)
+  }
+
+  /**
+   * Shards per task: `shardsPerTask`, or more when the round would otherwise need more than
+   * `maxTasks` tasks. Tasks beyond the cluster's slots would only queue (a round of 200 tasks
+   * took minutes on 2 cores), and after the first round half of the slots is left to the batches.
+   */
+  def shardsPerTask(shards: Int, shardsPerTask: Int, maxTasks: Int): Int = {
+    val tasks = math.max(1, maxTasks)
+    math.max(shardsPerTask, (shards + tasks - 1) / tasks)
   }
 
   /** A stopped query's last job: one task on each of `executors` that only closes the query's readers there. */

@@ -26,14 +26,21 @@ final case class PrefetchWork(
     /** Per tracked shard, the executor whose reader the next fetch continues (see [[ExecutorCursors.releaseUnowned]]). */
     owners: Map[ShardKey, String] = Map.empty,
     /** The query stopped: the task only closes the query's readers on its executor. */
-    stopping: Boolean = false)
+    stopping: Boolean = false,
+    /**
+     * The driver endpoint the task hands its blocks to as soon as it is at the tip with new
+     * records; it then reads on, until `maxFetchDuration` or the driver says stop.
+     */
+    reportTo: Option[String] = None)
 
 /**
  * The executor side of prefetching: reads a few shards in turn (each paced on its own) for up
  * to `maxFetchDuration`, then stores what it read as one block per shard in the executor's
- * block manager and tells the driver what each block holds. It returns early once every shard
- * is at the tip and something was read, so new records are not held back for long.
- * First, it closes the readers of its query that its executor no longer owns.
+ * block manager and tells the driver what each block holds. Once every shard is at the tip and
+ * something was read, it stores and hands over what it has at once, so new records are not
+ * held back: with a `report` to the driver, it then reads on (one Spark job reads a trickle for
+ * the whole `maxFetchDuration`); without, it returns. First, it closes the readers of its query
+ * that its executor no longer owns.
  */
 object PrefetchTask {
 
@@ -43,6 +50,15 @@ object PrefetchTask {
     var millisBehindLatest = Long.MaxValue
     var caughtUpAtMillis: Option[Long] = None
     var atTip = false
+
+    /** The same shard and reader, from where this run's records end (they were handed over). */
+    def continued: ShardRun = {
+      val next = new ShardRun(request.copy(from = cursor.position), cursor)
+      next.millisBehindLatest = millisBehindLatest
+      next.caughtUpAtMillis = caughtUpAtMillis
+      next.atTip = atTip
+      next
+    }
   }
 
   /** A polling reader: GetRecords on `api`. */
@@ -55,18 +71,30 @@ object PrefetchTask {
       requests: Seq[ShardFetchRequest],
       work: PrefetchWork,
       clock: Clock = SystemClock,
-      store: BlockSink = SparkBlockSink): PrefetchResult = {
+      store: BlockSink = SparkBlockSink,
+      report: Option[PrefetchResult => Boolean] = None): PrefetchResult = {
     if (work.stopping) {
       ExecutorCursors.forget(work.streamInstance)
       return PrefetchResult(Nil, Nil, store.location)
     }
     ExecutorCursors.releaseUnowned(work.streamInstance, store.location, work.owners, requests.map(_.shard).toSet)
     val deadline = clock.nanoTime() + work.fetch.maxFetchDurationMs * 1000000L
-    val runs = requests.map { r =>
+    var runs = requests.map { r =>
       new ShardRun(r, ExecutorCursors.acquire(work.streamInstance, r.shard, r.from)(newReader(r)))
     }
     var kpl = KplCounts.Zero
     var dataLossEvents = 0
+    var handedOverBytes = 0L
+    def result(): PrefetchResult = {
+      val blocks = runs.flatMap(run => storeBlocks(run, work, store))
+      val location = store.location
+      PrefetchResult(blocks,
+        runs.map { run =>
+          ShardFetchStatus(run.request.shard, run.cursor.position,
+            if (run.cursor.isEnded) 0L else run.millisBehindLatest,
+            run.caughtUpAtMillis, run.cursor.throttleEvents, location)
+        }, location, kpl = kpl, dataLossEvents = dataLossEvents)
+    }
     try {
       var done = false
       while (!done) {
@@ -84,17 +112,19 @@ object PrefetchTask {
         }
         val allAtTip = runs.forall(r => r.cursor.isEnded || r.atTip)
         val fetched = runs.exists(_.records.nonEmpty)
-        done = clock.nanoTime() >= deadline || runs.map(_.bytes).sum >= work.maxBytes ||
-          (allAtTip && (fetched || work.returnWhenCaughtUp)) || runs.forall(_.cursor.isEnded)
+        val caughtUp = allAtTip && (fetched || work.returnWhenCaughtUp)
+        done = clock.nanoTime() >= deadline || handedOverBytes + runs.map(_.bytes).sum >= work.maxBytes ||
+          runs.forall(_.cursor.isEnded) || (caughtUp && report.isEmpty)
+        report.filter(_ => caughtUp && fetched && !done).foreach { send =>
+          val handedOver = result()
+          handedOverBytes += runs.map(_.bytes).sum
+          runs = runs.map(_.continued)
+          kpl = KplCounts.Zero
+          dataLossEvents = 0
+          done = !send(handedOver)
+        }
       }
-      val blocks = runs.flatMap(run => storeBlocks(run, work, store))
-      val location = store.location
-      PrefetchResult(blocks,
-        runs.map { run =>
-          ShardFetchStatus(run.request.shard, run.cursor.position,
-            if (run.cursor.isEnded) 0L else run.millisBehindLatest,
-            run.caughtUpAtMillis, run.cursor.throttleEvents, location)
-        }, location, kpl = kpl, dataLossEvents = dataLossEvents)
+      result()
     } finally {
       runs.foreach(run => ExecutorCursors.release(work.streamInstance, run.cursor))
     }

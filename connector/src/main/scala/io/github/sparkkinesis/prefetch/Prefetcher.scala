@@ -7,7 +7,7 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.SparkContext
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.kinesis.KinesisBlockStore
+import org.apache.spark.sql.kinesis.{KinesisBlockStore, KinesisDriverEndpoint, KinesisTaskSlots}
 
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.efo.EfoMetrics
@@ -51,8 +51,11 @@ final class Prefetcher(
   private var hashRanges = Map.empty[ShardKey, HashKeyRange] // each shard's, to check KPL user records
   private var consumers = Map.empty[String, String]
   private var rounds = 0L
+  private var blocksAppended = 0L
   @volatile private var running = false
   private var thread: Thread = _
+  private val endpoint = PrefetchReports.endpointName(streamInstance)
+  private var endpointRegistration: Option[AutoCloseable] = None
   private val jobGroup = s"kinesis-prefetch-$streamInstance"
 
   /** Follows the shards of the batch about to be planned, starting each new one at its position. */
@@ -82,6 +85,7 @@ final class Prefetcher(
   def start(): Unit = synchronized {
     if (!running && failures.fatal.isEmpty) {
       running = true
+      if (endpointRegistration.isEmpty) endpointRegistration = Some(KinesisDriverEndpoint.register(endpoint, reported))
       thread = new Thread(() => loop(), s"kinesis-prefetcher-$queryName")
       thread.setDaemon(true)
       thread.start()
@@ -117,6 +121,21 @@ final class Prefetcher(
 
   def completedRounds: Long = synchronized(rounds)
 
+  /** How many blocks were taken in so far; [[awaitBlocksAfter]] waits for this to move. */
+  def appendedBlocks: Long = synchronized(blocksAppended)
+
+  /**
+   * Waits until more than `seen` blocks were taken in, `timeoutMs` passed, or prefetching
+   * stopped or failed: a trigger that found nothing new waits here for the next block rather
+   * than being called again and again (Spark polls an idle source every 10 ms).
+   */
+  def awaitBlocksAfter(seen: Long, timeoutMs: Long): Unit = synchronized {
+    val deadline = System.currentTimeMillis() + timeoutMs
+    while (blocksAppended <= seen && failures.fatal.isEmpty && running && System.currentTimeMillis() < deadline) {
+      wait(math.max(1, deadline - System.currentTimeMillis()))
+    }
+  }
+
   def isRunning: Boolean = running
 
   /** Waits until more than `seen` rounds completed, or `timeoutMs` passed; rethrows a fatal error. */
@@ -143,10 +162,15 @@ final class Prefetcher(
       sc.cancelJobGroup(jobGroup)
       t.join(30000)
     }
+    synchronized(endpointRegistration).foreach { registration =>
+      try registration.close()
+      catch { case NonFatal(e) => logWarning(s"Could not stop the prefetch endpoint of $queryName", e) }
+    }
     // Readers kept in this JVM (all of them in local mode) let go of their EFO subscriptions
     // now, and those on other executors soon after.
     ExecutorCursors.forget(streamInstance)
     EfoMetrics.forget(streamInstance)
+    PrefetchReports.forget(streamInstance)
     val driver =
       try KinesisBlockStore.thisExecutorLocation
       catch { case NonFatal(_) => "" }
@@ -163,7 +187,7 @@ final class Prefetcher(
     sc.setJobGroup(jobGroup, s"Kinesis prefetch for $queryName", interruptOnCancel = true)
     sc.setLocalProperty("spark.sql.execution.id", null)
     while (running) {
-      nextRound() match {
+      nextRound(taskSlots()) match {
         case Right(round) => run(round)
         case Left(pauseMs) => pause(pauseMs)
       }
@@ -171,7 +195,7 @@ final class Prefetcher(
   }
 
   /** The next round to run, or how long to wait before looking again. */
-  private def nextRound(): Either[Long, PrefetchRound] = synchronized {
+  private def nextRound(slots: Int): Either[Long, PrefetchRound] = synchronized {
     val room = settings.fetchBufferSize - index.bufferedBytes
     lazy val requests = index.fetchable(parentsOf).map(r => r.copy(hashRange = hashRanges.get(r.shard)))
     if (room <= 0) Left(Prefetcher.FullBufferPauseMs) // the buffer is full: wait for a batch to commit
@@ -180,14 +204,13 @@ final class Prefetcher(
       val owners = readers.owners(index.shards)
       // Executors that hold subscriptions of shards now read elsewhere get a task that only closes them.
       Right(PrefetchRound.reading(requests, owners, readers.cleanupTargets(owners), room, cutoff.splitAt,
-          firstRound = rounds == 0, consumers, settings, streamInstance, streamKey))
+          firstRound = rounds == 0, slots, endpoint, consumers, settings, streamInstance, streamKey))
     }
   }
 
   private def run(round: PrefetchRound): Unit =
     try {
-      val results = sc.runJob(new PrefetchRDD(sc, round.tasks, connection, round.work),
-        (it: Iterator[PrefetchResult]) => it.toList)
+      val results = sc.runJob(new PrefetchRDD(sc, round.tasks, connection, round.work), Prefetcher.CollectResults)
       val alive = liveExecutors()
       val stale = synchronized {
         readers.executorsAlive(alive)
@@ -203,12 +226,28 @@ final class Prefetcher(
       case NonFatal(_) => // stopping: the round was cancelled
     }
 
+  /**
+   * A running task's blocks, stored just now: taken in as a finished task's are. The task reads
+   * on while the query runs, its blocks continued their chains and the buffer has room.
+   */
+  private def reported(message: Array[Byte]): Array[Byte] = {
+    val result = PrefetchReports.decode(message)
+    val (stale, keepReading) = synchronized {
+      val stale = absorb(result)
+      notifyAll()
+      (stale, running && stale.isEmpty && index.bufferedBytes < settings.fetchBufferSize)
+    }
+    removeBlocks(stale)
+    PrefetchReports.answer(keepReading)
+  }
+
   /** Takes in one task's answer (under the lock); returns its blocks that came too late, to be removed. */
   private def absorb(result: PrefetchResult): Seq[PrefetchedBlock] = {
     result.subscriptions.foreach(readers.subscriptionsAt(result.location, _))
     // A block that does not continue its chain is stale: the shard was reset meanwhile.
     val (appended, stale) = result.blocks.partition(index.append)
     appended.foreach(counters.fetched)
+    blocksAppended += appended.size
     counters.read(result.kpl, result.dataLossEvents)
     result.status.foreach { status =>
       val current = index.tail(status.shard).contains(status.position)
@@ -232,6 +271,14 @@ final class Prefetcher(
         pause(ms)
     }
   }
+
+  private def taskSlots(): Int =
+    try KinesisTaskSlots.available(sc)
+    catch {
+      case NonFatal(e) =>
+        logWarning(s"Could not count the task slots of $queryName", e)
+        sc.defaultParallelism
+    }
 
   private def liveExecutors(): Set[String] =
     try KinesisBlockStore.liveExecutorLocations
@@ -258,4 +305,9 @@ final class Prefetcher(
 object Prefetcher {
   /** How long the prefetch thread waits while the buffer is full before it looks again. */
   val FullBufferPauseMs = 100L
+
+  /** A task's results; a named function rather than a lambda, which Spark would clean (ASM) at every round. */
+  object CollectResults extends (Iterator[PrefetchResult] => List[PrefetchResult]) with Serializable {
+    override def apply(results: Iterator[PrefetchResult]): List[PrefetchResult] = results.toList
+  }
 }

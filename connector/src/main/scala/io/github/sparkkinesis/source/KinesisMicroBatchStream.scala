@@ -26,7 +26,8 @@ final class KinesisMicroBatchStream(
     options: KinesisSourceOptions,
     metadataPath: String,
     api: => KinesisApi,
-    sparkContext: => SparkContext)
+    sparkContext: => SparkContext,
+    idleWaitMs: Long = KinesisMicroBatchStream.IdleWaitMs)
   extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics with Logging {
 
   def this(options: KinesisSourceOptions, metadataPath: String) =
@@ -43,6 +44,7 @@ final class KinesisMicroBatchStream(
   private val consumers = options.efo.map(efo => new EfoConsumers(options, efo, sparkContext, name))
   private var availableNowSince: Option[Long] = None
   private var started = false
+  @volatile private var lastIdleWaitMs = 0L
 
   override def initialOffset(): Offset = {
     val store = new InitialOffsetStore(metadataPath, sparkContext.hadoopConfiguration)
@@ -86,8 +88,18 @@ final class KinesisMicroBatchStream(
     availableNowSince.foreach(since => awaitAvailableNow(tracked, since))
     prefetcher.checkHealthy()
     val readable = shards.readable(tracked)
-    val ends = readable.map { case (shard, from) => shard -> prefetcher.reachable(shard, from, availableNowSince) }
-    KinesisSourceOffset(tracked ++ ends, startOffset.streamsCreatedAt ++ shards.streamsCreatedAt)
+    def ends = readable.map { case (shard, from) => shard -> prefetcher.reachable(shard, from, availableNowSince) }
+    val seen = prefetcher.appendedBlocks
+    val found = ends
+    // Nothing new: wait for the next block here, so an idle query costs a call per wait, not one per 10 ms.
+    val waitFrom = System.nanoTime()
+    val end = if (availableNowSince.isEmpty && tracked == startOffset.shards && found == readable) {
+      prefetcher.awaitBlocksAfter(seen, idleWaitMs)
+      prefetcher.checkHealthy()
+      ends
+    } else found
+    lastIdleWaitMs = (System.nanoTime() - waitFrom) / 1000000L
+    KinesisSourceOffset(tracked ++ end, startOffset.streamsCreatedAt ++ shards.streamsCreatedAt)
   }
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
@@ -111,7 +123,7 @@ final class KinesisMicroBatchStream(
   override def commit(end: Offset): Unit = prefetcher.release(end.asInstanceOf[KinesisSourceOffset].shards)
 
   override def metrics(latestConsumedOffset: Optional[Offset]): java.util.Map[String, String] =
-    prefetcher.metrics.asJava
+    (prefetcher.metrics + ("idleWaitMs" -> lastIdleWaitMs.toString)).asJava
 
   override def stop(): Unit = {
     prefetcher.stop()
@@ -142,4 +154,10 @@ final class KinesisMicroBatchStream(
 object KinesisMicroBatchStream {
   /** Beyond `maxFetchDuration`, how long a trigger waits for a prefetch round (scheduling, store). */
   val RoundGraceMs = 60000L
+
+  /**
+   * How long a trigger that found nothing new waits for a block before it answers "nothing":
+   * a block ends the wait at once, so it costs no latency; between waits Spark reports progress.
+   */
+  val IdleWaitMs = 250L
 }

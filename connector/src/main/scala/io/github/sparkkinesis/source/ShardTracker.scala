@@ -7,15 +7,18 @@ import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
 import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
+import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
  * The driver's view of the streams' shards, shared by the micro-batch and the real-time
  * stream: lists them (at most every `shardFetchInterval`), follows resharding (ARCHITECTURE.md
  * invariant 2) and checks that a checkpoint belongs to the streams as they are now.
  */
-final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, name: String) extends Logging {
+final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, name: String,
+    clock: Clock = SystemClock) extends Logging {
   private var shardDescriptions = Map.empty[ShardKey, ShardDescription]
   private var lastListingNanos = Long.MinValue
+  private var listingTookNanos = 0L
   private var createdAt = Map.empty[String, Long]
   // Every shard's hash-key range ever listed (they never change), also for a shard that expired since.
   private var ranges = Map.empty[ShardKey, HashKeyRange]
@@ -60,11 +63,13 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
    * count), to be read from their beginning. A closed shard that was read to its end in an
    * earlier batch leaves the offset once all its children are tracked (or once Kinesis no
    * longer lists it), and is not taken for a new shard while Kinesis still lists it. Lists the
-   * shards when `shardFetchInterval` has passed since the last listing, or when `force`d.
+   * shards when `shardFetchInterval` has passed since the last listing, and ten times as long
+   * as that listing took (thousands of shards take seconds to list: triggers must not spend
+   * their time on it), or when `force`d.
    */
   def trackNewShards(tracked: Map[ShardKey, ShardPosition], force: Boolean = false): Map[ShardKey, ShardPosition] = {
-    val due = force || lastListingNanos == Long.MinValue ||
-      System.nanoTime() - lastListingNanos >= options.shardFetchIntervalMs * 1000000L
+    val interval = math.max(options.shardFetchIntervalMs * 1000000L, ShardTracker.ListingShare * listingTookNanos)
+    val due = force || lastListingNanos == Long.MinValue || clock.nanoTime() - lastListingNanos >= interval
     if (!due) return tracked
     val listed = listShards()
     val children = listed.toSeq.flatMap { case (key, d) => d.parents.map(p => ShardKey(key.stream, p) -> key) }
@@ -95,6 +100,7 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
     ShardLineage.readable(tracked, shardDescriptions)
 
   def listShards(): Map[ShardKey, ShardDescription] = {
+    val began = clock.nanoTime()
     val listed = options.streamNames.flatMap { stream =>
       RetryPolicy.ListShards.run(s"ListShards of stream '$stream'") {
         kinesis.listShards(stream, options.maxShardsPerDescribe)
@@ -102,7 +108,13 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
     }.toMap
     shardDescriptions = listed
     ranges ++= listed.flatMap { case (key, d) => d.hashKeyRange.map(key -> _) }
-    lastListingNanos = System.nanoTime()
+    lastListingNanos = clock.nanoTime()
+    listingTookNanos = lastListingNanos - began
     listed
   }
+}
+
+object ShardTracker {
+  /** A listing is due no sooner than this many times its own duration after the last one. */
+  val ListingShare = 10L
 }

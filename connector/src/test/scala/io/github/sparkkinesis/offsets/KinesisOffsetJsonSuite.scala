@@ -138,4 +138,19 @@ class KinesisOffsetJsonSuite extends AnyFunSuite with Matchers {
     offsetError("""{"version":1,"shards":{"s":{"shardId-0":{"type":"after","seq":"12a"}}}}""")
       .getMessage should include("decimal \"seq\"")
   }
+
+  test("offsets are equal when their positions are, also to another Offset with the same JSON") {
+    val a = KinesisSourceOffset(Map(ShardKey("s", "shard-1") -> ShardPosition.AfterSequence("7"),
+        ShardKey("s", "shard-2") -> ShardPosition.TrimHorizon), Map("s" -> 5L))
+    val same = KinesisSourceOffset(Map(ShardKey("s", "shard-2") -> ShardPosition.TrimHorizon,
+        ShardKey("s", "shard-1") -> ShardPosition.AfterSequence("7")), Map("s" -> 5L))
+    val later = a.copy(shards = a.shards.updated(ShardKey("s", "shard-1"), ShardPosition.AfterSequence("8")))
+    a shouldBe same
+    a.hashCode shouldBe same.hashCode
+    a should not be later
+    a should not be a.copy(streamsCreatedAt = Map.empty)
+    val logged = new org.apache.spark.sql.connector.read.streaming.Offset { override def json(): String = a.json() }
+    a.equals(logged) shouldBe true
+    later.equals(logged) shouldBe false
+  }
 }

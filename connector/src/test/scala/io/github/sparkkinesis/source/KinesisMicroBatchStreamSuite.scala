@@ -65,8 +65,8 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
 
   /** A query's view of the source: the offsets it committed and the rows it read. */
   private final class Query(val api: FakeKinesisApi, opts: KinesisSourceOptions,
-      metadataPath: String = newMetadataPath()) {
-    val source = newSource(api, opts, metadataPath)
+      metadataPath: String = newMetadataPath(), idleWaitMs: Long = KinesisMicroBatchStream.IdleWaitMs) {
+    val source = newSource(api, opts, metadataPath, idleWaitMs)
     /** Every offset goes through JSON, as Spark's offset log does. */
     private def logged(offset: Offset): KinesisSourceOffset =
       source.deserializeOffset(offset.json()).asInstanceOf[KinesisSourceOffset]
@@ -118,9 +118,10 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
     def stop(): Unit = source.stop()
   }
 
-  private def newSource(api: FakeKinesisApi, opts: KinesisSourceOptions, metadataPath: String) = {
+  private def newSource(api: FakeKinesisApi, opts: KinesisSourceOptions, metadataPath: String,
+      idleWaitMs: Long = KinesisMicroBatchStream.IdleWaitMs) = {
     KinesisClients.install(opts.connection, api)
-    new KinesisMicroBatchStream(opts, metadataPath, api, spark.sparkContext)
+    new KinesisMicroBatchStream(opts, metadataPath, api, spark.sparkContext, idleWaitMs)
   }
 
   private def withQuery(api: FakeKinesisApi, opts: KinesisSourceOptions = options())(body: Query => Unit): Unit = {
@@ -208,6 +209,25 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with Before
       // Nothing new: no partitions at all.
       q.partitions(end, end) shouldBe empty
     }
+  }
+
+  test("a trigger that finds nothing new waits for the next records instead of answering nothing") {
+    val api = new FakeKinesisApi().createStream("clicks", 1)
+    val first = api.putMany("clicks", shardId(0), "a", 1)
+    val q = new Query(api, options(), idleWaitMs = 120000L)
+    try {
+      val end = logged(q)(q.source.latestOffset(q.committed, ReadLimit.allAvailable()))
+      end.shards shouldBe Map(ShardKey("clicks", shardId(0)) -> AfterSequence(first.last))
+      q.source.commit(end)
+      // Put while the next trigger is waiting: that trigger answers with them.
+      val putter = new Thread(() => { Thread.sleep(300); api.putMany("clicks", shardId(0), "b", 2) })
+      putter.start()
+      val next = logged(q)(q.source.latestOffset(end, ReadLimit.allAvailable()))
+      putter.join()
+      next.shards(ShardKey("clicks", shardId(0))) should not be AfterSequence(first.last)
+      data(q.read(end, next)) shouldBe Seq("b-0", "b-1")
+      q.source.metrics(java.util.Optional.empty()).get("idleWaitMs").toLong should be > 0L
+    } finally q.stop()
   }
 
   test("small blocks are coalesced into few tasks, which read every record back in shard order") {

@@ -1,0 +1,62 @@
+package io.github.sparkkinesis.source
+
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+import io.github.sparkkinesis.{FakeClock, FakeKinesisApi}
+import io.github.sparkkinesis.client.{KinesisApi, RecordBatch, ShardDescription}
+import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.options.KinesisSourceOptions
+
+class ShardTrackerSuite extends AnyFunSuite with Matchers {
+
+  /** The fake Kinesis, where listing the shards takes `listingMillis` of the clock. */
+  private final class SlowListing(fake: FakeKinesisApi, clock: FakeClock, listingMillis: Long) extends KinesisApi {
+    var listings = 0
+    override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = {
+      listings += 1
+      clock.sleepNanos(listingMillis * 1000000L)
+      fake.listShards(stream, pageSize)
+    }
+    override def streamCreatedAt(stream: String): Long = fake.streamCreatedAt(stream)
+    override def shardIterator(stream: String, shardId: String, position: ShardPosition): String =
+      fake.shardIterator(stream, shardId, position)
+    override def getRecords(
+        stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch =
+      fake.getRecords(stream, iterator, limit, hashRange)
+  }
+
+  private def tracker(listingMillis: Long): (ShardTracker, SlowListing, FakeClock) = {
+    val clock = new FakeClock
+    val api = new SlowListing(new FakeKinesisApi().createStream("clicks", 2), clock, listingMillis)
+    val options = KinesisSourceOptions.parse(Map("streamName" -> "clicks", "region" -> "us-east-1",
+        "shardFetchInterval" -> "1s"))
+    (new ShardTracker(options, api, "test", clock), api, clock)
+  }
+
+  test("shards are listed every shardFetchInterval when listing is quick") {
+    val (shards, api, clock) = tracker(listingMillis = 10)
+    val tracked = shards.trackNewShards(Map.empty)
+    tracked.size shouldBe 2
+    clock.sleepNanos(500L * 1000000L)
+    shards.trackNewShards(tracked)
+    api.listings shouldBe 1
+    clock.sleepNanos(500L * 1000000L)
+    shards.trackNewShards(tracked)
+    api.listings shouldBe 2
+  }
+
+  test("a listing that takes long is repeated only after ten times its duration, so triggers are not spent on it") {
+    val (shards, api, clock) = tracker(listingMillis = 2000)
+    val tracked = shards.trackNewShards(Map.empty)
+    clock.sleepNanos(19L * 1000000000L)
+    shards.trackNewShards(tracked)
+    api.listings shouldBe 1
+    clock.sleepNanos(1L * 1000000000L)
+    shards.trackNewShards(tracked)
+    api.listings shouldBe 2
+    shards.trackNewShards(tracked, force = true)
+    api.listings shouldBe 3
+  }
+}
