@@ -1,7 +1,7 @@
 package io.github.sparkkinesis.prefetch
 
 import java.nio.{ByteBuffer, ByteOrder}
-import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.charset.StandardCharsets.{US_ASCII, UTF_8}
 
 import scala.collection.mutable.ArrayBuffer
 
@@ -64,22 +64,17 @@ object RecordBlock {
     def last: Option[KinesisRecord] = Option(lastRecord)
 
     def add(r: KinesisRecord): Unit = {
-      val key = r.partitionKey
-      // Partition keys are mostly ASCII: those are written char by char, without an encoded copy.
-      val keyBytes = if (isAscii(key)) null else key.getBytes(UTF_8)
-      val keyLength = if (keyBytes == null) key.length else keyBytes.length
-      val sequence = r.sequenceNumber
-      val length = 4 + keyLength + 4 + sequence.length + 8 + 8 + 1 + 4 + r.data.length
+      // Encoding a string the JVM holds as Latin-1 (ASCII keys, sequence numbers) is an array copy.
+      val key = r.partitionKey.getBytes(UTF_8)
+      // Sequence numbers are decimal digits: one byte per character.
+      val sequence = r.sequenceNumber.getBytes(US_ASCII)
+      val length = 4 + key.length + 4 + sequence.length + 8 + 8 + 1 + 4 + r.data.length
       if (chunk.remaining() < length) {
         chunk = ByteBuffer.allocate(math.max(ChunkLength, length))
         chunks += chunk
       }
-      chunk.putInt(keyLength)
-      if (keyBytes == null) putAscii(key) else chunk.put(keyBytes)
-      // Sequence numbers are decimal digits: one byte per character.
-      chunk.putInt(sequence.length)
-      putAscii(sequence)
-      chunk.putLong(r.approximateArrivalMillis).putLong(r.subSequenceNumber)
+      chunk.putInt(key.length).put(key).putInt(sequence.length).put(sequence)
+        .putLong(r.approximateArrivalMillis).putLong(r.subSequenceNumber)
         .put(if (r.endsKinesisRecord) 1.toByte else 0.toByte)
         .putInt(r.data.length).put(r.data)
       laidOut += length
@@ -96,17 +91,6 @@ object RecordBlock {
       out.put(Format).putInt(records)
       chunks.foreach(c => out.put(c.array(), 0, c.position()))
       out.array()
-    }
-
-    private def putAscii(text: String): Unit = {
-      var i = 0
-      while (i < text.length) { chunk.put(text.charAt(i).toByte); i += 1 }
-    }
-
-    private def isAscii(text: String): Boolean = {
-      var i = 0
-      while (i < text.length && text.charAt(i) < 0x80) i += 1
-      i == text.length
     }
   }
 
