@@ -33,6 +33,18 @@ final case class KinesisRecord(
     else ShardPosition.AfterSequence(sequenceNumber, Some(subSequenceNumber))
 
   def isPast(position: ShardPosition): Boolean = ShardPosition.isPast(sequenceNumber, subSequenceNumber, position)
+
+  /** What the record weighs against the read limits and the fetch buffer: data plus partition key. */
+  def bytes: Long = data.length.toLong + partitionKey.length
+}
+
+object KinesisRecord {
+  /** The [[KinesisRecord.bytes]] of `records` together. */
+  def bytesOf(records: Iterable[KinesisRecord]): Long = {
+    var total = 0L
+    records.foreach(r => total += r.bytes)
+    total
+  }
 }
 
 /**
@@ -46,7 +58,7 @@ final case class RecordBatch(
     millisBehindLatest: Long,
     kpl: KplCounts = KplCounts.Zero,
     dataLossEvents: Int = 0) {
-  def bytes: Long = records.iterator.map(r => r.data.length.toLong + r.partitionKey.length).sum
+  def bytes: Long = KinesisRecord.bytesOf(records)
 }
 
 /**

@@ -1,7 +1,5 @@
 package io.github.sparkkinesis.client
 
-import scala.jdk.CollectionConverters._
-
 import software.amazon.awssdk.services.kinesis.model.Record
 
 import io.github.sparkkinesis.kpl.HashKeyRange
@@ -14,10 +12,16 @@ import io.github.sparkkinesis.kpl.HashKeyRange
 object SdkRecords {
   /** The user records of `records` (KPL aggregates split, checked against the shard's `hashRange`), and what splitting found. */
   def toKinesisRecords(
-      records: java.util.List[Record], hashRange: Option[HashKeyRange]): (Vector[KinesisRecord], KplCounts) =
-    UserRecords.expand(
-      records.asScala.map { r =>
-        UserRecords.Raw(r.partitionKey(), r.data().asByteArray(), r.sequenceNumber(),
-          Option(r.approximateArrivalTimestamp()).map(_.toEpochMilli).getOrElse(0L))
-      }, hashRange)
+      records: java.util.List[Record], hashRange: Option[HashKeyRange]): (Seq[KinesisRecord], KplCounts) = {
+    val out = new UserRecords.Expansion(hashRange, records.size)
+    val each = records.iterator()
+    while (each.hasNext) {
+      val r = each.next()
+      val arrival = r.approximateArrivalTimestamp()
+      // The SDK made this array for this answer alone and nothing else writes to it: no copy needed.
+      out.add(r.partitionKey(), r.data().asByteArrayUnsafe(), r.sequenceNumber(),
+        if (arrival == null) 0L else arrival.toEpochMilli)
+    }
+    out.result()
+  }
 }

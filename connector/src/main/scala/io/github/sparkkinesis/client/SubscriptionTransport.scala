@@ -17,7 +17,7 @@ final case class ShardEvent(
     childShards: Seq[String] = Nil,
     kpl: KplCounts = KplCounts.Zero) {
   def isShardEnd: Boolean = continuationSequenceNumber.isEmpty
-  def bytes: Long = records.iterator.map(r => r.data.length.toLong + r.partitionKey.length).sum
+  def bytes: Long = KinesisRecord.bytesOf(records)
 }
 
 /** Stops a subscription that may not have started yet. */

@@ -1,6 +1,8 @@
 package io.github.sparkkinesis.client
 
-import io.github.sparkkinesis.kpl.{Deaggregator, HashKeyRange}
+import scala.collection.immutable.ArraySeq
+
+import io.github.sparkkinesis.kpl.{Deaggregator, HashKeyRange, KplEnvelope}
 
 /** What splitting KPL aggregates found: aggregates passed on whole as corrupt, user records dropped for their hash key. */
 final case class KplCounts(corruptAggregates: Long, outOfRangeRecords: Long, firstCorruption: Option[String] = None) {
@@ -22,19 +24,37 @@ object UserRecords {
   /** One Kinesis record as the SDK gave it. */
   final case class Raw(partitionKey: String, data: Array[Byte], sequenceNumber: String, arrivalMillis: Long)
 
-  def expand(raw: Iterable[Raw], hashRange: Option[HashKeyRange]): (Vector[KinesisRecord], KplCounts) = {
-    val out = Vector.newBuilder[KinesisRecord]
-    var counts = KplCounts.Zero
-    raw.foreach { r =>
-      val split = Deaggregator(r.partitionKey, r.data, hashRange)
-      val last = split.records.size - 1
-      split.records.iterator.zipWithIndex.foreach { case (u, i) =>
-        out += KinesisRecord(u.partitionKey, u.data, r.sequenceNumber, r.arrivalMillis, u.subSequenceNumber,
-          endsKinesisRecord = i == last)
+  def expand(raw: Iterable[Raw], hashRange: Option[HashKeyRange]): (Seq[KinesisRecord], KplCounts) = {
+    val out = new Expansion(hashRange, raw.size)
+    raw.foreach(r => out.add(r.partitionKey, r.data, r.sequenceNumber, r.arrivalMillis))
+    out.result()
+  }
+
+  /**
+   * The user records of Kinesis records added one by one, in order. A record without the KPL
+   * magic bytes is its own user record: it skips the de-aggregator, as most records do.
+   */
+  final class Expansion(hashRange: Option[HashKeyRange], expectedRecords: Int) {
+    private val out = ArraySeq.newBuilder[KinesisRecord]
+    out.sizeHint(expectedRecords)
+    private var counts = KplCounts.Zero
+
+    def add(partitionKey: String, data: Array[Byte], sequenceNumber: String, arrivalMillis: Long): Unit =
+      if (!KplEnvelope.hasMagic(data)) out += KinesisRecord(partitionKey, data, sequenceNumber, arrivalMillis)
+      else {
+        val split = Deaggregator(partitionKey, data, hashRange)
+        val last = split.records.size - 1
+        var i = 0
+        while (i <= last) {
+          val u = split.records(i)
+          out += KinesisRecord(u.partitionKey, u.data, sequenceNumber, arrivalMillis, u.subSequenceNumber,
+            endsKinesisRecord = i == last)
+          i += 1
+        }
+        counts = counts + KplCounts(split.corrupt.size.toLong, split.outOfRange.toLong,
+          split.corrupt.map(reason => s"record $sequenceNumber has the KPL magic bytes but $reason"))
       }
-      counts = counts + KplCounts(split.corrupt.size.toLong, split.outOfRange.toLong,
-        split.corrupt.map(reason => s"record ${r.sequenceNumber} has the KPL magic bytes but $reason"))
-    }
-    (out.result(), counts)
+
+    def result(): (Seq[KinesisRecord], KplCounts) = (out.result(), counts)
   }
 }

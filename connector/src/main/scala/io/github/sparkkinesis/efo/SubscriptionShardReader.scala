@@ -29,7 +29,8 @@ final class SubscriptionShardReader(cursor: SubscriptionCursor, maxWaitMs: Long,
       lastAtTip = received.millisBehindLatest == 0
       received
     }
-    val (now, later) = (pending ++ batch.records).splitAt(maxRecords)
+    val all = if (pending.isEmpty) batch.records else pending ++ batch.records
+    val (now, later) = if (all.sizeIs <= maxRecords) (all, Nil) else all.splitAt(maxRecords)
     pending = later
     now.lastOption.foreach(r => handedOut = r.positionAfter)
     batch.copy(records = now)

@@ -51,8 +51,31 @@ object ShardPosition {
    */
   final case class ShardEnd(lastSequence: Option[String]) extends ShardPosition
 
-  /** Kinesis sequence numbers are decimal strings of up to 128 bits; compare them as numbers. */
-  def compareSequences(a: String, b: String): Int = BigInt(a).compare(BigInt(b))
+  /**
+   * Kinesis sequence numbers are decimal strings of up to 128 bits; compare them as numbers.
+   * Without parsing (this runs for every record read): past any leading zeros, the longer
+   * string is the larger number, and strings of one length compare digit by digit. Both must be
+   * decimal digits: Kinesis gives no others, and the offset JSON refuses others.
+   */
+  def compareSequences(a: String, b: String): Int = {
+    val aStart = firstSignificant(a)
+    val bStart = firstSignificant(b)
+    val aLength = a.length - aStart
+    val bLength = b.length - bStart
+    if (aLength != bLength) Integer.compare(aLength, bLength)
+    else {
+      var i = 0
+      while (i < aLength && a.charAt(aStart + i) == b.charAt(bStart + i)) i += 1
+      if (i == aLength) 0 else Character.compare(a.charAt(aStart + i), b.charAt(bStart + i))
+    }
+  }
+
+  /** Where `sequence`'s digits start once leading zeros are skipped ("0" keeps its last digit). */
+  private def firstSignificant(sequence: String): Int = {
+    var i = 0
+    while (i < sequence.length - 1 && sequence.charAt(i) == '0') i += 1
+    i
+  }
 
   /**
    * Whether the user record (`sequenceNumber`, `subSequence`) lies past `position`: later in the
@@ -70,15 +93,15 @@ object ShardPosition {
   /** Whether having read up to `position` covers every record up to `end` (both after a record). */
   def covers(position: ShardPosition, end: ShardPosition): Boolean = (point(position), point(end)) match {
     case (Some((seq, sub)), Some((endSeq, endSub))) =>
-      val c = seq.compare(endSeq)
+      val c = compareSequences(seq, endSeq)
       c > 0 || (c == 0 && sub >= endSub)
     case _ => false
   }
 
   /** A position after a record, as (sequence number, sub-sequence), a whole record counting as the last sub-sequence. */
-  private def point(position: ShardPosition): Option[(BigInt, Long)] = position match {
-    case AfterSequence(seq, sub) => Some(BigInt(seq) -> sub.getOrElse(Long.MaxValue))
-    case ShardEnd(Some(seq)) => Some(BigInt(seq) -> Long.MaxValue)
+  private def point(position: ShardPosition): Option[(String, Long)] = position match {
+    case AfterSequence(seq, sub) => Some(seq -> sub.getOrElse(Long.MaxValue))
+    case ShardEnd(Some(seq)) => Some(seq -> Long.MaxValue)
     case _ => None
   }
 }

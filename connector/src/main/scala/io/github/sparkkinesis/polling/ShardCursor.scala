@@ -88,7 +88,9 @@ final class ShardCursor(
           corruptionLogged = true
           logWarning(s"Shard $shard: $reason; such records are returned as they are, not split")
         }
-        pending = batch.records.filter(_.isPast(current))
+        // Only a cursor started inside an aggregate, or a repeat, gets records it already handed out.
+        pending =
+          if (batch.records.forall(_.isPast(current))) batch.records else batch.records.filter(_.isPast(current))
         return handOut(batch.kpl)
       } catch {
         case e: IteratorExpiredException if expired < MaxExpiredRetries =>
@@ -120,7 +122,9 @@ final class ShardCursor(
   }
 
   private def handOut(kpl: KplCounts): RecordBatch = {
-    val (now, later) = pending.splitAt(settings.maxRecordsPerFetch)
+    val (now, later) =
+      if (pending.sizeIs <= settings.maxRecordsPerFetch) (pending, Nil)
+      else pending.splitAt(settings.maxRecordsPerFetch)
     pending = later
     now.lastOption.foreach(r => current = r.positionAfter)
     if (pending.isEmpty && iterator.isEmpty) current = ShardPosition.ShardEnd(current.lastSequence)

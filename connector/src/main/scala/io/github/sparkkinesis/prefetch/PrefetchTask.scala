@@ -2,14 +2,13 @@ package io.github.sparkkinesis.prefetch
 
 import java.util.concurrent.ThreadLocalRandom
 
-import scala.collection.mutable.ArrayBuffer
-
 import org.apache.spark.sql.kinesis.KinesisBlockStore
 
 import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord, KplCounts}
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.ShardKey
 import io.github.sparkkinesis.polling.ShardCursor
+import io.github.sparkkinesis.prefetch.RecordBlock.RecordBlockWriter
 import io.github.sparkkinesis.reader.ShardReader
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
@@ -44,16 +43,30 @@ final case class PrefetchWork(
  */
 object PrefetchTask {
 
-  private final class ShardRun(val request: ShardFetchRequest, val cursor: ShardReader) {
-    val records = new ArrayBuffer[KinesisRecord]()
-    var bytes = 0L
+  private final class ShardRun(val request: ShardFetchRequest, val cursor: ShardReader,
+      splitAtArrivalMillis: Option[Long]) {
+    /**
+     * The records read, laid out as they come: all in `before`, unless Trigger.AvailableNow
+     * needs those from the first that arrived after its start on kept apart (in `after`), so a
+     * batch can end exactly at that instant.
+     */
+    val before = new RecordBlockWriter
+    val after = new RecordBlockWriter
     var millisBehindLatest = Long.MaxValue
     var caughtUpAtMillis: Option[Long] = None
     var atTip = false
 
+    def add(records: Seq[KinesisRecord]): Unit = records.foreach { r =>
+      if (after.count == 0 && splitAtArrivalMillis.forall(r.approximateArrivalMillis < _)) before.add(r)
+      else after.add(r)
+    }
+
+    def count: Int = before.count + after.count
+    def bytes: Long = before.bytes + after.bytes
+
     /** The same shard and reader, from where this run's records end (they were handed over). */
     def continued: ShardRun = {
-      val next = new ShardRun(request.copy(from = cursor.position), cursor)
+      val next = new ShardRun(request.copy(from = cursor.position), cursor, splitAtArrivalMillis)
       next.millisBehindLatest = millisBehindLatest
       next.caughtUpAtMillis = caughtUpAtMillis
       next.atTip = atTip
@@ -80,7 +93,8 @@ object PrefetchTask {
     ExecutorCursors.releaseUnowned(work.streamInstance, store.location, work.owners, requests.map(_.shard).toSet)
     val deadline = clock.nanoTime() + work.fetch.maxFetchDurationMs * 1000000L
     var runs = requests.map { r =>
-      new ShardRun(r, ExecutorCursors.acquire(work.streamInstance, r.shard, r.from)(newReader(r)))
+      new ShardRun(r, ExecutorCursors.acquire(work.streamInstance, r.shard, r.from)(newReader(r)),
+        work.splitAtArrivalMillis)
     }
     var kpl = KplCounts.Zero
     var dataLossEvents = 0
@@ -101,17 +115,16 @@ object PrefetchTask {
         runs.filterNot(_.cursor.isEnded).foreach { run =>
           val issuedAt = System.currentTimeMillis()
           val batch = run.cursor.fetch()
-          run.records ++= batch.records
+          run.add(batch.records)
           kpl = kpl + batch.kpl
           dataLossEvents += batch.dataLossEvents
-          run.bytes += batch.bytes
           // Negative: not known yet (an EFO subscription before its first event).
           if (batch.millisBehindLatest >= 0) run.millisBehindLatest = batch.millisBehindLatest
           run.atTip = run.cursor.atTip
           if (run.atTip) run.caughtUpAtMillis = Some(issuedAt)
         }
         val allAtTip = runs.forall(r => r.cursor.isEnded || r.atTip)
-        val fetched = runs.exists(_.records.nonEmpty)
+        val fetched = runs.exists(_.count > 0)
         val caughtUp = allAtTip && (fetched || work.returnWhenCaughtUp)
         done = clock.nanoTime() >= deadline || handedOverBytes + runs.map(_.bytes).sum >= work.maxBytes ||
           runs.forall(_.cursor.isEnded) || (caughtUp && report.isEmpty)
@@ -130,25 +143,17 @@ object PrefetchTask {
     }
   }
 
-  /**
-   * One block per shard, or two when Trigger.AvailableNow needs the records that arrived
-   * after its start kept apart, so a batch can end exactly at that instant.
-   */
+  /** One block per shard, or two when Trigger.AvailableNow needs the records that arrived after its start kept apart. */
   private def storeBlocks(run: ShardRun, work: PrefetchWork, store: BlockSink): Seq[PrefetchedBlock] = {
-    val (before, after) = work.splitAtArrivalMillis match {
-      case Some(t) => run.records.span(_.approximateArrivalMillis < t)
-      case None => (run.records, ArrayBuffer.empty[KinesisRecord])
-    }
-    val groups = Seq(before, after).filter(_.nonEmpty)
+    val groups = Seq(run.before, run.after).filter(_.count > 0)
     var from = run.request.from
     val blocks = groups.zipWithIndex.map { case (records, i) =>
-      val last = i == groups.size - 1
-      val to = if (last) run.cursor.position else records.last.positionAfter
+      val last = records.last.get
+      val to = if (i == groups.size - 1) run.cursor.position else last.positionAfter
       val name = KinesisBlockStore.blockName(work.streamKey, ThreadLocalRandom.current().nextLong(Long.MaxValue))
-      val location = store.put(name, records.toArray)
+      val location = store.put(name, records.result())
       val block = PrefetchedBlock(run.request.shard, from, to, location.map(_ => name), location,
-        records.size, records.iterator.map(r => r.data.length.toLong + r.partitionKey.length).sum,
-        records.head.approximateArrivalMillis, records.last.approximateArrivalMillis)
+        records.count, records.bytes, records.firstArrivalMillis, last.approximateArrivalMillis)
       from = to
       block
     }
@@ -159,14 +164,13 @@ object PrefetchTask {
   }
 }
 
-/** Where prefetched blocks go; Spark's block manager, or a map in unit tests. */
+/** Where prefetched blocks ([[RecordBlock]]s) go; Spark's block manager, or a map in unit tests. */
 trait BlockSink {
-  def put(name: String, records: Array[KinesisRecord]): Option[String]
+  def put(name: String, block: Array[Byte]): Option[String]
   def location: String
 }
 
 object SparkBlockSink extends BlockSink {
-  override def put(name: String, records: Array[KinesisRecord]): Option[String] =
-    KinesisBlockStore.put(name, RecordBlock.encode(records))
+  override def put(name: String, block: Array[Byte]): Option[String] = KinesisBlockStore.put(name, block)
   override def location: String = KinesisBlockStore.thisExecutorLocation
 }

@@ -33,16 +33,19 @@ final class KinesisRowWriter(shard: ShardKey) {
     writer.getRow
   }
 
-  /** The cursor's current record, straight from the block's bytes. */
+  /**
+   * The cursor's current record, straight from the block's bytes. A string is laid out in an
+   * `UnsafeRow` as its UTF-8 bytes, as binary is: the block's UTF-8 is written as it is.
+   */
   def write(block: RecordBlockCursor): UnsafeRow = {
     val bytes = block.array
     writer.reset()
     writer.zeroOutNullBytes()
-    writer.write(0, UTF8String.fromBytes(bytes, block.keyOffset, block.keyLength))
+    writer.write(0, bytes, block.keyOffset, block.keyLength)
     writer.write(1, bytes, block.dataOffset, block.dataLength)
     writer.write(2, stream)
     writer.write(3, shardId)
-    writer.write(4, UTF8String.fromBytes(bytes, block.sequenceOffset, block.sequenceLength))
+    writer.write(4, bytes, block.sequenceOffset, block.sequenceLength)
     writer.write(5, block.arrivalMillis * 1000L)
     writer.write(6, block.subSequenceNumber)
     writer.getRow

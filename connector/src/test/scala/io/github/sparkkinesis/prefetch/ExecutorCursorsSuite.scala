@@ -5,7 +5,7 @@ import java.util.UUID
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.client.{KinesisRecord, RecordBatch}
+import io.github.sparkkinesis.client.RecordBatch
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.reader.ShardReader
@@ -31,7 +31,7 @@ class ExecutorCursorsSuite extends AnyFunSuite with Matchers {
   }
 
   private final class FakeSink(val location: String) extends BlockSink {
-    override def put(name: String, records: Array[KinesisRecord]): Option[String] = Some(location)
+    override def put(name: String, block: Array[Byte]): Option[String] = Some(location)
   }
 
   private val here = "executor_host_1"

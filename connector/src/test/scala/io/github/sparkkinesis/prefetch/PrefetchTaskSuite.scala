@@ -1,6 +1,9 @@
 package io.github.sparkkinesis.prefetch
 
+import java.nio.ByteBuffer
 import java.util.UUID
+
+import scala.collection.mutable
 
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
@@ -45,7 +48,7 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
   }
 
   private object Sink extends BlockSink {
-    override def put(name: String, records: Array[KinesisRecord]): Option[String] = Some(location)
+    override def put(name: String, block: Array[Byte]): Option[String] = Some(location)
     override def location: String = "executor_host_1"
   }
 
@@ -84,5 +87,85 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
     blocks.map(_.from) shouldBe ShardPosition.AfterSequence("100") +: blocks.init.map(_.to)
     reports.last.status.map(_.position) shouldBe Seq(ShardPosition.AfterSequence("5"))
     last.blocks shouldBe empty // all was handed over before the driver said stop
+  }
+
+  /** A reader handing out the given fetches' records in turn, then reaching the tip. */
+  private final class RecordsReader(val shard: ShardKey, fetches: Seq[Seq[KinesisRecord]]) extends ShardReader {
+    private var left = fetches.toList
+    var position: ShardPosition = ShardPosition.AfterSequence("100")
+    override def isEnded: Boolean = false
+    override def atTip: Boolean = left.isEmpty
+    override def throttleEvents: Int = 0
+    override def fetch(): RecordBatch = {
+      val records = left.headOption.getOrElse(Nil)
+      left = left.drop(1)
+      records.lastOption.foreach(r => position = r.positionAfter)
+      RecordBatch(records, Some("next"), if (left.isEmpty) 0L else 1000L)
+    }
+    override def close(): Unit = ()
+  }
+
+  private final class KeepingSink extends BlockSink {
+    val blocks = mutable.LinkedHashMap.empty[String, Array[KinesisRecord]]
+    override def put(name: String, block: Array[Byte]): Option[String] = {
+      blocks(name) = RecordBlock.decode(ByteBuffer.wrap(block))
+      Some(location)
+    }
+    override def location: String = "executor_host_1"
+  }
+
+  private def record(seq: Int, arrival: Long, key: String = "k", sub: Long = 0L, ends: Boolean = true) =
+    KinesisRecord(key, s"data-$seq".getBytes("UTF-8"), (1000 + seq).toString, arrival, sub, ends)
+
+  private def prefetch(fetches: Seq[Seq[KinesisRecord]], splitAt: Option[Long]): (Seq[PrefetchedBlock], KeepingSink) = {
+    val instance = UUID.randomUUID().toString
+    val work =
+      PrefetchWork(instance, 7, FetchSettings(100, 2.0, 0L, 60000L), 1L << 20, splitAt, returnWhenCaughtUp = true)
+    val sink = new KeepingSink
+    try {
+      val result = PrefetchTask.run(_ => new RecordsReader(shard, fetches),
+        Seq(ShardFetchRequest(shard, ShardPosition.AfterSequence("100"))), work, store = sink)
+      (result.blocks, sink)
+    } finally ExecutorCursors.forget(instance)
+  }
+
+  test("the records of every fetch are stored in one block, in order, with what the driver accounts them by") {
+    val first = Seq(record(1, 10L, key = "clé"), record(2, 11L, sub = 0L, ends = false), record(2, 11L, sub = 1L))
+    val second = Seq(record(3, 12L, key = "k" * 300))
+    val (blocks, sink) = prefetch(Seq(first, second), None)
+    blocks should have size 1
+    val block = blocks.head
+    block.from shouldBe ShardPosition.AfterSequence("100")
+    block.to shouldBe ShardPosition.AfterSequence("1003")
+    block.records shouldBe 4
+    block.bytes shouldBe (first ++ second).map(r => r.data.length.toLong + r.partitionKey.length).sum
+    (block.firstArrivalMillis, block.lastArrivalMillis) shouldBe ((10L, 12L))
+    sink.blocks(block.blockName.get).map(r =>
+      (r.partitionKey, new String(r.data, "UTF-8"), r.sequenceNumber,
+        r.approximateArrivalMillis, r.subSequenceNumber, r.endsKinesisRecord)) shouldBe (first ++ second).map(r =>
+      (r.partitionKey, new String(r.data, "UTF-8"), r.sequenceNumber, r.approximateArrivalMillis,
+        r.subSequenceNumber, r.endsKinesisRecord))
+  }
+
+  test(
+    "Trigger.AvailableNow's instant splits the records into two chained blocks, from the first that arrived after it") {
+    // Record 4 arrived before the instant but after record 3: it is read after the instant too.
+    val (blocks, sink) =
+      prefetch(Seq(Seq(record(1, 10L), record(2, 19L)), Seq(record(3, 20L), record(4, 15L))), Some(20L))
+    blocks.map(b => sink.blocks(b.blockName.get).map(_.sequenceNumber).toSeq) shouldBe
+      Seq(Seq("1001", "1002"), Seq("1003", "1004"))
+    blocks.map(b => (b.from, b.to)) shouldBe Seq(
+      ShardPosition.AfterSequence("100") -> ShardPosition.AfterSequence("1002"),
+      ShardPosition.AfterSequence("1002") -> ShardPosition.AfterSequence("1004"))
+    blocks.map(b => (b.firstArrivalMillis, b.lastArrivalMillis)) shouldBe Seq((10L, 19L), (20L, 15L))
+  }
+
+  test("a block larger than a chunk of the layout holds every record, even one larger than a chunk") {
+    val sizes = Seq(RecordBlock.ChunkLength / 2, RecordBlock.ChunkLength + 10, RecordBlock.ChunkLength / 2)
+    val big = sizes.zipWithIndex.map { case (size, i) =>
+      KinesisRecord("k", Array.fill(size)(i.toByte), (1000 + i).toString, 1L)
+    }
+    val (blocks, sink) = prefetch(Seq(big), None)
+    sink.blocks(blocks.head.blockName.get).map(_.data.toSeq).toSeq shouldBe big.map(_.data.toSeq)
   }
 }

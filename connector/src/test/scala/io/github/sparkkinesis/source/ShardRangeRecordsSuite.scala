@@ -60,7 +60,7 @@ class ShardRangeRecordsSuite extends AnyFunSuite with Matchers {
     ShardRangeRecords(range, api, fetch, _ => None).map(fields(_)).toList shouldBe records.map(expected(_))
   }
 
-  test("a block keeps non-ASCII keys, empty data and every byte value") {
+  test("a block and its rows keep non-ASCII keys, empty data and every byte value") {
     val odd = Array(
       KinesisRecord("ключ-🔑", Array.emptyByteArray, "49590338271490256608559692538361571095921575989136588802", 1L),
       KinesisRecord("", Array.tabulate(256)(_.toByte), "1", 0L))
@@ -68,6 +68,12 @@ class ShardRangeRecordsSuite extends AnyFunSuite with Matchers {
     back.map(r => (r.partitionKey, r.data.toSeq, r.sequenceNumber, r.approximateArrivalMillis)) shouldBe
       odd.map(r => (r.partitionKey, r.data.toSeq, r.sequenceNumber, r.approximateArrivalMillis))
     RecordBlock.decode(ByteBuffer.wrap(RecordBlock.encode(Array.empty))) shouldBe empty
+    val end = ShardPosition.AfterSequence(odd.last.sequenceNumber)
+    val range =
+      ShardRange(shard, ShardPosition.TrimHorizon, end, Seq(BlockRef("b", ShardPosition.TrimHorizon, end, 0, "here")))
+    val rows = ShardRangeRecords(range, new FakeKinesisApi(), fetch,
+      Map("b" -> ByteBuffer.wrap(RecordBlock.encode(odd))).get).map(fields(_)).toList
+    rows shouldBe odd.map(expected(_)).toList
   }
 
   test("bytes that are not a block of this version are refused, saying so") {
