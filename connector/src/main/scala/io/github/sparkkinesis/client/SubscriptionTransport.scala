@@ -17,7 +17,7 @@ final case class ShardEvent(
     childShards: Seq[String] = Nil,
     kpl: KplCounts = KplCounts.Zero) {
   def isShardEnd: Boolean = continuationSequenceNumber.isEmpty
-  def bytes: Long = KinesisRecord.bytesOf(records)
+  lazy val bytes: Long = KinesisRecord.bytesOf(records)
 }
 
 /** Stops a subscription that may not have started yet. */

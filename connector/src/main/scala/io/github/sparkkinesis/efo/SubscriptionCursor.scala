@@ -202,7 +202,11 @@ final class SubscriptionCursor(
     val records = Vector.newBuilder[KinesisRecord]
     var kpl = KplCounts.Zero
     events.foreach { e =>
-      e.records.foreach { r =>
+      // Records come in order: when an event's first is new, all are.
+      if (e.records.headOption.forall(_.isPast(handedOut))) {
+        records ++= e.records
+        e.records.lastOption.foreach(r => handedOut = r.positionAfter)
+      } else e.records.foreach { r =>
         if (r.isPast(handedOut)) {
           records += r
           handedOut = r.positionAfter

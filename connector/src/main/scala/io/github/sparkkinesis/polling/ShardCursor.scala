@@ -88,9 +88,11 @@ final class ShardCursor(
           corruptionLogged = true
           logWarning(s"Shard $shard: $reason; such records are returned as they are, not split")
         }
-        // Only a cursor started inside an aggregate, or a repeat, gets records it already handed out.
+        // Only a cursor started inside an aggregate gets records it already handed out. Records
+        // come in order, so when the first is new, all are.
         pending =
-          if (batch.records.forall(_.isPast(current))) batch.records else batch.records.filter(_.isPast(current))
+          if (batch.records.headOption.forall(_.isPast(current))) batch.records
+          else batch.records.filter(_.isPast(current))
         return handOut(batch.kpl)
       } catch {
         case e: IteratorExpiredException if expired < MaxExpiredRetries =>
