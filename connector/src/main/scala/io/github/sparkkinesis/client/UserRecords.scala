@@ -1,7 +1,5 @@
 package io.github.sparkkinesis.client
 
-import scala.collection.immutable.ArraySeq
-
 import io.github.sparkkinesis.kpl.{Deaggregator, HashKeyRange, KplEnvelope}
 
 /** What splitting KPL aggregates found: aggregates passed on whole as corrupt, user records dropped for their hash key. */
@@ -35,7 +33,7 @@ object UserRecords {
    * magic bytes is its own user record: it skips the de-aggregator, as most records do.
    */
   final class Expansion(hashRange: Option[HashKeyRange], expectedRecords: Int) {
-    private val out = ArraySeq.newBuilder[KinesisRecord]
+    private val out = Vector.newBuilder[KinesisRecord]
     out.sizeHint(expectedRecords)
     private var counts = KplCounts.Zero
 

@@ -30,7 +30,7 @@ final class SubscriptionShardReader(cursor: SubscriptionCursor, maxWaitMs: Long,
       received
     }
     val all = if (pending.isEmpty) batch.records else pending ++ batch.records
-    val (now, later) = if (all.sizeIs <= maxRecords) (all, Nil) else all.splitAt(maxRecords)
+    val (now, later) = if (all.lengthCompare(maxRecords) <= 0) (all, Nil) else all.splitAt(maxRecords)
     pending = later
     now.lastOption.foreach(r => handedOut = r.positionAfter)
     batch.copy(records = now)

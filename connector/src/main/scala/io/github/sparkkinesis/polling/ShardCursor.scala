@@ -125,7 +125,7 @@ final class ShardCursor(
 
   private def handOut(kpl: KplCounts): RecordBatch = {
     val (now, later) =
-      if (pending.sizeIs <= settings.maxRecordsPerFetch) (pending, Nil)
+      if (pending.lengthCompare(settings.maxRecordsPerFetch) <= 0) (pending, Nil)
       else pending.splitAt(settings.maxRecordsPerFetch)
     pending = later
     now.lastOption.foreach(r => current = r.positionAfter)
