@@ -42,7 +42,7 @@ class BenchKinesis:
         port_file = Path(self._dir.name) / "port"
         self._log = open(Path(self._dir.name) / "log", "w")
         self.process = subprocess.Popen(
-            ["java", "-Xms512m", "-Xmx2g", "-XX:+UseParallelGC", "-cp", str(BENCH_JAR),
+            ["java", "-Xms512m", "-Xmx8g", "-XX:+UseParallelGC", "-cp", str(BENCH_JAR),
              "io.github.sparkkinesis.bench.BenchKinesis",
              "--port-file", str(port_file), "--threads", str(self.threads)] + self.args,
             stdout=self._log, stderr=subprocess.STDOUT)

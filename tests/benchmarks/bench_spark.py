@@ -30,7 +30,9 @@ def session(slots=2):
 
     import pyspark_kinesis
     builder = (SparkSession.builder.master(f"local[{slots}]").config("spark.ui.enabled", "false")
-               .config("spark.driver.memory", "2g").config("spark.sql.shuffle.partitions", "2"))
+               .config("spark.driver.memory", "2g").config("spark.sql.shuffle.partitions", "2")
+               # Every batch's progress is kept, so rows are counted over runs of more than 100 batches.
+               .config("spark.sql.streaming.numRecentProgressUpdates", "1000000"))
     spark = pyspark_kinesis.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark, spark._jvm.java.lang.ProcessHandle.current().pid()
@@ -42,42 +44,13 @@ def reader(spark, spec, **extra):
     return spark.readStream.format("kinesis").options(**options).load()
 
 
-ROWS_READ = {}  # query id -> {batch id: rows}, of every batch (recentProgress keeps only the last 100)
-
-
-def count_rows(spark):
-    """Counts every batch's rows, through a listener: a long or fast query runs more batches
-    than its recentProgress keeps."""
-    from pyspark.sql.streaming import StreamingQueryListener
-
-    class Counter(StreamingQueryListener):
-        def onQueryStarted(self, event):
-            pass
-
-        def onQueryProgress(self, event):
-            ROWS_READ.setdefault(str(event.progress.id), {})[event.progress.batchId] = event.progress.numInputRows
-
-        def onQueryIdle(self, event):
-            pass
-
-        def onQueryTerminated(self, event):
-            pass
-
-    spark.streams.addListener(Counter())
-
-
 def batches_run(query):
-    """Batches that read something so far (after rows_read, which waits for the listener)."""
-    return sum(1 for rows in ROWS_READ.get(str(query.id), {}).values() if rows)
+    """Batches that read something so far."""
+    return sum(1 for p in query.recentProgress if p.get("numInputRows"))
 
 
 def rows_read(query):
-    """Rows read so far; waits (briefly) for the listener to have seen the query's last progress."""
-    last = (query.lastProgress or {}).get("batchId")
-    deadline = time.time() + 10
-    while last is not None and last not in ROWS_READ.get(str(query.id), {}) and time.time() < deadline:
-        time.sleep(0.05)
-    return sum(ROWS_READ.get(str(query.id), {}).values())
+    return sum(p.get("numInputRows", 0) for p in query.recentProgress)
 
 
 def source_metric(query, name):
@@ -407,7 +380,6 @@ KINDS = {f.__name__: f for f in (throughput, ceiling_polling, at_limits, latency
 def main():
     spec = json.loads(sys.argv[1])
     spark, pid = session(spec.get("slots", 2))
-    count_rows(spark)
     try:
         result = KINDS[spec["kind"]](spark, pid, spec, Path(spec["workdir"]))
     finally:
