@@ -3,6 +3,7 @@ process from /proc, for tests/benchmarks/bench.py."""
 
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -57,6 +58,10 @@ class BenchKinesis:
         return self
 
     def __exit__(self, *exc):
+        died = self.process.poll()
+        if died is not None and exc[0] is not None:  # say why the endpoint went away mid-row
+            sys.stderr.write(f"the benchmark Kinesis exited ({died}):\n"
+                             f"{(Path(self._dir.name) / 'log').read_text()[-3000:]}\n")
         self.process.terminate()
         try:
             self.process.wait(10)

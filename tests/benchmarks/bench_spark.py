@@ -154,15 +154,25 @@ def at_limits(spark, pid, spec, workdir):
         queries.append(reader(spark, spec, **extra).writeStream.format("noop")
                        .option("checkpointLocation", str(workdir / f"checkpoint-{i}")).start())
     time.sleep(spec["warmup_s"])
-    before, t0 = [rows_read(q) for q in queries], time.time()
+    before = [fetched(q) for q in queries]
     time.sleep(spec["window_s"])
-    after, t1 = [rows_read(q) for q in queries], time.time()
+    after = [fetched(q) for q in queries]
     throttles = [source_metric(q, "throttleEvents") or 0 for q in queries]
     for q in queries:
         q.stop()
-    per_shard = [(a - b) * spec["record_size"] / (t1 - t0) / spec["shards"] for a, b in zip(after, before)]
+    # What the query read from Kinesis, not what its batches consumed: a batch may drain
+    # records prefetched before the window.
+    per_shard = [(a[1] - b[1]) / (a[0] - b[0]) / spec["shards"] for a, b in zip(after, before)]
     return {"mib_per_s_per_shard": [x / 2**20 for x in per_shard],
             "pct_of_2mib": [100 * x / (2 * 2**20) for x in per_shard], "throttle_events": throttles}
+
+
+def fetched(query):
+    """(when, bytes read from Kinesis so far) as of the query's last progress (metric fetchedBytes)."""
+    from datetime import datetime
+    progress = query.lastProgress or {}
+    when = datetime.fromisoformat(progress["timestamp"].replace("Z", "+00:00")).timestamp()
+    return when, source_metric(query, "fetchedBytes") or 0.0
 
 
 def latency(spark, pid, spec, workdir):
