@@ -221,21 +221,8 @@ def latency(spark, pid, spec, workdir):
             "batches_per_s": batches_per_s}
 
 
-def spark_floor(spark, pid, spec, workdir):
-    """Spark's own cost of a steady query: the rate source at `rows_per_s` into the same sink as
-    the Kinesis row it is set against (the latency rows' foreachBatch, or noop), so the cores a
-    Kinesis query uses can be compared with what any source pays per batch (planning, the
-    checkpoint's offset and commit logs, the sink)."""
-    batches, lock = [], threading.Lock()
-
-    def sink(batch, batch_id):
-        rows = batch.selectExpr("CAST(value AS STRING) AS body").collect()
-        with lock:
-            batches.append((time.time(), len(rows)))
-
-    stream = spark.readStream.format("rate").option("rowsPerSecond", spec["rows_per_s"]).load().writeStream
-    stream = stream.foreachBatch(sink) if spec["sink"] == "foreachBatch" else stream.format("noop")
-    query = stream.option("checkpointLocation", str(workdir / "checkpoint")).start()
+def steady_cost(query, pid, spec):
+    """Cores, batches/s and rows/s of a running query over a window after a warm-up; stops it."""
     time.sleep(spec["warmup_s"])
     done = rows_read(query), batches_run(query)
     cpu, t0 = cpu_seconds(pid), time.time()
@@ -245,6 +232,19 @@ def spark_floor(spark, pid, spec, workdir):
     rows, batches = rows_read(query) - done[0], batches_run(query) - done[1]
     query.stop()
     return {"cores": cores, "batches_per_s": batches / (t1 - t0), "rows_per_s": rows / (t1 - t0)}
+
+
+def spark_floor(spark, pid, spec, workdir):
+    """Spark's own cost of a steady query: the rate source at `rows_per_s` into the same sink as
+    the Kinesis row it is set against (the latency rows' foreachBatch, or noop), so the cores a
+    Kinesis query uses can be compared with what any source pays per batch (planning, the
+    checkpoint's offset and commit logs, the sink)."""
+    def sink(batch, batch_id):
+        batch.selectExpr("CAST(value AS STRING) AS body").collect()
+
+    stream = spark.readStream.format("rate").option("rowsPerSecond", spec["rows_per_s"]).load().writeStream
+    stream = stream.foreachBatch(sink) if spec["sink"] == "foreachBatch" else stream.format("noop")
+    return steady_cost(stream.option("checkpointLocation", str(workdir / "checkpoint")).start(), pid, spec)
 
 
 def steady(spark, pid, spec, workdir):
@@ -252,15 +252,7 @@ def steady(spark, pid, spec, workdir):
     sink's own cost."""
     query = (reader(spark, spec, initialPosition="latest").writeStream.format("noop")
              .option("checkpointLocation", str(workdir / "checkpoint")).start())
-    time.sleep(spec["warmup_s"])
-    done = rows_read(query), batches_run(query)
-    cpu, t0 = cpu_seconds(pid), time.time()
-    time.sleep(spec["window_s"])
-    t1 = time.time()
-    cores = (cpu_seconds(pid) - cpu) / (t1 - t0)
-    rows, batches = rows_read(query) - done[0], batches_run(query) - done[1]
-    query.stop()
-    return {"cores": cores, "batches_per_s": batches / (t1 - t0), "rows_per_s": rows / (t1 - t0)}
+    return steady_cost(query, pid, spec)
 
 
 def idle(spark, pid, spec, workdir):
