@@ -129,22 +129,22 @@ final class Prefetcher(
    * stopped or failed: a trigger that found nothing new waits here for the next block rather
    * than being called again and again (Spark polls an idle source every 10 ms).
    */
-  def awaitBlocksAfter(seen: Long, timeoutMs: Long): Unit = synchronized {
-    val deadline = System.currentTimeMillis() + timeoutMs
-    while (blocksAppended <= seen && failures.fatal.isEmpty && running && System.currentTimeMillis() < deadline) {
-      wait(math.max(1, deadline - System.currentTimeMillis()))
-    }
-  }
+  def awaitBlocksAfter(seen: Long, timeoutMs: Long): Unit = synchronized(awaitWhile(blocksAppended <= seen, timeoutMs))
 
   def isRunning: Boolean = running
 
   /** Waits until more than `seen` rounds completed, or `timeoutMs` passed; rethrows a fatal error. */
   def awaitRoundAfter(seen: Long, timeoutMs: Long): Unit = synchronized {
+    awaitWhile(rounds <= seen, timeoutMs)
+    checkHealthy()
+  }
+
+  /** Waits (holding the lock) while `pending`, prefetching runs and has not failed, for at most `timeoutMs`. */
+  private def awaitWhile(pending: => Boolean, timeoutMs: Long): Unit = {
     val deadline = System.currentTimeMillis() + timeoutMs
-    while (rounds <= seen && failures.fatal.isEmpty && running && System.currentTimeMillis() < deadline) {
+    while (pending && failures.fatal.isEmpty && running && System.currentTimeMillis() < deadline) {
       wait(math.max(1, math.min(200, deadline - System.currentTimeMillis())))
     }
-    checkHealthy()
   }
 
   def checkHealthy(): Unit = synchronized(failures.fatal.foreach(e => throw e))

@@ -91,9 +91,10 @@ final class KinesisMicroBatchStream(
     def ends = readable.map { case (shard, from) => shard -> prefetcher.reachable(shard, from, availableNowSince) }
     val seen = prefetcher.appendedBlocks
     val found = ends
-    // Nothing new: wait for the next block here, so an idle query costs a call per wait, not one per 10 ms.
+    val nothingNew = availableNowSince.isEmpty && tracked == startOffset.shards && found == readable
+    // Wait for the next block here, so an idle query costs a call per wait, not one per 10 ms.
     val waitFrom = System.nanoTime()
-    val end = if (availableNowSince.isEmpty && tracked == startOffset.shards && found == readable) {
+    val end = if (nothingNew) {
       prefetcher.awaitBlocksAfter(seen, idleWaitMs)
       prefetcher.checkHealthy()
       ends
