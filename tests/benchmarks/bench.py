@@ -41,6 +41,8 @@ def run_spark(kind, jar, spec):
         out = subprocess.run([sys.executable, str(HERE / "bench_spark.py"), json.dumps(spec)],
                              capture_output=True, text=True, env=env, timeout=spec.get("timeout_s", 600) + 180)
         lines = [line for line in out.stdout.splitlines() if line.startswith("RESULT ")]
+        sys.stderr.writelines(f"{kind} {Path(jar).name}: {line}\n" for line in out.stderr.splitlines()
+                              if line.startswith("thread-cpu "))  # BENCH_THREADS's breakdown
         if out.returncode != 0 or not lines:
             raise RuntimeError(f"{kind} failed ({out.returncode}):\n{out.stderr[-3000:]}")
         return json.loads(lines[-1][len("RESULT "):])
@@ -72,7 +74,7 @@ def throughput(mode):
         if mode == "efo":
             options.update(consumerMode="efo", consumerName=f"bench-{int(time.time())}")
         results = []
-        warm = max(1000, per_shard // 10)
+        warm = max(1000, per_shard // int(os.environ.get("WARMDIV", "10")))
         with BenchKinesis(["--stream", f"s:8:{per_shard}:{RECORD}", "--stream", f"warm:8:{warm}:{RECORD}"]) as k:
             spec = {"endpoint": k.endpoint, "stream": "s", "record_size": RECORD, "options": options,
                     "records_per_shard": per_shard, "warm_stream": "warm", "warm_records_per_shard": warm}
@@ -219,10 +221,9 @@ ROWS = {
 
 
 def default_jars():
-    jars = []
-    wheel_jars = sorted((ROOT / "python" / "pyspark_kinesis" / "jars").glob("*.jar"))
-    if wheel_jars:
-        jars.append(("now", wheel_jars[0]))
+    """The wheel's jar for the installed pyspark (the wheel carries one per Spark line), then the baseline."""
+    from pyspark_kinesis._jar import bundled_jars, jar_path
+    jars = [("now", Path(jar_path()))] if bundled_jars() else []
     baseline = ROOT / ".bench" / "baseline.jar"
     if baseline.exists():
         jars.append(("before", baseline))

@@ -62,16 +62,44 @@ def source_metric(query, name):
     return None
 
 
+def thread_cpu(pid):
+    """CPU seconds of a process's threads: {thread id: (name with digits folded, seconds)}, from /proc."""
+    threads = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            stat = (task / "stat").read_text()
+            name = "".join("N" if c.isdigit() else c for c in stat[stat.index("(") + 1:stat.rindex(")")])
+            fields = stat.rsplit(")", 1)[1].split()
+            threads[task.name] = (name, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+    return threads
+
+
+def cpu_by_thread_name(before, after):
+    """The CPU each thread name (its last name: pools rename their threads) spent between two thread_cpu()."""
+    spent = {}
+    for tid, (name, seconds) in after.items():
+        spent[name] = spent.get(name, 0.0) + seconds - before.get(tid, (name, 0.0))[1]
+    return sorted(((s, n) for n, s in spent.items()), reverse=True)
+
+
 @contextlib.contextmanager
 def profiled(pid):
-    """A JDK Flight Recorder profile of the measured window when BENCH_JFR names a file, to find its costs."""
-    profile = os.environ.get("BENCH_JFR")
+    """Where the measured window's CPU goes: a JDK Flight Recorder profile when BENCH_JFR names a
+    file, and the JVM's CPU by thread on stderr when BENCH_THREADS is set (JFR samples Java code
+    only; GC, JIT and the kernel's share show up by thread)."""
+    profile, by_thread = os.environ.get("BENCH_JFR"), os.environ.get("BENCH_THREADS")
     if profile:
-        subprocess.run(["jcmd", str(pid), "JFR.start", "name=bench", "settings=profile", f"filename={profile}"],
+        subprocess.run(["jcmd", str(pid), "JFR.start", "name=bench", f"settings={os.environ.get('BENCH_JFR_SETTINGS', 'profile')}", f"filename={profile}"],
                        check=True, capture_output=True)
+    before = thread_cpu(pid) if by_thread else {}
     try:
         yield
     finally:
+        if by_thread:
+            spent = cpu_by_thread_name(before, thread_cpu(pid))
+            total = sum(s for s, _ in spent)
+            for seconds, name in spent[:20]:
+                sys.stderr.write(f"thread-cpu {seconds:7.2f} s {100 * seconds / total:5.1f}%  {name}\n")
         if profile:
             subprocess.run(["jcmd", str(pid), "JFR.stop", "name=bench", f"filename={profile}"],
                            check=True, capture_output=True)
@@ -93,7 +121,8 @@ def throughput(spark, pid, spec, workdir):
         query = read_once(spark, spec, workdir / "checkpoint")
         seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
     records = rows_read(query)
-    return {"records": records, "seconds": seconds, "cpu_seconds": cpu, "records_per_s": records / seconds,
+    return {"records": records, "batches": batches_run(query), "seconds": seconds, "cpu_seconds": cpu,
+            "records_per_s": records / seconds,
             "mb_per_s": records * spec["record_size"] / seconds / 1e6, "records_per_cpu_s": records / cpu}
 
 
@@ -142,7 +171,8 @@ def ceiling_polling(spark, pid, spec, workdir):
         t.join()
     seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
     records = sum(counts)
-    return {"records": records, "seconds": seconds, "cpu_seconds": cpu, "records_per_s": records / seconds,
+    return {"records": records, "seconds": seconds, "cpu_seconds": cpu,
+            "records_per_s": records / seconds,
             "mb_per_s": records * spec["record_size"] / seconds / 1e6, "records_per_cpu_s": records / cpu}
 
 

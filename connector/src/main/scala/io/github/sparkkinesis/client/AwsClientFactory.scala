@@ -6,6 +6,7 @@ import java.util.Locale
 
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider
 import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
 import software.amazon.awssdk.http.{Protocol, ProtocolNegotiation}
 import software.amazon.awssdk.http.nio.netty.{Http2Configuration, NettyNioAsyncHttpClient}
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient
@@ -20,7 +21,8 @@ import software.amazon.awssdk.services.sts.StsClient
  * Netty's HTTP/2 frame logger) at INFO (ARCHITECTURE.md invariant 7, [[SdkLogging]]), so no JVM
  * can build a client that skips it.
  *
- * Request encoding: Kinesis clients speak CBOR unless the JVM property `aws.cborEnabled=false`
+ * Request encoding: Kinesis clients speak CBOR (GetRecords answers' records are read by
+ * [[GetRecordsDecoding]], everything else by the SDK) unless the JVM property `aws.cborEnabled=false`
  * (or `AWS_CBOR_DISABLED`) asks for JSON; the SDK reads that itself, for every client alike.
  *
  * TLS: `https://` endpoints are always verified against the JVM's trust store (the SDK's
@@ -48,8 +50,9 @@ private[client] object AwsClientFactory {
     val http = UrlConnectionHttpClient.builder()
       .connectionTimeout(ConnectTimeout)
       .socketTimeout(SyncSocketTimeout)
-    located(KinesisClient.builder().httpClientBuilder(http), connection.region, connection.endpoint,
-      AwsCredentials.provider(connection.credentials)).build()
+    val decoding = ClientOverrideConfiguration.builder().addExecutionInterceptor(GetRecordsDecoding.Interceptor).build()
+    located(KinesisClient.builder().httpClientBuilder(http).overrideConfiguration(decoding), connection.region,
+      connection.endpoint, AwsCredentials.provider(connection.credentials)).build()
   }
 
   /**

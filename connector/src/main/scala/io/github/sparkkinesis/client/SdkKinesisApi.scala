@@ -66,13 +66,15 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
       stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch = {
     // The iterator alone identifies the shard; the ARN, when known, is what a stream of another
     // account is authorized by (as in every other call about it).
+    val decoded = new GetRecordsDecoding.Decoded(hashRange)
     val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
-      .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.addPlugin(ThrottlingSurfaces.plugin))
+      .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) =>
+        o.addPlugin(ThrottlingSurfaces.plugin).putExecutionAttribute(GetRecordsDecoding.Attribute, decoded))
     connection.streamArn(stream).foreach(request.streamARN)
     val response = call("GetRecords", s"a shard iterator of ${shown(stream)}", None) {
       client().getRecords(request.build())
     }
-    val (records, kpl) = SdkRecords.toKinesisRecords(response.records(), hashRange)
+    val (records, kpl) = decoded.records.getOrElse(SdkRecords.toKinesisRecords(response.records(), hashRange))
     RecordBatch(
       records = records,
       nextIterator = Option(response.nextShardIterator()),

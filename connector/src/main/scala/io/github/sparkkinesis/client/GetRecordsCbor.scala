@@ -1,0 +1,256 @@
+package io.github.sparkkinesis.client
+
+import java.io.ByteArrayOutputStream
+import java.nio.charset.StandardCharsets.UTF_8
+import java.util.{Arrays, Base64}
+
+/**
+ * Reads the records of a GetRecords answer in CBOR (RFC 8949), the encoding the SDK asks Kinesis
+ * for, straight into [[UserRecords.Expansion]]: one copy of each record's data, no SDK objects.
+ * The rest of the answer (`NextShardIterator`, `MillisBehindLatest`, `ChildShards`) is handed
+ * back as CBOR for the SDK to read as usual. Values are read as the SDK reads them: the arrival
+ * time is epoch milliseconds (any number, tags ignored), data is a byte string (or base64
+ * text), `null` is a missing field and unknown fields are skipped.
+ *
+ * Anything else (not a map, a truncated body, an unexpected type) is a [[GetRecordsCbor.Unreadable]],
+ * on which the caller lets the SDK read the answer instead.
+ */
+private[client] object GetRecordsCbor {
+  final class Unreadable(why: String) extends RuntimeException(why, null, false, false)
+
+  private val MajorUnsigned = 0
+  private val MajorNegative = 1
+  private val MajorBytes = 2
+  private val MajorText = 3
+  private val MajorArray = 4
+  private val MajorMap = 5
+  private val MajorTag = 6
+  private val MajorSimple = 7
+  private val Indefinite = -1L
+  private val Break = 0xff
+  private val Null = 0xf6
+  private val Undefined = 0xf7
+
+  /**
+   * Adds the answer's records to `out` and returns the answer without its `Records` field, or
+   * throws [[Unreadable]] (then `out` may hold some records: the caller discards it).
+   */
+  def split(body: Array[Byte], out: UserRecords.Expansion): Array[Byte] = {
+    val in = new Reader(body)
+    val (major, count) = in.head()
+    if (major != MajorMap) throw new Unreadable(s"the answer is CBOR major type $major, not a map")
+    val fieldsStart = in.pos
+    var recordsAt = -1
+    var recordsEnd = -1
+    var fields = 0L
+    while (if (count == Indefinite) !in.atBreak() else fields < count) {
+      val fieldAt = in.pos
+      if (in.key(RecordsField) == 0) {
+        if (!in.atNull()) records(in, out) else in.skip()
+        recordsAt = fieldAt
+        recordsEnd = in.pos
+      } else in.skip()
+      fields += 1
+    }
+    if (recordsAt < 0) body
+    else {
+      val rest = new ByteArrayOutputStream(body.length - (recordsEnd - recordsAt) + 9)
+      if (count == Indefinite) rest.write(0xbf) else Reader.writeHead(rest, MajorMap, count - 1)
+      rest.write(body, fieldsStart, recordsAt - fieldsStart)
+      rest.write(body, recordsEnd, body.length - recordsEnd)
+      rest.toByteArray
+    }
+  }
+
+  private def records(in: Reader, out: UserRecords.Expansion): Unit = {
+    val (major, count) = in.head()
+    if (major != MajorArray) throw new Unreadable(s"Records is CBOR major type $major, not an array")
+    var n = 0L
+    while (if (count == Indefinite) !in.atBreak() else n < count) {
+      record(in, out)
+      n += 1
+    }
+  }
+
+  private val RecordsField = Array("Records".getBytes(UTF_8))
+  private val RecordFields = Array("Data", "PartitionKey", "SequenceNumber", "ApproximateArrivalTimestamp").map(_.getBytes(UTF_8))
+
+  private def record(in: Reader, out: UserRecords.Expansion): Unit = {
+    val (major, count) = in.head()
+    if (major != MajorMap) throw new Unreadable(s"a record is CBOR major type $major, not a map")
+    var partitionKey: String = null
+    var data: Array[Byte] = null
+    var sequenceNumber: String = null
+    var arrivalMillis = 0L
+    var n = 0L
+    while (if (count == Indefinite) !in.atBreak() else n < count) {
+      val field = in.key(RecordFields)
+      if (in.atNull()) in.skip()
+      else field match {
+        case 0 => data = in.blob()
+        case 1 => partitionKey = in.text()
+        case 2 => sequenceNumber = in.text()
+        case 3 => arrivalMillis = in.number()
+        case _ => in.skip()
+      }
+      n += 1
+    }
+    out.add(partitionKey, if (data == null) Array.emptyByteArray else data, sequenceNumber, arrivalMillis)
+  }
+
+  /** A cursor over CBOR data items in one array; every read checks the bounds. */
+  private final class Reader(bytes: Array[Byte]) {
+    var pos = 0
+
+    private def byte(): Int = {
+      if (pos >= bytes.length) throw new Unreadable("the answer ends early")
+      val b = bytes(pos) & 0xff
+      pos += 1
+      b
+    }
+
+    private def peek(): Int = {
+      if (pos >= bytes.length) throw new Unreadable("the answer ends early")
+      bytes(pos) & 0xff
+    }
+
+    private def argument(info: Int): Long = info match {
+      case i if i < 24 => i.toLong
+      case 24 => byte().toLong
+      case 25 => (byte() << 8 | byte()).toLong
+      case 26 => (byte().toLong << 24) | (byte() << 16 | byte() << 8 | byte()).toLong
+      case 27 =>
+        var v = 0L
+        var i = 0
+        while (i < 8) { v = (v << 8) | byte(); i += 1 }
+        v
+      case 31 => Indefinite
+      case _ => throw new Unreadable(s"CBOR additional information $info is reserved")
+    }
+
+    /** The next item's major type and argument (a length, a count or a value), tags skipped. */
+    def head(): (Int, Long) = {
+      val b = byte()
+      val major = b >>> 5
+      val info = b & 0x1f
+      if (major == MajorTag) { argument(info); head() }
+      else if (major == MajorSimple) (major, info.toLong)
+      else (major, argument(info))
+    }
+
+    def atBreak(): Boolean = if (peek() == Break) { pos += 1; true } else false
+    def atNull(): Boolean = { val b = peek(); b == Null || b == Undefined }
+
+    private def length(n: Long): Int = {
+      if (n < 0 || n > bytes.length - pos) throw new Unreadable("a CBOR string runs past the answer")
+      n.toInt
+    }
+
+    /** A byte or text string's bytes (the chunks of an indefinite one joined) as (array, offset, length). */
+    private def string(major: Int, n: Long): (Array[Byte], Int, Int) =
+      if (n != Indefinite) {
+        val len = length(n)
+        pos += len
+        (bytes, pos - len, len)
+      } else {
+        val joined = new ByteArrayOutputStream()
+        while (!atBreak()) {
+          val (chunkMajor, chunkLength) = head()
+          if (chunkMajor != major || chunkLength == Indefinite) throw new Unreadable("a malformed CBOR string chunk")
+          val len = length(chunkLength)
+          joined.write(bytes, pos, len)
+          pos += len
+        }
+        (joined.toByteArray, 0, joined.size)
+      }
+
+    def text(): String = {
+      val (major, n) = head()
+      if (major != MajorText) throw new Unreadable(s"CBOR major type $major where text was expected")
+      val (array, offset, len) = string(major, n)
+      new String(array, offset, len, UTF_8)
+    }
+
+    /** Binary data as the SDK reads it: a byte string, or base64 text. */
+    def blob(): Array[Byte] = {
+      val (major, n) = head()
+      if (major == MajorBytes) {
+        val (array, offset, len) = string(major, n)
+        Arrays.copyOfRange(array, offset, offset + len)
+      } else if (major == MajorText) {
+        val (array, offset, len) = string(major, n)
+        Base64.getDecoder.decode(new String(array, offset, len, UTF_8))
+      } else throw new Unreadable(s"CBOR major type $major where binary data was expected")
+    }
+
+    /** A number as a long, fractions cut off, as the SDK reads epoch milliseconds. */
+    def number(): Long = {
+      val (major, n) = head()
+      major match {
+        case MajorUnsigned if n >= 0 => n
+        case MajorNegative if n >= 0 => -1L - n
+        case MajorSimple if n == 25 => halfToFloat(argument(25).toInt).toLong
+        case MajorSimple if n == 26 => java.lang.Float.intBitsToFloat(argument(26).toInt).toLong
+        case MajorSimple if n == 27 => java.lang.Double.longBitsToDouble(argument(27)).toLong
+        case _ => throw new Unreadable(s"CBOR item ($major, $n) where a number was expected")
+      }
+    }
+
+    /** The index in `names` (UTF-8) of the next item, a map key, or -1 for another name. */
+    def key(names: Array[Array[Byte]]): Int = {
+      val (major, n) = head()
+      if (major != MajorText) throw new Unreadable(s"CBOR major type $major where a field name was expected")
+      val (array, offset, len) = string(major, n)
+      var i = 0
+      while (i < names.length && !Arrays.equals(array, offset, offset + len, names(i), 0, names(i).length)) i += 1
+      if (i < names.length) i else -1
+    }
+
+    /** Past one whole data item (nested ones included). */
+    def skip(): Unit = {
+      val (major, n) = head()
+      major match {
+        case MajorUnsigned | MajorNegative =>
+        case MajorBytes | MajorText => string(major, n)
+        case MajorArray => items(n, 1)
+        case MajorMap => items(n, 2)
+        case MajorSimple =>
+          n match {
+            case 24 => byte()
+            case 25 | 26 | 27 => argument(n.toInt)
+            case _ =>
+          }
+        case _ => throw new Unreadable(s"CBOR major type $major cannot be skipped")
+      }
+    }
+
+    private def items(count: Long, per: Int): Unit =
+      if (count == Indefinite) while (!atBreak()) skip()
+      else {
+        var i = 0L
+        while (i < count * per) { skip(); i += 1 }
+      }
+  }
+
+  private object Reader {
+    def writeHead(out: ByteArrayOutputStream, major: Int, n: Long): Unit = {
+      val m = major << 5
+      if (n < 24) out.write(m | n.toInt)
+      else if (n < 0x100) { out.write(m | 24); out.write(n.toInt) }
+      else if (n < 0x10000) { out.write(m | 25); out.write((n >>> 8).toInt); out.write(n.toInt) }
+      else if (n < 0x100000000L) { out.write(m | 26); (24 to 0 by -8).foreach(s => out.write((n >>> s).toInt)) }
+      else { out.write(m | 27); (56 to 0 by -8).foreach(s => out.write((n >>> s).toInt)) }
+    }
+  }
+
+  /** An IEEE 754 half-precision float's value. */
+  private def halfToFloat(bits: Int): Float = {
+    val exponent = (bits >>> 10) & 0x1f
+    val mantissa = bits & 0x3ff
+    val magnitude =
+      if (exponent == 0) mantissa * math.pow(2, -24)
+      else if (exponent == 31) (if (mantissa == 0) Double.PositiveInfinity else Double.NaN)
+      else (mantissa + 1024) * math.pow(2, exponent - 25)
+    (if ((bits & 0x8000) != 0) -magnitude else magnitude).toFloat
+  }
+}

@@ -1,0 +1,66 @@
+package io.github.sparkkinesis.client
+
+import java.io.{ByteArrayInputStream, InputStream}
+import java.util.Optional
+
+import software.amazon.awssdk.core.interceptor.{Context, ExecutionAttribute, ExecutionAttributes, ExecutionInterceptor}
+import software.amazon.awssdk.http.SdkHttpResponse
+
+import io.github.sparkkinesis.kpl.HashKeyRange
+
+/**
+ * GetRecords answers' records read by [[GetRecordsCbor]] instead of the SDK's unmarshaller,
+ * which was the largest cost of a polling read (an SDK `Record`, `SdkBytes` and `Instant` per
+ * record, through a generic JSON-model parser). The SDK still sends, signs, times and retries
+ * every call and reads every error (throttling, expired iterators, server errors) as before:
+ * the [[Interceptor]] only takes the `Records` field out of a successful CBOR answer, and leaves
+ * any other answer (JSON, a checksum header, a body it cannot read) to the SDK whole.
+ */
+private[client] object GetRecordsDecoding {
+
+  /** What one GetRecords call's answer held, for the shard's hash range; empty if the SDK read it. */
+  final class Decoded(hashRange: Option[HashKeyRange]) {
+    @volatile private var found: Option[(Seq[KinesisRecord], KplCounts)] = None
+
+    def records: Option[(Seq[KinesisRecord], KplCounts)] = found
+
+    /** The answer without its records, having read them; or the answer itself if it cannot be read. */
+    private[GetRecordsDecoding] def read(body: Array[Byte]): Array[Byte] =
+      try {
+        val out = new UserRecords.Expansion(hashRange, 0)
+        val rest = GetRecordsCbor.split(body, out)
+        found = Some(out.result())
+        rest
+      } catch {
+        case _: GetRecordsCbor.Unreadable =>
+          found = None
+          body
+      }
+  }
+
+  /** Set on a GetRecords request: where its interceptor leaves the records. */
+  val Attribute = new ExecutionAttribute[Decoded]("io.github.sparkkinesis.GetRecordsDecoded")
+
+  private val Cbor = "application/x-amz-cbor-1.1"
+
+  /** Registered on every synchronous Kinesis client; acts on requests that carry [[Attribute]]. */
+  object Interceptor extends ExecutionInterceptor {
+    override def modifyHttpResponseContent(
+        context: Context.ModifyHttpResponse, attributes: ExecutionAttributes): Optional[InputStream] = {
+      val decoded = attributes.getAttribute(Attribute)
+      val body = context.responseBody()
+      if (decoded == null || !body.isPresent || !readable(context.httpResponse())) body
+      else {
+        val bytes = try body.get().readAllBytes() finally body.get().close()
+        Optional.of(new ByteArrayInputStream(decoded.read(bytes)))
+      }
+    }
+
+    /** A success in CBOR, with no checksum the SDK would check against the changed body, nor an encoding. */
+    private def readable(response: SdkHttpResponse): Boolean =
+      response.isSuccessful &&
+        response.firstMatchingHeader("Content-Type").filter(_.trim.equalsIgnoreCase(Cbor)).isPresent &&
+        !response.firstMatchingHeader("x-amz-crc32").isPresent &&
+        !response.firstMatchingHeader("Content-Encoding").isPresent
+  }
+}
