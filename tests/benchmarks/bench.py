@@ -74,7 +74,7 @@ def throughput(mode):
         if mode == "efo":
             options.update(consumerMode="efo", consumerName=f"bench-{int(time.time())}")
         results = []
-        warm = max(1000, per_shard // int(os.environ.get("WARMDIV", "10")))
+        warm = per_shard
         with BenchKinesis(["--stream", f"s:8:{per_shard}:{RECORD}", "--stream", f"warm:8:{warm}:{RECORD}"]) as k:
             spec = {"endpoint": k.endpoint, "stream": "s", "record_size": RECORD, "options": options,
                     "records_per_shard": per_shard, "warm_stream": "warm", "warm_records_per_shard": warm}

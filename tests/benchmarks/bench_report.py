@@ -15,6 +15,15 @@ def _n(value, digits=0):
     return f"{value:,.{digits}f}"
 
 
+def _kinds(r):
+    """Where a throughput row's CPU went, when measured (the bare SDK ceiling's is not split)."""
+    k = r.get("cpu_by_kind")
+    if not k:
+        return ""
+    return (f" (tasks {_n(k['tasks'], 1)}, GC {_n(k['gc'], 1)}, JIT {_n(k['jit'], 1)}, "
+            f"other {_n(k['other'], 1)} CPU-s)")
+
+
 def figures(row, r):
     """The few figures that say what a row measured, as text."""
     if "error" in r:
@@ -26,7 +35,7 @@ def figures(row, r):
     if row in ("polling", "efo"):
         return (f"{_n(r['records_per_s'])} records/s, {_n(r['mb_per_s'], 1)} MB/s, "
                 f"**{_n(r['records_per_cpu_s'])} records/CPU-s** ({_n(r['of_ceiling'] * 100)}% of ceiling), "
-                f"{_n(r['cpu_seconds'], 1)} CPU-s for {_n(r['records'])}")
+                f"{_n(r['cpu_seconds'], 1)} CPU-s for {_n(r['records'])}" + _kinds(r))
     if row.startswith("limits"):
         return (f"{_n(r['mib_per_s_per_shard'], 2)} MiB/s per shard = **{_n(r['pct_of_2mib'], 1)}% of 2 MiB/s**, "
                 f"throttle events {_n(r['throttle_events'])}")

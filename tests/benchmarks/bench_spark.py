@@ -89,7 +89,8 @@ def profiled(pid):
     only; GC, JIT and the kernel's share show up by thread)."""
     profile, by_thread = os.environ.get("BENCH_JFR"), os.environ.get("BENCH_THREADS")
     if profile:
-        subprocess.run(["jcmd", str(pid), "JFR.start", "name=bench", f"settings={os.environ.get('BENCH_JFR_SETTINGS', 'profile')}", f"filename={profile}"],
+        settings = os.environ.get("BENCH_JFR_SETTINGS", "profile")  # or a .jfc file, e.g. with every compilation
+        subprocess.run(["jcmd", str(pid), "JFR.start", "name=bench", f"settings={settings}", f"filename={profile}"],
                        check=True, capture_output=True)
     before = thread_cpu(pid) if by_thread else {}
     try:
@@ -112,17 +113,31 @@ def read_once(spark, spec, checkpoint, **extra):
     return query
 
 
+def cpu_kinds(spent):
+    """CPU seconds by kind of thread: Spark's tasks (reading, prefetching), the JIT compiler, the
+    garbage collector, and the rest (driver, RPC, listeners)."""
+    kinds = {"tasks": 0.0, "jit": 0.0, "gc": 0.0, "other": 0.0}
+    for seconds, name in spent:
+        kind = ("tasks" if name.startswith("Executor task") else "jit" if "CompilerThre" in name
+                else "gc" if name.startswith(("GC Thread", "GN ", "VM Thread")) else "other")
+        kinds[kind] += seconds
+    return kinds
+
+
 def throughput(spark, pid, spec, workdir):
     """Everything in the stream, once (Trigger.AvailableNow), into the noop sink, after the same
-    over a small stream (`warm_stream`) so that class loading and JIT are not counted."""
+    over a stream as big (`warm_stream`), so that class loading and most JIT compiling are done.
+    The JVM's CPU is also split by kind of thread: the JIT still compiles Spark's own per-job code
+    (closure cleaning, task serialization) during the run, the same for every build."""
     read_once(spark, spec, workdir / "warm", streamName=spec["warm_stream"])
     with profiled(pid):
-        cpu, began = cpu_seconds(pid), time.time()
+        cpu, began, threads = cpu_seconds(pid), time.time(), thread_cpu(pid)
         query = read_once(spark, spec, workdir / "checkpoint")
         seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
+        kinds = cpu_kinds(cpu_by_thread_name(threads, thread_cpu(pid)))
     records = rows_read(query)
     return {"records": records, "batches": batches_run(query), "seconds": seconds, "cpu_seconds": cpu,
-            "records_per_s": records / seconds,
+            "cpu_by_kind": kinds, "records_per_s": records / seconds,
             "mb_per_s": records * spec["record_size"] / seconds / 1e6, "records_per_cpu_s": records / cpu}
 
 

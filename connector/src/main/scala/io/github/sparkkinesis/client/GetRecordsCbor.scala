@@ -73,7 +73,8 @@ private[client] object GetRecordsCbor {
   }
 
   private val RecordsField = Array("Records".getBytes(UTF_8))
-  private val RecordFields = Array("Data", "PartitionKey", "SequenceNumber", "ApproximateArrivalTimestamp").map(_.getBytes(UTF_8))
+  private val RecordFields =
+    Array("Data", "PartitionKey", "SequenceNumber", "ApproximateArrivalTimestamp").map(_.getBytes(UTF_8))
 
   private def record(in: Reader, out: UserRecords.Expansion): Unit = {
     val (major, count) = in.head()
@@ -138,7 +139,8 @@ private[client] object GetRecordsCbor {
       else (major, argument(info))
     }
 
-    def atBreak(): Boolean = if (peek() == Break) { pos += 1; true } else false
+    def atBreak(): Boolean = if (peek() == Break) { pos += 1; true }
+    else false
     def atNull(): Boolean = { val b = peek(); b == Null || b == Undefined }
 
     private def length(n: Long): Int = {

@@ -51,7 +51,9 @@ private[client] object GetRecordsDecoding {
       val body = context.responseBody()
       if (decoded == null || !body.isPresent || !readable(context.httpResponse())) body
       else {
-        val bytes = try body.get().readAllBytes() finally body.get().close()
+        val bytes =
+          try body.get().readAllBytes()
+          finally body.get().close()
         Optional.of(new ByteArrayInputStream(decoded.read(bytes)))
       }
     }

@@ -15,14 +15,14 @@ import io.github.sparkkinesis.prefetch.RecordBlockCursor
 /**
  * The rows of a shard range: from the prefetched blocks while they are there, then from
  * Kinesis by sequence range for whatever is not (an executor holding a block died, or the
- * driver restarted and knows no blocks). Either way the same records come out. Rows are
- * written from the blocks' bytes into one reused buffer ([[KinesisRowWriter]]).
+ * driver restarted and knows no blocks). Either way the same records come out. A block's rows
+ * are read in place from its bytes ([[BlockRecordRow]]); records read again are written into
+ * one reused buffer ([[KinesisRowWriter]]).
  */
 object ShardRangeRecords extends Logging {
 
   def apply(range: ShardRange, api: => KinesisApi, fetch: FetchSettings,
       readBlock: String => Option[ByteBuffer] = KinesisBlockStore.get): Iterator[InternalRow] = {
-    val rows = new KinesisRowWriter(range.shard)
     var position = range.start
     val fromBlocks = range.blocks.iterator
       .takeWhile(block => block.from == position)
@@ -35,17 +35,20 @@ object ShardRangeRecords extends Logging {
       .flatMap { case (block, bytes) =>
         position = block.to
         val cursor = new RecordBlockCursor(bytes.get)
+        val row = new BlockRecordRow(cursor, range.shard)
         new Iterator[InternalRow] {
           override def hasNext: Boolean = cursor.hasNext
-          override def next(): InternalRow = { cursor.next(); rows.write(cursor) }
+          override def next(): InternalRow = { cursor.next(); row }
         }
       }
     // `++` takes its argument by name: this runs once the blocks are used up, and reads from
     // Kinesis whatever they did not cover.
     fromBlocks ++ {
       if (ShardPosition.covers(position, range.end)) Iterator.empty
-      else
+      else {
+        val rows = new KinesisRowWriter(range.shard)
         new ShardRangeReader(api, range.shard, position, range.end, fetch, hashRange = range.hashRange).map(rows.write)
+      }
     }
   }
 }

@@ -25,14 +25,15 @@ import io.github.sparkkinesis.kpl.AggregateBuilder
 class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
   @volatile private var answer: (Int, String, Array[Byte]) = (200, "application/x-amz-cbor-1.1", Array.emptyByteArray)
   private val server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0)
-  server.createContext("/", exchange => {
-    exchange.getRequestBody.readAllBytes()
-    val (status, contentType, body) = answer
-    exchange.getResponseHeaders.add("Content-Type", contentType)
-    exchange.sendResponseHeaders(status, body.length.toLong)
-    exchange.getResponseBody.write(body)
-    exchange.close()
-  })
+  server.createContext("/",
+    exchange => {
+      exchange.getRequestBody.readAllBytes()
+      val (status, contentType, body) = answer
+      exchange.getResponseHeaders.add("Content-Type", contentType)
+      exchange.sendResponseHeaders(status, body.length.toLong)
+      exchange.getResponseBody.write(body)
+      exchange.close()
+    })
   private lazy val endpoint = s"http://127.0.0.1:${server.getAddress.getPort}"
   private lazy val connection =
     ConnectionConfig("us-east-1", Some(endpoint), CredentialsConfig.StaticKeys("test", "test", None))
@@ -51,9 +52,12 @@ class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
     out.toByteArray
   }
 
-  private def field(g: CBORGenerator, name: String, value: String): Unit = { g.writeFieldName(name); g.writeString(value) }
+  private def field(g: CBORGenerator, name: String, value: String): Unit = {
+    g.writeFieldName(name); g.writeString(value)
+  }
 
-  private def record(g: CBORGenerator, key: String, data: Array[Byte], seq: String, arrival: CBORGenerator => Unit): Unit = {
+  private def record(
+      g: CBORGenerator, key: String, data: Array[Byte], seq: String, arrival: CBORGenerator => Unit): Unit = {
     g.writeStartObject()
     field(g, "SequenceNumber", seq)
     g.writeFieldName("ApproximateArrivalTimestamp"); arrival(g)
@@ -81,8 +85,8 @@ class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   private def request(decoded: Option[GetRecordsDecoding.Decoded]) = {
     val b = GetRecordsRequest.builder().shardIterator("it").limit(100)
-    decoded.foreach(d => b.overrideConfiguration(
-      (o: AwsRequestOverrideConfiguration.Builder) =>
+    decoded.foreach(d =>
+      b.overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) =>
         o.addPlugin(ThrottlingSurfaces.plugin).putExecutionAttribute(GetRecordsDecoding.Attribute, d)))
     b.build()
   }
@@ -118,38 +122,42 @@ class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   test("arrival times as single and double floats, negative, and behind a tag") {
-    answer = (200, "application/x-amz-cbor-1.1", answerOf { g =>
-      record(g, "a", Array[Byte](1), "1", _.writeNumber(1.7000000001239E12))
-      record(g, "b", Array[Byte](2), "2", _.writeNumber(2.5f))
-      record(g, "c", Array[Byte](3), "3", { g => g.writeTag(1); g.writeNumber(1700000000L) })
-      record(g, "d", Array[Byte](4), "4", _.writeNumber(-5L))
-    })
+    answer = (200, "application/x-amz-cbor-1.1",
+      answerOf { g =>
+        record(g, "a", Array[Byte](1), "1", _.writeNumber(1.7000000001239e12))
+        record(g, "b", Array[Byte](2), "2", _.writeNumber(2.5f))
+        record(g, "c", Array[Byte](3), "3", { g => g.writeTag(1); g.writeNumber(1700000000L) })
+        record(g, "d", Array[Byte](4), "4", _.writeNumber(-5L))
+      })
     assert(readBoth()._2)
   }
 
   test("KPL aggregates are split as the SDK path splits them") {
     val aggregate = new AggregateBuilder()
     (0 until 5).foreach(i => aggregate.add(s"user-$i", None, s"payload-$i".getBytes(UTF_8)))
-    answer = (200, "application/x-amz-cbor-1.1", answerOf { g =>
-      record(g, "k", aggregate.result(), "777", millis)
-      record(g, "plain", "plain".getBytes(UTF_8), "778", millis)
-    })
+    answer = (200, "application/x-amz-cbor-1.1",
+      answerOf { g =>
+        record(g, "k", aggregate.result(), "777", millis)
+        record(g, "plain", "plain".getBytes(UTF_8), "778", millis)
+      })
     val (records, read) = readBoth()
     assert(read)
     assert(records.map(_.partitionKey) == (0 until 5).map(i => s"user-$i") :+ "plain")
   }
 
   test("child shards, unknown fields, nulls and an empty answer reach the SDK intact") {
-    answer = (200, "application/x-amz-cbor-1.1", answerOf(g => {
-      g.writeStartObject()
-      field(g, "SequenceNumber", "9")
-      g.writeFieldName("Data"); g.writeBinary(Array[Byte](9, 9))
-      field(g, "PartitionKey", "p")
-      g.writeFieldName("SomethingNew"); g.writeStartObject(); g.writeFieldName("x")
-      g.writeStartArray(); g.writeNumber(1); g.writeBoolean(true); g.writeNull(); g.writeEndArray(); g.writeEndObject()
-      g.writeFieldName("EncryptionType"); g.writeNull()
-      g.writeEndObject()
-    }, childShards = true))
+    answer = (200, "application/x-amz-cbor-1.1",
+      answerOf(g => {
+          g.writeStartObject()
+          field(g, "SequenceNumber", "9")
+          g.writeFieldName("Data"); g.writeBinary(Array[Byte](9, 9))
+          field(g, "PartitionKey", "p")
+          g.writeFieldName("SomethingNew"); g.writeStartObject(); g.writeFieldName("x")
+          g.writeStartArray(); g.writeNumber(1); g.writeBoolean(true); g.writeNull(); g.writeEndArray();
+          g.writeEndObject()
+          g.writeFieldName("EncryptionType"); g.writeNull()
+          g.writeEndObject()
+        }, childShards = true))
     assert(readBoth()._2)
     answer = (200, "application/x-amz-cbor-1.1", answerOf(_ => (), childShards = true))
     assert(readBoth() == ((Seq.empty, true)))
@@ -180,12 +188,13 @@ class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   test("errors are the SDK's: throttling still surfaces as the SDK's exception") {
-    answer = (400, "application/x-amz-cbor-1.1", cbor { g =>
-      g.writeStartObject()
-      field(g, "__type", "ProvisionedThroughputExceededException")
-      field(g, "message", "Rate exceeded for shard")
-      g.writeEndObject()
-    })
+    answer = (400, "application/x-amz-cbor-1.1",
+      cbor { g =>
+        g.writeStartObject()
+        field(g, "__type", "ProvisionedThroughputExceededException")
+        field(g, "message", "Rate exceeded for shard")
+        g.writeEndObject()
+      })
     val decoded = new GetRecordsDecoding.Decoded(None)
     intercept[ProvisionedThroughputExceededException](ours.getRecords(request(Some(decoded))))
     assert(decoded.records.isEmpty)

@@ -3,10 +3,11 @@ package io.github.sparkkinesis.source
 import java.nio.ByteBuffer
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.FakeKinesisApi
+import io.github.sparkkinesis.{FakeKinesisApi, KinesisSchema}
 import io.github.sparkkinesis.client.KinesisRecord
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.FetchSettings
@@ -74,6 +75,21 @@ class ShardRangeRecordsSuite extends AnyFunSuite with Matchers {
     val rows = ShardRangeRecords(range, new FakeKinesisApi(), fetch,
       Map("b" -> ByteBuffer.wrap(RecordBlock.encode(odd))).get).map(fields(_)).toList
     rows shouldBe odd.map(expected(_)).toList
+  }
+
+  test("a block's rows project to the same UnsafeRows as records written directly, and copies keep their values") {
+    val (api, records) = setup()
+    val (refs, stored) = blocks(records)
+    val range =
+      ShardRange(shard, ShardPosition.TrimHorizon, ShardPosition.AfterSequence(records.last.sequenceNumber), refs)
+    val project = UnsafeProjection.create(KinesisSchema.schema)
+    val written = new KinesisRowWriter(shard)
+    val rows = ShardRangeRecords(range, api, fetch, stored.get)
+    val copies = rows.zip(records.iterator).map { case (row, record) =>
+      project(row) shouldBe written.write(record)
+      row.copy()
+    }.toList
+    copies.map(fields(_)) shouldBe records.map(expected(_))
   }
 
   test("bytes that are not a block of this version are refused, saying so") {
