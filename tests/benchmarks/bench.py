@@ -44,7 +44,10 @@ def run_spark(kind, jar, spec):
         sys.stderr.writelines(f"{kind} {Path(jar).name}: {line}\n" for line in out.stderr.splitlines()
                               if line.startswith("thread-cpu "))  # BENCH_THREADS's breakdown
         if out.returncode != 0 or not lines:
-            raise RuntimeError(f"{kind} failed ({out.returncode}):\n{out.stderr[-3000:]}")
+            # The JVM's own last words (an OutOfMemoryError, a crash) come before Python's traceback.
+            jvm = [line for line in out.stderr.splitlines()
+                   if any(k in line for k in ("OutOfMemoryError", "hs_err", "Exception in thread", " ERROR "))]
+            raise RuntimeError(f"{kind} failed ({out.returncode}):\n" + "\n".join(jvm[:20]) + f"\n{out.stderr[-3000:]}")
         return json.loads(lines[-1][len("RESULT "):])
 
 
@@ -253,6 +256,7 @@ def main():
         try:
             results = ROWS[name](args, jars)
         except Exception as e:  # one failed row must not lose the others
+            sys.stderr.write(f"bench: {name} failed:\n{e}\n")
             results = [{"build": "-", "error": str(e).strip().splitlines()[-1][:300]}]
         rows.append({"row": name, "seconds": time.time() - began, "results": results,
                      "command": f'make bench BENCH_ARGS="--rows {name}"'})
