@@ -257,7 +257,9 @@ def main():
             results = ROWS[name](args, jars)
         except Exception as e:  # one failed row must not lose the others
             sys.stderr.write(f"bench: {name} failed:\n{e}\n")
-            results = [{"build": "-", "error": str(e).strip().splitlines()[-1][:300]}]
+            lines = str(e).strip().splitlines()
+            cause = next((line for line in lines if "OutOfMemoryError" in line), lines[-1])
+            results = [{"build": "-", "error": cause[:300]}]
         rows.append({"row": name, "seconds": time.time() - began, "results": results,
                      "command": f'make bench BENCH_ARGS="--rows {name}"'})
         # After every row: a run stopped half-way keeps what it measured.
