@@ -16,10 +16,15 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_REGION": "us-east-1"}
 
 
+def stat_cpu_seconds(stat):
+    """User + system CPU seconds in the text of a /proc stat file (of a process or of one thread)."""
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
 def cpu_seconds(pid):
     """User + system CPU seconds of a process so far (all its threads)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return stat_cpu_seconds(Path(f"/proc/{pid}/stat").read_text())
 
 
 def rss_bytes(pid):

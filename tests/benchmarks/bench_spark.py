@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_backend import cpu_seconds  # noqa: E402
+from bench_backend import cpu_seconds, stat_cpu_seconds  # noqa: E402
 
 SHADED_SDK = "io.github.sparkkinesis.shaded.software.amazon.awssdk."
 
@@ -69,8 +69,7 @@ def thread_cpu(pid):
         with contextlib.suppress(OSError):
             stat = (task / "stat").read_text()
             name = "".join("N" if c.isdigit() else c for c in stat[stat.index("(") + 1:stat.rindex(")")])
-            fields = stat.rsplit(")", 1)[1].split()
-            threads[task.name] = (name, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+            threads[task.name] = (name, stat_cpu_seconds(stat))
     return threads
 
 

@@ -55,7 +55,7 @@ private[client] object GetRecordsCbor {
     if (recordsAt < 0) body
     else {
       val rest = new ByteArrayOutputStream(body.length - (recordsEnd - recordsAt) + 9)
-      if (count == Indefinite) rest.write(0xbf) else Reader.writeHead(rest, MajorMap, count - 1)
+      if (count == Indefinite) rest.write(0xbf) else writeHead(rest, MajorMap, count - 1)
       rest.write(body, fieldsStart, recordsAt - fieldsStart)
       rest.write(body, recordsEnd, body.length - recordsEnd)
       rest.toByteArray
@@ -234,15 +234,14 @@ private[client] object GetRecordsCbor {
       }
   }
 
-  private object Reader {
-    def writeHead(out: ByteArrayOutputStream, major: Int, n: Long): Unit = {
-      val m = major << 5
-      if (n < 24) out.write(m | n.toInt)
-      else if (n < 0x100) { out.write(m | 24); out.write(n.toInt) }
-      else if (n < 0x10000) { out.write(m | 25); out.write((n >>> 8).toInt); out.write(n.toInt) }
-      else if (n < 0x100000000L) { out.write(m | 26); (24 to 0 by -8).foreach(s => out.write((n >>> s).toInt)) }
-      else { out.write(m | 27); (56 to 0 by -8).foreach(s => out.write((n >>> s).toInt)) }
-    }
+  /** A CBOR head: major type and argument, in its shortest form. */
+  private def writeHead(out: ByteArrayOutputStream, major: Int, n: Long): Unit = {
+    val m = major << 5
+    if (n < 24) out.write(m | n.toInt)
+    else if (n < 0x100) { out.write(m | 24); out.write(n.toInt) }
+    else if (n < 0x10000) { out.write(m | 25); out.write((n >>> 8).toInt); out.write(n.toInt) }
+    else if (n < 0x100000000L) { out.write(m | 26); (24 to 0 by -8).foreach(s => out.write((n >>> s).toInt)) }
+    else { out.write(m | 27); (56 to 0 by -8).foreach(s => out.write((n >>> s).toInt)) }
   }
 
   /** An IEEE 754 half-precision float's value. */

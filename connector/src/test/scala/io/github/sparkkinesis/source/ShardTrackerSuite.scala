@@ -6,7 +6,7 @@ import org.scalatest.matchers.should.Matchers
 import io.github.sparkkinesis.{FakeClock, FakeKinesisApi}
 import io.github.sparkkinesis.client.{KinesisApi, RecordBatch, ShardDescription}
 import io.github.sparkkinesis.kpl.HashKeyRange
-import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 
 class ShardTrackerSuite extends AnyFunSuite with Matchers {
@@ -35,27 +35,27 @@ class ShardTrackerSuite extends AnyFunSuite with Matchers {
     (new ShardTracker(options, api, "test", clock), api, clock)
   }
 
+  /** How many listings there have been after `millis` more of the clock and one more trigger. */
+  private def listingsAfter(millis: Long, shards: ShardTracker, api: SlowListing, clock: FakeClock,
+      tracked: Map[ShardKey, ShardPosition]): Int = {
+    clock.sleepNanos(millis * 1000000L)
+    shards.trackNewShards(tracked)
+    api.listings
+  }
+
   test("shards are listed every shardFetchInterval when listing is quick") {
     val (shards, api, clock) = tracker(listingMillis = 10)
     val tracked = shards.trackNewShards(Map.empty)
     tracked.size shouldBe 2
-    clock.sleepNanos(500L * 1000000L)
-    shards.trackNewShards(tracked)
-    api.listings shouldBe 1
-    clock.sleepNanos(500L * 1000000L)
-    shards.trackNewShards(tracked)
-    api.listings shouldBe 2
+    listingsAfter(500, shards, api, clock, tracked) shouldBe 1
+    listingsAfter(500, shards, api, clock, tracked) shouldBe 2
   }
 
   test("a listing that takes long is repeated only after ten times its duration, so triggers are not spent on it") {
     val (shards, api, clock) = tracker(listingMillis = 2000)
     val tracked = shards.trackNewShards(Map.empty)
-    clock.sleepNanos(19L * 1000000000L)
-    shards.trackNewShards(tracked)
-    api.listings shouldBe 1
-    clock.sleepNanos(1L * 1000000000L)
-    shards.trackNewShards(tracked)
-    api.listings shouldBe 2
+    listingsAfter(19000, shards, api, clock, tracked) shouldBe 1
+    listingsAfter(1000, shards, api, clock, tracked) shouldBe 2
     shards.trackNewShards(tracked, force = true)
     api.listings shouldBe 3
   }
