@@ -11,15 +11,16 @@ import io.github.sparkkinesis.client.ShardEvent
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
- * The receiving end of one SubscribeToShard call: events go into a bounded buffer, and more
- * are requested (`request(n)`) only while the buffer has room (ARCHITECTURE.md invariant 5).
- * Kinesis pushes over HTTP/2; when nothing is requested, HTTP/2 flow control holds it back,
- * so memory stays bounded however slowly the reader drains.
+ * The receiving end of one SubscribeToShard call: events go into a buffer of at most
+ * `maxEvents` events and `maxBytes` bytes (plus the one event that crossed it), requested
+ * (`request(n)`) ahead of the reader while the buffer has room.
  *
- * The buffer holds at most `maxEvents` events: at any time, events buffered plus events
- * requested and not yet received never exceed it. It also holds about `maxBytes`: requests are
- * sized assuming each event is as large as the largest seen so far (one at a time until the
- * first is seen), so it exceeds `maxBytes` by at most one event larger than any before.
+ * The AWS SDK does not turn a lack of demand into HTTP/2 flow control: while nothing is
+ * requested, what Kinesis pushes piles up in the SDK's own buffers without bound (2 MiB/s per
+ * shard and consumer, for the up to 5 minutes a subscription lives). So a buffer that fills
+ * ends the subscription at once, as [[Full]]: the reader drains what is buffered and subscribes
+ * again after the last event it took, and a reader that stops reading holds at most this
+ * buffer per shard (ARCHITECTURE.md invariant 5).
  *
  * Signals arrive on the SDK's threads; [[drain]] and [[cancel]] are called by the reader.
  */
@@ -38,7 +39,6 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
   private var subscription: Subscription = _
   private val buffer = mutable.Queue.empty[ShardEvent]
   private var bufferedBytes = 0L
-  private var largestEventBytes = 0L
   private var outstanding = 0L
   private var state: State = Open
   private var cancelled = false
@@ -58,26 +58,29 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
   }
 
   override def onNext(event: ShardEvent): Unit = {
-    val overflow = withLock {
+    val (overflow, filled) = withLock {
       if (state != Open) {
-        false
+        (false, false)
       } else if (outstanding <= 0) {
-        true
+        (true, false)
       } else {
         outstanding -= 1
         receivedTotal += 1
         buffer.enqueue(event)
         bufferedBytes += event.bytes
-        largestEventBytes = math.max(largestEventBytes, math.max(1L, event.bytes))
         lastSignalNanos = clock.nanoTime()
+        val full = buffer.size >= maxEvents || bufferedBytes >= maxBytes
+        if (full) state = Full
         changed.signalAll()
-        false
+        (false, full)
       }
     }
     if (overflow) {
       // A publisher that ignores request(n) would make the buffer unbounded: stop it.
       onError(new IllegalStateException("the event stream sent more events than were requested"))
       cancel()
+    } else if (filled) {
+      stopUpstream()
     }
   }
 
@@ -138,26 +141,25 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
 
   /** Stops the subscription; buffered events stay. Ends it as Cancelled unless it had ended. */
   def cancel(): Unit = {
-    val s = withLock {
+    withLock {
       cancelled = true
       if (state == Open) {
         state = Cancelled
         changed.signalAll()
       }
-      subscription
     }
+    stopUpstream()
+  }
+
+  private def stopUpstream(): Unit = {
+    val s = withLock(subscription)
     if (s != null) requestLock.synchronized(s.cancel())
   }
 
+  /** Asks for as many events as the buffer has room for, beyond those already asked for. */
   private def topUp(): Unit = requestLock.synchronized {
     val (s, n) = withLock {
-      val eventRoom = maxEvents - buffer.size - outstanding
-      // Events are as large as the largest seen so far; until one is seen, ask for one.
-      val byteRoom =
-        if (largestEventBytes == 0L) 1L - outstanding
-        else math.max(1L, (maxBytes - bufferedBytes) / largestEventBytes) - outstanding
-      val room = if (state != Open || subscription == null || bufferedBytes >= maxBytes) 0L
-      else math.min(eventRoom, byteRoom)
+      val room = if (state != Open || subscription == null) 0L else maxEvents - buffer.size - outstanding
       if (room > 0) {
         outstanding += room
         requestedTotal += room
@@ -178,6 +180,8 @@ private[efo] object ShardSubscription {
   sealed trait State
   case object Open extends State
   case object Completed extends State
+  /** The buffer filled: ended by the connector, so that the SDK does not buffer what Kinesis keeps pushing. */
+  case object Full extends State
   final case class Failed(error: Throwable) extends State
   case object Cancelled extends State
 }

@@ -16,10 +16,14 @@ import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
-/** How a [[SubscriptionCursor]] buffers and retries (by default, [[RetryPolicy.SubscribeToShard]]). */
+/**
+ * How a [[SubscriptionCursor]] buffers and retries (by default, [[RetryPolicy.SubscribeToShard]]).
+ * A subscription whose buffer fills is ended and resumed when the reader has drained it (see
+ * [[ShardSubscription]]): 16 MiB is 8 s of a shard at Kinesis's 2 MiB/s per consumer.
+ */
 final case class SubscriptionSettings(
-    maxBufferedEvents: Int = 8,
-    maxBufferedBytes: Long = 32L * 1024 * 1024,
+    maxBufferedEvents: Int = 1000,
+    maxBufferedBytes: Long = 16L * 1024 * 1024,
     maxConsecutiveFailures: Int = RetryPolicy.SubscribeToShard.maxAttempts,
     backOffBaseMs: Long = RetryPolicy.SubscribeToShard.backOff.firstMs,
     backOffMaxMs: Long = RetryPolicy.SubscribeToShard.backOff.maxMs,
@@ -37,9 +41,9 @@ final case class SubscriptionSettings(
  * (`fetch`, `position`, `isEnded`), and meant to live on an executor across micro-batches
  * (ARCHITECTURE.md invariant 4), so one SubscribeToShard stays open per shard and consumer.
  *
- * Events are received by a [[ShardSubscription]] into a bounded buffer with `request(n)`
- * backpressure (invariant 5); [[fetch]] hands them out. When a subscription ends (Kinesis
- * ends each after 5 minutes) or fails with a retryable error (ResourceInUse, LimitExceeded,
+ * Events are received by a [[ShardSubscription]] into a bounded buffer (invariant 5); [[fetch]]
+ * hands them out. When a subscription ends (Kinesis ends each after 5 minutes, and the
+ * connector ends one whose buffer filled because the reader did not take its events) or fails with a retryable error (ResourceInUse, LimitExceeded,
  * internal failures, read time-outs, resets and other I/O errors, or no event for
  * `stallTimeoutMs`), the next [[fetch]] subscribes again from the continuation sequence number
  * of the last event handed out (or the start, before any), after a jittered back-off on
@@ -125,6 +129,13 @@ final class SubscriptionCursor(
             case Completed =>
               finish(failed = false)
               nextAttemptNanos = clock.nanoTime() // Renew at once; the limiter spaces the calls.
+            case Full =>
+              // Every buffered event was handed out: continue after the last one.
+              live.handle.cancel()
+              finish(failed = false)
+              nextAttemptNanos = clock.nanoTime()
+              logDebug(s"The subscription to $shard for $consumerArn filled its buffer while not read; " +
+                s"subscribing again from $resumeFrom")
             case Failed(error) =>
               finish(failed = true)
               failed(error)

@@ -20,43 +20,45 @@ class ShardSubscriptionSuite extends AnyFunSuite with Matchers {
     (transport, receiver)
   }
 
-  test("asks for one event until it knows how large events are, then for as many as there is room for") {
+  test("asks ahead for as many events as the buffer holds; a full buffer ends the subscription, keeping its events") {
     val (transport, receiver) = open(maxEvents = 4)
     val session = transport.sessions.head
-    session.requested shouldBe 1
-    receiver.drain() should have size 1
-    session.requested shouldBe 5
-    receiver.bufferedEventCount shouldBe 4
-    transport.pump() // The reader has not drained: nothing more is asked for, nothing arrives.
-    session.requested shouldBe 5
-    receiver.bufferedEventCount shouldBe 4
-    receiver.outstandingRequests shouldBe 0
+    session.requested shouldBe 4
+    receiver.status shouldBe ShardSubscription.Full
+    session.cancelled shouldBe true // The SDK would buffer what Kinesis pushes while nothing is asked for.
+    receiver.drain() should have size 4
+    receiver.drain() shouldBe empty
+    session.requested shouldBe 4 // Draining after the end asks for nothing.
   }
 
-  test("draining frees room, which is requested again; buffered plus outstanding never exceed the bound") {
-    val (transport, receiver) = open(maxEvents = 3)
+  test("a reader that keeps up keeps the subscription open; buffered plus outstanding never exceed the bound") {
+    val clock = new FakeClock
+    val transport = new FakeSubscriptionTransport(clock, recordsPerEvent = 2, heartbeats = false)
+    val receiver = new ShardSubscription(3, Long.MaxValue, clock)
+    transport.subscribe("arn", "shardId-000000000000", ShardPosition.TrimHorizon, None, receiver)
     val session = transport.sessions.head
     var records = 0
     (1 to 10).foreach { _ =>
-      (receiver.bufferedEventCount + receiver.outstandingRequests) should be <= 3L
+      transport.put(4) // Two events' worth arrive between drains.
+      transport.pump()
+      (receiver.bufferedEventCount + receiver.outstandingRequests) shouldBe 3L
       records += receiver.drain().map(_.records.size).sum
-      session.requested - session.delivered should be <= 3L
+      receiver.status shouldBe ShardSubscription.Open
     }
-    records shouldBe 2 + 9 * 6 // One event of 2 records first, then 3 events of 2 records per drain.
-    receiver.totalRequested shouldBe session.requested
+    records shouldBe 40
+    session.cancelled shouldBe false
     receiver.totalReceived shouldBe session.delivered.toLong
   }
 
-  test("the bytes buffered stay within maxBytes for events no larger than those seen") {
+  test("the bytes buffered pass maxBytes by at most the event that crossed it, which ends the subscription") {
     // Each fake event of 2 records is 20 to 24 bytes (keys and payloads).
     val (transport, receiver) = open(maxEvents = 100, maxBytes = 60)
     val session = transport.sessions.head
-    (1 to 20).foreach { _ =>
-      val events = receiver.drain()
-      events.map(_.bytes).sum should be <= 60L + 24
-      session.requested - session.delivered should be <= 100L
-    }
-    session.delivered should be > 20
+    receiver.status shouldBe ShardSubscription.Full
+    session.cancelled shouldBe true
+    val bytes = receiver.drain().map(_.bytes).sum
+    bytes should be >= 60L
+    bytes should be < 60L + 24
   }
 
   test("a publisher that ignores request(n) is stopped instead of filling memory") {
@@ -70,7 +72,7 @@ class ShardSubscriptionSuite extends AnyFunSuite with Matchers {
     receiver.onNext(ShardEvent(Nil, Some("2"), 0))
     cancelled shouldBe true
     receiver.bufferedEventCount shouldBe 1
-    receiver.status shouldBe a[ShardSubscription.Failed]
+    receiver.status shouldBe ShardSubscription.Full
   }
 
   test("events buffered before the end are still drained after it") {
@@ -79,17 +81,22 @@ class ShardSubscriptionSuite extends AnyFunSuite with Matchers {
     val receiver = new ShardSubscription(8, Long.MaxValue, clock)
     transport.put(20)
     transport.subscribe("arn", "s", ShardPosition.TrimHorizon, None, receiver)
-    receiver.drain().flatMap(_.records) should have size 5 // The first event; then room for more.
     receiver.status shouldBe ShardSubscription.Completed
-    receiver.drain().flatMap(_.records) should have size 5
+    receiver.drain().flatMap(_.records) should have size 10
+    receiver.drain() shouldBe empty
   }
 
   test("cancel stops the publisher and ends the subscription as cancelled") {
-    val (transport, receiver) = open(maxEvents = 2)
+    val clock = new FakeClock
+    val transport = new FakeSubscriptionTransport(clock, heartbeats = false)
+    val receiver = new ShardSubscription(2, Long.MaxValue, clock)
+    transport.subscribe("arn", "s", ShardPosition.TrimHorizon, None, receiver)
+    transport.put(1)
+    transport.pump()
     receiver.cancel()
     transport.sessions.head.cancelled shouldBe true
     receiver.status shouldBe ShardSubscription.Cancelled
     receiver.drain() should have size 1
-    transport.sessions.head.requested shouldBe 1 // Draining after the end asks for nothing.
+    transport.sessions.head.requested shouldBe 2 // Draining after the end asks for nothing.
   }
 }

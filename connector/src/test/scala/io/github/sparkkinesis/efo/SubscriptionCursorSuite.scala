@@ -110,6 +110,23 @@ class SubscriptionCursorSuite extends AnyFunSuite with Matchers {
     s.metrics.subscribeCalls shouldBe calls.size
   }
 
+  test("a subscription whose buffer fills while not read is ended; the next resumes after the last record taken") {
+    val s = new Setup(heartbeats = false) // 4 events of 3 records fill the buffer.
+    val seqs = s.transport.put(100)
+    val cursor = s.cursor()
+    cursor.fetch(1000).records should have size 12
+    s.transport.sessions.head.cancelled shouldBe true // Kinesis pushes on; the SDK would keep it all.
+    s.transport.sessions.head.delivered shouldBe 4
+    s.read(cursor, 88).map(_.sequenceNumber) shouldBe seqs.drop(12)
+    val calls = s.transport.calls
+    calls.size shouldBe 9
+    calls.tail.zipWithIndex.foreach { case (call, i) =>
+      call.start shouldBe ShardPosition.AfterSequence(seqs(12 * (i + 1) - 1))
+    }
+    s.transport.sessions.map(_.delivered).max shouldBe 4
+    s.gapsMillis.foreach(_ should be >= SubscribeLimiter.MinSpacingMs)
+  }
+
   test("SubscribeToShard calls for one shard and consumer are at least 5 s apart, however fast they end") {
     val s = new Setup(recordsPerEvent = 1, eventsPerSubscription = 1)
     s.transport.put(12)
