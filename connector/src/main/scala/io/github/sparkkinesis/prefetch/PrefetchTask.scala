@@ -28,20 +28,31 @@ final case class PrefetchWork(
     stopping: Boolean = false,
     /**
      * The driver endpoint the task hands its blocks to as soon as it is at the tip with new
-     * records; it then reads on, until `maxFetchDuration` or the driver says stop.
+     * records, or holds `handOverBytes`; it then reads on, until `maxFetchDuration` or the
+     * driver says stop.
      */
-    reportTo: Option[String] = None)
+    reportTo: Option[String] = None,
+    /**
+     * The most record bytes the task holds before it stores them (and hands them over, or
+     * returns). Without it, a shard read faster than `maxFetchDuration` can hold (EFO is paced
+     * only by Kinesis) would fill the executor's heap before anything is stored.
+     */
+    handOverBytes: Long = PrefetchTask.HandOverBytes)
 
 /**
  * The executor side of prefetching: reads a few shards in turn (each paced on its own) for up
  * to `maxFetchDuration`, then stores what it read as one block per shard in the executor's
  * block manager and tells the driver what each block holds. Once every shard is at the tip and
  * something was read, it stores and hands over what it has at once, so new records are not
- * held back: with a `report` to the driver, it then reads on (one Spark job reads a trickle for
- * the whole `maxFetchDuration`); without, it returns. First, it closes the readers of its query
+ * held back, and so it does once it holds `handOverBytes`, so its memory stays bounded however
+ * fast it reads: with a `report` to the driver, it then reads on (one Spark job reads a trickle
+ * for the whole `maxFetchDuration`); without, it returns. First, it closes the readers of its query
  * that its executor no longer owns.
  */
 object PrefetchTask {
+
+  /** [[PrefetchWork.handOverBytes]] by default: 64 MiB, 32 s of a shard at 2 MiB/s. */
+  val HandOverBytes: Long = 64L * 1024 * 1024
 
   private final class ShardRun(val request: ShardFetchRequest, val cursor: ShardReader,
       splitAtArrivalMillis: Option[Long]) {
@@ -126,9 +137,11 @@ object PrefetchTask {
         val allAtTip = runs.forall(r => r.cursor.isEnded || r.atTip)
         val fetched = runs.exists(_.count > 0)
         val caughtUp = allAtTip && (fetched || work.returnWhenCaughtUp)
-        done = clock.nanoTime() >= deadline || handedOverBytes + runs.map(_.bytes).sum >= work.maxBytes ||
-          runs.forall(_.cursor.isEnded) || (caughtUp && report.isEmpty)
-        report.filter(_ => caughtUp && fetched && !done).foreach { send =>
+        val held = runs.map(_.bytes).sum
+        val holdsEnough = held >= work.handOverBytes
+        done = clock.nanoTime() >= deadline || handedOverBytes + held >= work.maxBytes ||
+          runs.forall(_.cursor.isEnded) || ((caughtUp || holdsEnough) && report.isEmpty)
+        report.filter(_ => ((caughtUp && fetched) || holdsEnough) && !done).foreach { send =>
           val handedOver = result()
           handedOverBytes += runs.map(_.bytes).sum
           runs = runs.map(_.continued)

@@ -168,4 +168,34 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
     val (blocks, sink) = prefetch(Seq(big), None)
     sink.blocks(blocks.head.blockName.get).map(_.data.toSeq).toSeq shouldBe big.map(_.data.toSeq)
   }
+
+  test("a task reading faster than it reaches the tip stores what it holds every handOverBytes, and loses nothing") {
+    // 20 fetches of 5 records of 8 bytes (key "k", data "data-NN"), never at the tip until the last.
+    val fetches = (0 until 20).map(f => (0 until 5).map(i => record(10 + f * 5 + i, 1L)))
+    val perFetch = fetches.head.map(_.bytes).sum
+    def run(report: Option[PrefetchResult => Boolean]): (PrefetchResult, KeepingSink) = {
+      val instance = UUID.randomUUID().toString
+      val work = PrefetchWork(instance, 7, FetchSettings(100, 2.0, 0L, 60000L), 1L << 20, None,
+        returnWhenCaughtUp = true, reportTo = report.map(_ => "driver"), handOverBytes = 100L)
+      val sink = new KeepingSink
+      try {
+        (PrefetchTask.run(_ => new RecordsReader(shard, fetches),
+          Seq(ShardFetchRequest(shard, ShardPosition.AfterSequence("100"))), work, store = sink, report = report), sink)
+      } finally ExecutorCursors.forget(instance)
+    }
+    def sequences(sink: KeepingSink): Seq[String] = sink.blocks.values.flatMap(_.map(_.sequenceNumber)).toSeq
+
+    val reports = mutable.ArrayBuffer.empty[PrefetchResult]
+    val (last, sink) = run(Some { r => reports += r; true })
+    val blocks = reports.flatMap(_.blocks) ++ last.blocks
+    blocks.size should be > 5
+    blocks.foreach(_.bytes should be < 100L + perFetch)
+    blocks.map(_.from) shouldBe ShardPosition.AfterSequence("100") +: blocks.init.map(_.to)
+    sequences(sink) shouldBe fetches.flatten.map(_.sequenceNumber)
+
+    // Without a driver to hand over to, the task returns instead.
+    val (alone, aloneSink) = run(None)
+    alone.blocks.map(_.records) shouldBe Seq(15)
+    sequences(aloneSink) shouldBe fetches.flatten.take(15).map(_.sequenceNumber)
+  }
 }
