@@ -54,7 +54,7 @@ def figures(row, r):
         return (f"driver **{_n(r['driver_ms_per_trigger'])} ms/trigger** (latestOffset {_n(r['latest_offset_ms'])}"
                 f"{waited}, planning {_n(r['planning_ms'])}), first batch after {_n(r['first_batch_s'], 1)} s, "
                 f"driver heap {_n(r['driver_heap_mb'])} MB, {r['triggers']} triggers")
-    if row == "memory":
+    if row.startswith("memory"):
         return (f"peak block memory **{_n(r['peak_block_mb'], 1)} MB** with fetchBufferSize {r['fetch_buffer_mb']} MB; "
                 f"peak heap {_n(r['peak_heap_mb'])} MB; {_n(r['records'])} records")
     if row.startswith("sink"):
