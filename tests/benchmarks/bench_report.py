@@ -20,8 +20,9 @@ def _kinds(r):
     k = r.get("cpu_by_kind")
     if not k:
         return ""
+    exited = f", threads that exited {_n(k['exited'], 1)}" if k.get("exited", 0) >= 0.05 else ""
     return (f" (tasks {_n(k['tasks'], 1)}, GC {_n(k['gc'], 1)}, JIT {_n(k['jit'], 1)}, "
-            f"other {_n(k['other'], 1)} CPU-s)")
+            f"other {_n(k['other'], 1)}{exited} CPU-s)")
 
 
 def figures(row, r):

@@ -134,6 +134,8 @@ def throughput(spark, pid, spec, workdir):
         query = read_once(spark, spec, workdir / "checkpoint")
         seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
         kinds = cpu_kinds(cpu_by_thread_name(threads, thread_cpu(pid)))
+    # Threads gone by the end (an SDK client's event loops, closed with it) took the rest.
+    kinds["exited"] = max(0.0, cpu - sum(kinds.values()))
     records = rows_read(query)
     return {"records": records, "batches": batches_run(query), "seconds": seconds, "cpu_seconds": cpu,
             "cpu_by_kind": kinds, "records_per_s": records / seconds,

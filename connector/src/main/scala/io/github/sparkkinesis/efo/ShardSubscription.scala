@@ -81,6 +81,8 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
       cancel()
     } else if (filled) {
       stopUpstream()
+    } else {
+      topUp()
     }
   }
 
@@ -156,10 +158,14 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
     if (s != null) requestLock.synchronized(s.cancel())
   }
 
-  /** Asks for as many events as the buffer has room for, beyond those already asked for. */
+  /**
+   * Asks for as many events as the buffer has room for, beyond those already asked for, and no
+   * more than [[MaxRequested]] ahead: the SDK decodes what is asked for as it arrives.
+   */
   private def topUp(): Unit = requestLock.synchronized {
     val (s, n) = withLock {
-      val room = if (state != Open || subscription == null) 0L else maxEvents - buffer.size - outstanding
+      val room = if (state != Open || subscription == null) 0L
+      else math.min(maxEvents - buffer.size, MaxRequested) - outstanding
       if (room > 0) {
         outstanding += room
         requestedTotal += room
@@ -177,6 +183,9 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
 }
 
 private[efo] object ShardSubscription {
+  /** Events asked for and not yet received, at most. */
+  val MaxRequested = 8L
+
   sealed trait State
   case object Open extends State
   case object Completed extends State

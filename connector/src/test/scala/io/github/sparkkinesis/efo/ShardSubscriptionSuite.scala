@@ -52,13 +52,16 @@ class ShardSubscriptionSuite extends AnyFunSuite with Matchers {
 
   test("the bytes buffered pass maxBytes by at most the event that crossed it, which ends the subscription") {
     // Each fake event of 2 records is 20 to 24 bytes (keys and payloads).
-    val (transport, receiver) = open(maxEvents = 100, maxBytes = 60)
+    val (transport, receiver) = open(maxEvents = 100, maxBytes = 600)
     val session = transport.sessions.head
     receiver.status shouldBe ShardSubscription.Full
     session.cancelled shouldBe true
+    // Asked for ahead a few at a time, never the whole buffer's worth at once.
+    session.delivered should be > ShardSubscription.MaxRequested.toInt
+    session.requested should be <= session.delivered + ShardSubscription.MaxRequested
     val bytes = receiver.drain().map(_.bytes).sum
-    bytes should be >= 60L
-    bytes should be < 60L + 24
+    bytes should be >= 600L
+    bytes should be < 600L + 24
   }
 
   test("a publisher that ignores request(n) is stopped instead of filling memory") {
