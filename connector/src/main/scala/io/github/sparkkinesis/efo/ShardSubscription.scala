@@ -15,12 +15,12 @@ import io.github.sparkkinesis.time.{Clock, SystemClock}
  * `maxEvents` events and `maxBytes` bytes (plus the one event that crossed it), requested
  * (`request(n)`) ahead of the reader while the buffer has room.
  *
- * The AWS SDK does not turn a lack of demand into HTTP/2 flow control: while nothing is
- * requested, what Kinesis pushes piles up in the SDK's own buffers without bound (2 MiB/s per
- * shard and consumer, for the up to 5 minutes a subscription lives). So a buffer that fills
- * ends the subscription at once, as [[Full]]: the reader drains what is buffered and subscribes
- * again after the last event it took, and a reader that stops reading holds at most this
- * buffer per shard (ARCHITECTURE.md invariant 5).
+ * Demand alone does not bound memory: the SDK's HTTP layer reads ahead of it (a `make bench`
+ * EFO run held 1.3 GB of pushed data its event decoder had not asked for). So at most
+ * [[MaxRequested]] events are asked for ahead, and a buffer that fills ends the subscription at
+ * once, as [[Full]]: the reader drains what is buffered and subscribes again after the last
+ * event it took, so what the reader does not take stays in Kinesis (ARCHITECTURE.md
+ * invariant 5).
  *
  * Signals arrive on the SDK's threads; [[drain]] and [[cancel]] are called by the reader.
  */
