@@ -5,11 +5,10 @@ and <date>.png and prints the table. Timings here only: never pass/fail.
     python tests/benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--quick]
 
 Rows: backend, polling, efo, limits-polling, limits-efo, latency-default, latency-low, latency-floor,
-steady-noop, steady-noop-floor, idle,
-scale-100, scale-1000, scale-10000, memory, memory-efo, sink, sink-limits. Builds: --jar label=path (repeatable); by default
-"now" (the jar `make wheel` built) and "before" (.bench/baseline.jar, made by
-`make bench-baseline` from BENCH_BASELINE) when it exists. Every figure is of one run on one
-machine: compare the builds with each other, not with other machines.
+steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000, memory, memory-efo, sink,
+sink-limits. Builds: --jar label=path (repeatable); by default "now" (the jar `make wheel` built)
+and "before" (.bench/baseline.jar, made by `make bench-baseline` from BENCH_BASELINE) when it
+exists. Every figure is of one run on one machine: compare the builds with each other, not with other machines.
 """
 
 import argparse
