@@ -180,7 +180,8 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
       val sink = new KeepingSink
       try {
         (PrefetchTask.run(_ => new RecordsReader(shard, fetches),
-          Seq(ShardFetchRequest(shard, ShardPosition.AfterSequence("100"))), work, store = sink, report = report), sink)
+            Seq(ShardFetchRequest(shard, ShardPosition.AfterSequence("100"))), work, store = sink, report = report),
+          sink)
       } finally ExecutorCursors.forget(instance)
     }
     def sequences(sink: KeepingSink): Seq[String] = sink.blocks.values.flatMap(_.map(_.sequenceNumber)).toSeq
