@@ -16,9 +16,11 @@ import io.github.sparkkinesis.time.{Clock, SystemClock}
  * (`request(n)`) ahead of the reader while the buffer has room.
  *
  * Demand alone does not bound memory: the SDK's HTTP layer reads ahead of it (a `make bench`
- * EFO run held 1.3 GB of pushed data its event decoder had not asked for). So at most
- * [[MaxRequested]] events are asked for ahead, and a buffer that fills ends the subscription at
- * once, as [[Full]]: the reader drains what is buffered and subscribes again after the last
+ * EFO run held 1.3 GB of pushed data its event decoder had not asked for). So events are asked
+ * for ahead only as far as they fit the room left in `maxBytes`, judged by the largest event so
+ * far (one at a time until the first arrives; at most [[MaxRequested]]): events of 10,000
+ * records are 10 MB each, and eight of them per shard in the SDK's decoder ran a 2 GB JVM out
+ * of heap. A buffer that fills ends the subscription at once, as [[Full]]: the reader drains what is buffered and subscribes again after the last
  * event it took, so what the reader does not take stays in Kinesis (ARCHITECTURE.md
  * invariant 5).
  *
@@ -43,6 +45,7 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
   private var state: State = Open
   private var cancelled = false
   private var lastSignalNanos = clock.nanoTime()
+  private var largestEvent = 0L
   private var requestedTotal = 0L
   private var receivedTotal = 0L
 
@@ -68,6 +71,7 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
         receivedTotal += 1
         buffer.enqueue(event)
         bufferedBytes += event.bytes
+        largestEvent = math.max(largestEvent, event.bytes)
         lastSignalNanos = clock.nanoTime()
         val full = buffer.size >= maxEvents || bufferedBytes >= maxBytes
         if (full) state = Full
@@ -126,6 +130,7 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
   def totalRequested: Long = withLock(requestedTotal)
   def totalReceived: Long = withLock(receivedTotal)
   def bufferedEventCount: Int = withLock(buffer.size)
+  def bufferedByteCount: Long = withLock(bufferedBytes)
 
   /**
    * Waits until an event or the end arrives, for at most `nanos`. Test clocks move time on
@@ -159,13 +164,13 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
   }
 
   /**
-   * Asks for as many events as the buffer has room for, beyond those already asked for, and no
-   * more than [[MaxRequested]] ahead: the SDK decodes what is asked for as it arrives.
+   * Asks for as many events as the buffer has room for, beyond those already asked for: the SDK
+   * decodes what is asked for as it arrives, so what is asked for counts against `maxBytes` too.
    */
   private def topUp(): Unit = requestLock.synchronized {
     val (s, n) = withLock {
       val room = if (state != Open || subscription == null) 0L
-      else math.min(maxEvents - buffer.size, MaxRequested) - outstanding
+      else math.min(math.min(maxEvents - buffer.size, MaxRequested), eventsThatFit) - outstanding
       if (room > 0) {
         outstanding += room
         requestedTotal += room
@@ -174,6 +179,10 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
     }
     if (n > 0) s.request(n)
   }
+
+  /** Events that fit the bytes left, at the largest size seen; at least one, so reading goes on. */
+  private def eventsThatFit: Long =
+    if (largestEvent == 0L) 1L else math.max(1L, (maxBytes - bufferedBytes) / largestEvent)
 
   private def withLock[T](body: => T): T = {
     lock.lock()

@@ -64,6 +64,26 @@ class ShardSubscriptionSuite extends AnyFunSuite with Matchers {
     bytes should be < 600L + 24
   }
 
+  test("events asked for count against maxBytes: one at a time until the first arrives, then as many as fit") {
+    val clock = new FakeClock
+    val transport = new FakeSubscriptionTransport(clock, recordsPerEvent = 2, heartbeats = false)
+    // Events of 2 records are 20 to 24 bytes: 100 bytes hold four or five.
+    val receiver = new ShardSubscription(100, 100, clock)
+    transport.subscribe("arn", "shardId-000000000000", ShardPosition.TrimHorizon, None, receiver)
+    val session = transport.sessions.head
+    session.requested shouldBe 1
+    var records = 0
+    (1 to 10).foreach { _ =>
+      transport.put(6)
+      transport.pump()
+      receiver.outstandingRequests should be >= 1L
+      (receiver.bufferedByteCount + receiver.outstandingRequests * 20) should be <= 100L + 24
+      records += receiver.drain().map(_.records.size).sum
+    }
+    records shouldBe 60
+    receiver.status shouldBe ShardSubscription.Open
+  }
+
   test("a publisher that ignores request(n) is stopped instead of filling memory") {
     val receiver = new ShardSubscription(1, Long.MaxValue, new FakeClock)
     var cancelled = false
