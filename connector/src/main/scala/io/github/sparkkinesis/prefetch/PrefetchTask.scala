@@ -1,5 +1,6 @@
 package io.github.sparkkinesis.prefetch
 
+import java.nio.ByteBuffer
 import java.util.concurrent.ThreadLocalRandom
 
 import org.apache.spark.sql.kinesis.KinesisBlockStore
@@ -179,11 +180,11 @@ object PrefetchTask {
 
 /** Where prefetched blocks ([[RecordBlock]]s) go; Spark's block manager, or a map in unit tests. */
 trait BlockSink {
-  def put(name: String, block: Array[Byte]): Option[String]
+  def put(name: String, block: Array[ByteBuffer]): Option[String]
   def location: String
 }
 
 object SparkBlockSink extends BlockSink {
-  override def put(name: String, block: Array[Byte]): Option[String] = KinesisBlockStore.put(name, block)
+  override def put(name: String, block: Array[ByteBuffer]): Option[String] = KinesisBlockStore.put(name, block)
   override def location: String = KinesisBlockStore.thisExecutorLocation
 }

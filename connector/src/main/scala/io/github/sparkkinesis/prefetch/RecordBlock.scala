@@ -17,20 +17,27 @@ import io.github.sparkkinesis.client.KinesisRecord
  * number (long), whether it ends its Kinesis record (byte; see [[KinesisRecord]]), data (int
  * length + bytes). This replaced Java serialization of `Array[KinesisRecord]`, which cost more
  * CPU than everything else on the read path together (make bench, row `polling`).
+ *
+ * A block is kept as chunks of at most [[ChunkLength]] bytes (the header in a chunk of its own;
+ * a record never spans two chunks, unless it is longer than a chunk and has one to itself), never
+ * joined into one array: a block of 64 MiB in one array needs 64 free regions side by side in
+ * G1, which a heap full of other blocks may not have, and joining copied every byte once more.
+ * Spark keeps the chunks as they are in memory and writes them one after the other to disk or
+ * the network, so a block read back from there is one buffer with the same layout.
  */
 object RecordBlock {
   val Format: Byte = 2
   private val HeaderLength = 5
 
-  def encode(records: Array[KinesisRecord]): Array[Byte] = {
+  def encode(records: Array[KinesisRecord]): Array[ByteBuffer] = {
     val writer = new RecordBlockWriter
     records.foreach(writer.add)
     writer.result()
   }
 
   /** The records back as objects (tests, and readers that want them whole). */
-  def decode(bytes: ByteBuffer): Array[KinesisRecord] = {
-    val cursor = new RecordBlockCursor(bytes)
+  def decode(chunks: Array[ByteBuffer]): Array[KinesisRecord] = {
+    val cursor = new RecordBlockCursor(chunks)
     Array.fill(cursor.count) {
       cursor.next()
       KinesisRecord(cursor.partitionKey, cursor.data, cursor.sequenceNumber, cursor.arrivalMillis,
@@ -42,8 +49,8 @@ object RecordBlock {
    * Lays records out in a block as they are read, so a prefetch task does not keep them as
    * objects until it stores the block: objects held for `maxFetchDuration` outlive young
    * collections, and copying them cost more CPU than laying them out (make bench, row
-   * `polling`). The layout goes into chunks of [[ChunkLength]] bytes and is joined once, by
-   * [[result]].
+   * `polling`). The layout goes into chunks of [[ChunkLength]] bytes, which [[result]] hands
+   * over as the block.
    */
   final class RecordBlockWriter {
     private val chunks = ArrayBuffer.empty[ByteBuffer]
@@ -85,12 +92,13 @@ object RecordBlock {
       lastRecord = r
     }
 
-    /** The block: the format, the record count, and the records laid out so far. */
-    def result(): Array[Byte] = {
-      val out = ByteBuffer.allocate(laidOut.toInt)
-      out.put(Format).putInt(records)
-      chunks.foreach(c => out.put(c.array(), 0, c.position()))
-      out.array()
+    /**
+     * The block: a header chunk (the format and the record count), then the chunks the records
+     * were laid out in, each from 0 to what was written (as Spark's `ChunkedByteBuffer` wants).
+     */
+    def result(): Array[ByteBuffer] = {
+      val header = ByteBuffer.allocate(HeaderLength).put(Format).putInt(records)
+      (header +: chunks.toSeq).map(c => c.duplicate().flip().asInstanceOf[ByteBuffer]).toArray
     }
   }
 
@@ -104,25 +112,30 @@ object RecordBlock {
 /**
  * Walks a block's records in place: after each [[next]], the current record's fields are
  * slices of [[array]] (offsets and lengths), so a row can be written from them with no object
- * per record.
+ * per record. The block is its chunks as [[RecordBlock.RecordBlockWriter]] made them, or one
+ * buffer holding them one after the other (read back from disk or another executor).
  */
-final class RecordBlockCursor(block: ByteBuffer) {
-  private val buffer: ByteBuffer = {
-    val heap = if (block.hasArray) block.duplicate()
+final class RecordBlockCursor(chunks: Array[ByteBuffer]) {
+  private val heapChunks: Array[ByteBuffer] = chunks.map { chunk =>
+    val heap = if (chunk.hasArray) chunk.duplicate()
     else {
-      val copy = ByteBuffer.allocate(block.remaining())
-      copy.put(block.duplicate()).flip()
+      val copy = ByteBuffer.allocate(chunk.remaining())
+      copy.put(chunk.duplicate()).flip()
       copy
     }
     heap.order(ByteOrder.BIG_ENDIAN)
   }
-  val array: Array[Byte] = buffer.array()
-  private val base = buffer.arrayOffset()
-  private var at = buffer.position()
+  private var chunkIndex = 0
+  private var buffer: ByteBuffer = _
+  private var base = 0
+  private var at = 0
+  private var end = 0
+  /** The array of the chunk the current record is in. */
+  var array: Array[Byte] = _
+  enter(0)
 
-  require(buffer.remaining() >= 5 && array(base + at) == RecordBlock.Format,
-    s"not a prefetched block of this connector version (format ${if (buffer.remaining() > 0) array(base + at)
-      else "none"})")
+  require(end - at >= 5 && array(base + at) == RecordBlock.Format,
+    s"not a prefetched block of this connector version (format ${if (end > at) array(base + at) else "none"})")
   val count: Int = buffer.getInt(at + 1)
   at += 5
   private var read = 0
@@ -135,6 +148,7 @@ final class RecordBlockCursor(block: ByteBuffer) {
   def hasNext: Boolean = read < count
 
   def next(): Unit = {
+    while (at >= end && chunkIndex + 1 < heapChunks.length) enter(chunkIndex + 1)
     keyLength = buffer.getInt(at); keyOffset = base + at + 4; at += 4 + keyLength
     sequenceLength = buffer.getInt(at); sequenceOffset = base + at + 4; at += 4 + sequenceLength
     arrivalMillis = buffer.getLong(at); at += 8
@@ -147,4 +161,13 @@ final class RecordBlockCursor(block: ByteBuffer) {
   def partitionKey: String = new String(array, keyOffset, keyLength, UTF_8)
   def sequenceNumber: String = new String(array, sequenceOffset, sequenceLength, UTF_8)
   def data: Array[Byte] = java.util.Arrays.copyOfRange(array, dataOffset, dataOffset + dataLength)
+
+  private def enter(index: Int): Unit = {
+    chunkIndex = index
+    buffer = heapChunks(index)
+    array = buffer.array()
+    base = buffer.arrayOffset()
+    at = buffer.position()
+    end = buffer.limit()
+  }
 }

@@ -22,7 +22,7 @@ import io.github.sparkkinesis.prefetch.RecordBlockCursor
 object ShardRangeRecords extends Logging {
 
   def apply(range: ShardRange, api: => KinesisApi, fetch: FetchSettings,
-      readBlock: String => Option[ByteBuffer] = KinesisBlockStore.get): Iterator[InternalRow] = {
+      readBlock: String => Option[Array[ByteBuffer]] = KinesisBlockStore.get): Iterator[InternalRow] = {
     var position = range.start
     val fromBlocks = range.blocks.iterator
       .takeWhile(block => block.from == position)

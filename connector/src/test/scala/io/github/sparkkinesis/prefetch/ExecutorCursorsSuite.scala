@@ -1,5 +1,6 @@
 package io.github.sparkkinesis.prefetch
 
+import java.nio.ByteBuffer
 import java.util.UUID
 
 import org.scalatest.funsuite.AnyFunSuite
@@ -31,7 +32,7 @@ class ExecutorCursorsSuite extends AnyFunSuite with Matchers {
   }
 
   private final class FakeSink(val location: String) extends BlockSink {
-    override def put(name: String, block: Array[Byte]): Option[String] = Some(location)
+    override def put(name: String, block: Array[ByteBuffer]): Option[String] = Some(location)
   }
 
   private val here = "executor_host_1"

@@ -48,7 +48,7 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
   }
 
   private object Sink extends BlockSink {
-    override def put(name: String, block: Array[Byte]): Option[String] = Some(location)
+    override def put(name: String, block: Array[ByteBuffer]): Option[String] = Some(location)
     override def location: String = "executor_host_1"
   }
 
@@ -107,8 +107,8 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
 
   private final class KeepingSink extends BlockSink {
     val blocks = mutable.LinkedHashMap.empty[String, Array[KinesisRecord]]
-    override def put(name: String, block: Array[Byte]): Option[String] = {
-      blocks(name) = RecordBlock.decode(ByteBuffer.wrap(block))
+    override def put(name: String, block: Array[ByteBuffer]): Option[String] = {
+      blocks(name) = RecordBlock.decode(block)
       Some(location)
     }
     override def location: String = "executor_host_1"

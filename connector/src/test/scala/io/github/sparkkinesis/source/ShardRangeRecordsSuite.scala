@@ -32,15 +32,14 @@ class ShardRangeRecordsSuite extends AnyFunSuite with Matchers {
     (api, api.records("orders", shard.shardId))
   }
 
-  private def blocks(records: Seq[KinesisRecord]): (Seq[BlockRef], Map[String, ByteBuffer]) = {
+  private def blocks(records: Seq[KinesisRecord]): (Seq[BlockRef], Map[String, Array[ByteBuffer]]) = {
     val (first, second) = records.splitAt(3)
     val refs = Seq(
       BlockRef("b1", ShardPosition.TrimHorizon, ShardPosition.AfterSequence(first.last.sequenceNumber), 0, "here"),
       BlockRef("b2", ShardPosition.AfterSequence(first.last.sequenceNumber),
         ShardPosition.AfterSequence(second.last.sequenceNumber), 0, "here"))
     (refs,
-      Map("b1" -> ByteBuffer.wrap(RecordBlock.encode(first.toArray)),
-        "b2" -> ByteBuffer.wrap(RecordBlock.encode(second.toArray))))
+      Map("b1" -> RecordBlock.encode(first.toArray), "b2" -> RecordBlock.encode(second.toArray)))
   }
 
   test("the rows of the blocks are the records put, field by field, in order") {
@@ -65,15 +64,15 @@ class ShardRangeRecordsSuite extends AnyFunSuite with Matchers {
     val odd = Array(
       KinesisRecord("ключ-🔑", Array.emptyByteArray, "49590338271490256608559692538361571095921575989136588802", 1L),
       KinesisRecord("", Array.tabulate(256)(_.toByte), "1", 0L))
-    val back = RecordBlock.decode(ByteBuffer.wrap(RecordBlock.encode(odd)))
+    val back = RecordBlock.decode(RecordBlock.encode(odd))
     back.map(r => (r.partitionKey, r.data.toSeq, r.sequenceNumber, r.approximateArrivalMillis)) shouldBe
       odd.map(r => (r.partitionKey, r.data.toSeq, r.sequenceNumber, r.approximateArrivalMillis))
-    RecordBlock.decode(ByteBuffer.wrap(RecordBlock.encode(Array.empty))) shouldBe empty
+    RecordBlock.decode(RecordBlock.encode(Array.empty)) shouldBe empty
     val end = ShardPosition.AfterSequence(odd.last.sequenceNumber)
     val range =
       ShardRange(shard, ShardPosition.TrimHorizon, end, Seq(BlockRef("b", ShardPosition.TrimHorizon, end, 0, "here")))
     val rows = ShardRangeRecords(range, new FakeKinesisApi(), fetch,
-      Map("b" -> ByteBuffer.wrap(RecordBlock.encode(odd))).get).map(fields(_)).toList
+      Map("b" -> RecordBlock.encode(odd)).get).map(fields(_)).toList
     rows shouldBe odd.map(expected(_)).toList
   }
 
@@ -92,8 +91,27 @@ class ShardRangeRecordsSuite extends AnyFunSuite with Matchers {
     copies.map(fields(_)) shouldBe records.map(expected(_))
   }
 
+  test("a block larger than a chunk reads back the same from its chunks and from one buffer (disk, another executor)") {
+    // 3,000 records of 1,000 bytes, and one longer than a chunk: several chunks.
+    val records = (0 until 3000).map(i => KinesisRecord(s"k$i", Array.fill(1000)(i.toByte), i.toString, i.toLong)) :+
+      KinesisRecord("big", Array.tabulate(RecordBlock.ChunkLength + 10)(_.toByte), "3000", 3000L)
+    val chunks = RecordBlock.encode(records.toArray)
+    chunks.length should be > 4
+    all(chunks.map(_.remaining())) should be <= RecordBlock.ChunkLength + 100
+    // Spark writes the chunks one after the other to disk and the network.
+    val joined = ByteBuffer.allocate(chunks.map(_.remaining()).sum)
+    chunks.foreach(c => joined.put(c.duplicate()))
+    joined.flip()
+    val direct = ByteBuffer.allocateDirect(joined.remaining()).put(joined.duplicate())
+    direct.flip()
+    def fieldsOf(r: KinesisRecord) = (r.partitionKey, r.data.toSeq, r.sequenceNumber, r.approximateArrivalMillis)
+    for (block <- Seq(chunks, Array(joined), Array[ByteBuffer](direct))) {
+      RecordBlock.decode(block).map(fieldsOf).toSeq shouldBe records.map(fieldsOf)
+    }
+  }
+
   test("bytes that are not a block of this version are refused, saying so") {
-    val e = intercept[IllegalArgumentException](RecordBlock.decode(ByteBuffer.wrap(Array[Byte](-84, -19, 0, 5))))
+    val e = intercept[IllegalArgumentException](RecordBlock.decode(Array(ByteBuffer.wrap(Array[Byte](-84, -19, 0, 5)))))
     e.getMessage should include("not a prefetched block of this connector version")
   }
 }

@@ -3,7 +3,7 @@ package org.apache.spark.sql.kinesis
 import java.nio.ByteBuffer
 
 import org.apache.spark.SparkEnv
-import org.apache.spark.storage.{BlockId, BlockManagerId, StorageLevel, StreamBlockId}
+import org.apache.spark.storage.{BlockId, BlockManagerId, ByteBufferBlockData, StorageLevel, StreamBlockId}
 import org.apache.spark.util.io.ChunkedByteBuffer
 
 /**
@@ -18,29 +18,33 @@ object KinesisBlockStore {
   def blockName(streamKey: Int, unique: Long): String = StreamBlockId(streamKey, unique).name
 
   /**
-   * Stores `bytes` on this executor as they are (no serializer: the connector lays its blocks
-   * out itself); returns where they live, as a Spark task location.
+   * Stores a block's chunks on this executor as they are (no serializer: the connector lays its
+   * blocks out itself; see `RecordBlock`); returns where they live, as a Spark task location.
    */
-  def put(name: String, bytes: Array[Byte]): Option[String] = {
+  def put(name: String, chunks: Array[ByteBuffer]): Option[String] = {
     val blockManager = SparkEnv.get.blockManager
-    val stored = blockManager.putBytes[Array[Byte]](BlockId(name), new ChunkedByteBuffer(ByteBuffer.wrap(bytes)),
+    val stored = blockManager.putBytes[Array[Byte]](BlockId(name), new ChunkedByteBuffer(chunks),
       StorageLevel.MEMORY_AND_DISK_SER, tellMaster = true)
     if (stored) Some(thisExecutorLocation) else None
   }
 
   /**
-   * The block's bytes, from this executor or another one; None when it is gone (an executor
-   * died). A block in this executor's memory is not copied: its heap buffer stays valid after
-   * the read lock is released, even if the block is then dropped to disk or removed.
+   * The block's chunks, from this executor or another one; None when it is gone (an executor
+   * died). A block in this executor's memory is not copied: its heap buffers stay valid after
+   * the read lock is released, even if the block is then dropped to disk or removed. From disk
+   * or another executor it comes as one buffer.
    */
-  def get(name: String): Option[ByteBuffer] = {
+  def get(name: String): Option[Array[ByteBuffer]] = {
     val blockManager = SparkEnv.get.blockManager
     val id = BlockId(name)
     blockManager.getLocalBytes(id) match {
-      case Some(data) =>
-        try Some(data.toByteBuffer())
+      case Some(data: ByteBufferBlockData) =>
+        try Some(data.buffer.getChunks())
         finally blockManager.releaseLockAndDispose(id, data)
-      case None => blockManager.getRemoteBytes(id).map(_.toByteBuffer)
+      case Some(data) =>
+        try Some(Array(data.toByteBuffer()))
+        finally blockManager.releaseLockAndDispose(id, data)
+      case None => blockManager.getRemoteBytes(id).map(bytes => Array(bytes.toByteBuffer))
     }
   }
 
