@@ -4,12 +4,10 @@ import java.nio.charset.StandardCharsets
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.SparkSession
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.LocalKinesis
+import io.github.sparkkinesis.{LocalKinesis, LocalSpark}
 import io.github.sparkkinesis.client.{KinesisClients, KinesisRecord, SubscriptionHandle}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
@@ -19,25 +17,21 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
  * port is tested end to end from Python (tests/test_efo_subscription.py), where the JVM can be
  * started with a trust store.
  */
-class EfoLocalKinesisSuite extends AnyFunSuite with Matchers with BeforeAndAfterAll {
+class EfoLocalKinesisSuite extends AnyFunSuite with Matchers with LocalSpark {
 
+  override protected def sparkMaster: String = "local[1]"
   private var kinesis: LocalKinesis = _
-  private var spark: SparkSession = _
 
   override def beforeAll(): Unit = {
-    super.beforeAll()
     assume(LocalKinesis.nodeAvailable, "Node.js is needed to run kinesis-mock")
     kinesis = LocalKinesis.start()
-    spark = SparkSession.builder().master("local[1]").appName("efo-local")
-      .config("spark.ui.enabled", "false").getOrCreate()
+    super.beforeAll()
   }
 
-  override def afterAll(): Unit = {
-    try {
-      if (spark != null) spark.stop()
-      if (kinesis != null) kinesis.stop()
-    } finally super.afterAll()
-  }
+  // Spark stops first, as its readers may still talk to kinesis-mock.
+  override def afterAll(): Unit =
+    try super.afterAll()
+    finally if (kinesis != null) kinesis.stop()
 
   test("the seed docs' consumer manager snippet runs as written, with only the import changed") {
     kinesis.createStream("seed-stream", 1)

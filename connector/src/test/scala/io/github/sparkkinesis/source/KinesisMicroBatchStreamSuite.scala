@@ -2,15 +2,14 @@ package io.github.sparkkinesis.source
 
 import java.nio.file.Files
 
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.streaming.{Offset, ReadLimit}
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import org.apache.spark.sql.kinesis.KinesisBlockStore
 
 import io.github.sparkkinesis.FakeKinesisApi
+import io.github.sparkkinesis.LocalSpark
 import io.github.sparkkinesis.client.KinesisClients
 import io.github.sparkkinesis.errors.KinesisConnectorException
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
@@ -26,28 +25,15 @@ private final case class Out(stream: String, shardId: String, sequenceNumber: St
  * offset passed through its JSON as the offset log does. Prefetching runs for real: Spark jobs
  * on a local session store blocks in its block manager; the fake sits behind the connection.
  */
-class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with BeforeAndAfterAll {
+// Prefetch rounds are Spark jobs (LocalSpark); batches read the blocks they store.
+class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalSpark {
   import ShardPosition._
 
-  private var spark: SparkSession = _
   private val checkpoints = Files.createTempDirectory("kinesis-source-suite-")
 
-  // Prefetch rounds are Spark jobs; batches read the blocks they store.
-  override def beforeAll(): Unit = {
-    super.beforeAll()
-    spark = SparkSession.builder()
-      .master("local[2]")
-      .appName(getClass.getSimpleName)
-      .config("spark.ui.enabled", "false")
-      .getOrCreate()
-  }
-
-  override def afterAll(): Unit = {
-    try {
-      if (spark != null) spark.stop()
-      Files.walk(checkpoints).sorted(java.util.Comparator.reverseOrder()).forEach(p => Files.delete(p))
-    } finally super.afterAll()
-  }
+  override def afterAll(): Unit =
+    try Files.walk(checkpoints).sorted(java.util.Comparator.reverseOrder()).forEach(p => Files.delete(p))
+    finally super.afterAll()
 
   private def shardId(i: Int) = f"shardId-$i%012d"
 

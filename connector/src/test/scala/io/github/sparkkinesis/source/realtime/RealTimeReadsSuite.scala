@@ -1,12 +1,11 @@
 package io.github.sparkkinesis.source.realtime
 
 import org.apache.spark.SparkContext
-import org.apache.spark.sql.SparkSession
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.FakeKinesisApi
+import io.github.sparkkinesis.LocalSpark
 import io.github.sparkkinesis.errors.{KinesisConnectorException, KinesisOptionException}
 import io.github.sparkkinesis.offsets.{KinesisOffsetJson, KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.KinesisSourceOptions
@@ -16,20 +15,8 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
  * latestOffset, planInputPartitions(start), the tasks' offsets merged, the merged offset
  * through its JSON (the offset log) as the next batch's start.
  */
-class RealTimeReadsSuite extends AnyFunSuite with Matchers with BeforeAndAfterAll {
+class RealTimeReadsSuite extends AnyFunSuite with Matchers with LocalSpark {
   import ShardPosition._
-
-  private var spark: SparkSession = _
-
-  override def beforeAll(): Unit = {
-    super.beforeAll()
-    spark = SparkSession.builder().master("local[2]").appName(getClass.getSimpleName)
-      .config("spark.ui.enabled", "false").getOrCreate()
-  }
-
-  override def afterAll(): Unit =
-    try { if (spark != null) spark.stop() }
-    finally super.afterAll()
 
   private def shardId(i: Int) = f"shardId-$i%012d"
   private def key(i: Int) = ShardKey("clicks", shardId(i))

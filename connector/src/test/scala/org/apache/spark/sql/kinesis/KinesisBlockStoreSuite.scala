@@ -1,13 +1,12 @@
 package org.apache.spark.sql.kinesis
 
 import org.apache.spark.SparkEnv
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.storage.{BlockId, StorageLevel}
 import org.apache.spark.util.io.ChunkedByteBuffer
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
+import io.github.sparkkinesis.LocalSpark
 import io.github.sparkkinesis.client.KinesisRecord
 import io.github.sparkkinesis.prefetch.RecordBlock
 
@@ -15,18 +14,8 @@ import io.github.sparkkinesis.prefetch.RecordBlock
  * Prefetched blocks through Spark's real block manager, in memory and on disk (a lost block:
  * KinesisMicroBatchStreamSuite).
  */
-class KinesisBlockStoreSuite extends AnyFunSuite with Matchers with BeforeAndAfterAll {
-  private var spark: SparkSession = _
-
-  override def beforeAll(): Unit = {
-    super.beforeAll()
-    spark = SparkSession.builder().master("local[1]").appName(getClass.getSimpleName)
-      .config("spark.ui.enabled", "false").getOrCreate()
-  }
-
-  override def afterAll(): Unit =
-    try { if (spark != null) spark.stop() }
-    finally super.afterAll()
+class KinesisBlockStoreSuite extends AnyFunSuite with Matchers with LocalSpark {
+  override protected def sparkMaster: String = "local[1]"
 
   // About 3 MB: several chunks.
   private val records = (0 until 3000).map(i => KinesisRecord(s"k$i", Array.fill(1000)(i.toByte), i.toString, i.toLong))
