@@ -50,6 +50,22 @@ def run_spark(kind, jar, spec):
         return json.loads(lines[-1][len("RESULT "):])
 
 
+def failure_cause(e):
+    """The line that says why a measurement failed: the JVM's OutOfMemoryError, else the last."""
+    lines = str(e).strip().splitlines() or [type(e).__name__]
+    return next((line for line in lines if "OutOfMemoryError" in line), lines[-1])[:300]
+
+
+def one_build(label, kind, jar, spec):
+    """run_spark for one build, labelled; or the build's failure: a build that fails (say, out of
+    heap) must not lose the other builds' figures of the same row."""
+    try:
+        return {"build": label, **run_spark(kind, jar, spec)}
+    except Exception as e:
+        sys.stderr.write(f"bench: build {label} failed:\n{e}\n")
+        return {"build": label, "error": failure_cause(e)}
+
+
 def backend(args, jars):
     """The endpoint on one event-loop thread, read by the bare SDK after a warm-up read: records
     per CPU-second of the endpoint (its whole process: one thread serves, GC and JIT add)."""
@@ -81,7 +97,7 @@ def throughput(mode):
             spec = {"endpoint": k.endpoint, "stream": "s", "record_size": RECORD, "options": options,
                     "records_per_shard": per_shard, "warm_stream": "warm", "warm_records_per_shard": warm}
             for label, jar in jars:
-                results.append({"build": label, **run_spark("throughput", jar, spec)})
+                results.append(one_build(label, "throughput", jar, spec))
             if mode == "polling":
                 ceiling = run_spark("ceiling_polling", jars[0][1], spec)
             else:
@@ -92,7 +108,8 @@ def throughput(mode):
                            "records_per_cpu_s": bare["records"] / bare["cpu_seconds"]}
         results.append({"build": "bare SDK ceiling" + (" (own JVM)" if mode == "efo" else ""), **ceiling})
         for r in results:
-            r["of_ceiling"] = r["records_per_cpu_s"] / ceiling["records_per_cpu_s"]
+            if "error" not in r:
+                r["of_ceiling"] = r["records_per_cpu_s"] / ceiling["records_per_cpu_s"]
         return results
     return row
 
@@ -108,7 +125,7 @@ def limits(mode, queries):
                         "queries": queries, "slots": 2 * queries, "efo": mode == "efo", "warmup_s": 15,
                         "window_s": args.window_s,
                         "options": {"maxFetchRate": "2.0", **({"consumerMode": "efo"} if mode == "efo" else {})}}
-                results.append({"build": label, **run_spark("at_limits", jar, spec)})
+                results.append(one_build(label, "at_limits", jar, spec))
         return results
     return row
 
@@ -120,7 +137,7 @@ def latency(settings):
             with BenchKinesis(["--stream", "s:2:0:100", "--produce", "s:1000:100"]) as k:
                 spec = {"endpoint": k.endpoint, "stream": "s", "warmup_s": 15, "window_s": args.window_s,
                         "options": settings}
-                results.append({"build": label, **run_spark("latency", jar, spec)})
+                results.append(one_build(label, "latency", jar, spec))
         return results
     return row
 
@@ -139,7 +156,7 @@ def steady(args, jars):
     for label, jar in jars:
         with BenchKinesis(["--stream", "s:2:0:100", "--produce", "s:1000:100"]) as k:
             spec = {"endpoint": k.endpoint, "stream": "s", "warmup_s": 15, "window_s": args.window_s}
-            results.append({"build": label, **run_spark("steady", jar, spec)})
+            results.append(one_build(label, "steady", jar, spec))
     return results
 
 
@@ -148,7 +165,7 @@ def idle(args, jars):
     for label, jar in jars:
         with BenchKinesis(["--stream", "s:2:0:100"]) as k:
             spec = {"endpoint": k.endpoint, "stream": "s", "warmup_s": 15, "window_s": args.window_s}
-            results.append({"build": label, **run_spark("idle", jar, spec)})
+            results.append(one_build(label, "idle", jar, spec))
     return results
 
 
@@ -160,7 +177,7 @@ def scale(shards):
                 spec = {"endpoint": k.endpoint, "stream": "s", "triggers": 6,
                         "timeout_s": 240 if shards >= 10000 else 150,
                         "options": LOW_LATENCY}
-                results.append({"build": label, **run_spark("scale", jar, spec)})
+                results.append(one_build(label, "scale", jar, spec))
         return results
     return row
 
@@ -178,7 +195,7 @@ def memory(mode):
         for label, jar in jars:
             with BenchKinesis(["--stream", f"s:4:{per_shard}:{RECORD}"]) as k:
                 spec = {"endpoint": k.endpoint, "stream": "s", "sink_sleep_s": 3, "window_s": 45, "options": options}
-                results.append({"build": label, "fetch_buffer_mb": 20, **run_spark("memory", jar, spec)})
+                results.append({"fetch_buffer_mb": 20, **one_build(label, "memory", jar, spec)})
         return results
     return row
 
@@ -265,9 +282,7 @@ def main():
             results = ROWS[name](args, jars)
         except Exception as e:  # one failed row must not lose the others
             sys.stderr.write(f"bench: {name} failed:\n{e}\n")
-            lines = str(e).strip().splitlines()
-            cause = next((line for line in lines if "OutOfMemoryError" in line), lines[-1])
-            results = [{"build": "-", "error": cause[:300]}]
+            results = [{"build": "-", "error": failure_cause(e)}]
         rows.append({"row": name, "seconds": time.time() - began, "results": results,
                      "command": f'make bench BENCH_ARGS="--rows {name}"'})
         # After every row: a run stopped half-way keeps what it measured.
