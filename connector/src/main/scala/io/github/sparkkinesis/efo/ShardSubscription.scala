@@ -18,11 +18,11 @@ import io.github.sparkkinesis.time.{Clock, SystemClock}
  * Demand alone does not bound memory: the SDK's HTTP layer reads ahead of it (a `make bench`
  * EFO run held 1.3 GB of pushed data its event decoder had not asked for). So events are asked
  * for ahead only as far as they fit the room left in `maxBytes`, judged by the largest event so
- * far (one at a time until the first arrives; at most [[MaxRequested]]): events of 10,000
- * records are 10 MB each, and eight of them per shard in the SDK's decoder ran a 2 GB JVM out
- * of heap. A buffer that fills ends the subscription at once, as [[Full]]: the reader drains what is buffered and subscribes again after the last
- * event it took, so what the reader does not take stays in Kinesis (ARCHITECTURE.md
- * invariant 5).
+ * far (one at a time until the first arrives; at most [[MaxRequested]]), as the SDK decodes
+ * what is asked for as it arrives and an event may hold 10,000 records. A buffer that fills
+ * ends the subscription at once, as [[Full]]: the reader drains what is buffered and subscribes
+ * again after the last event it took, so what the reader does not take stays in Kinesis
+ * (ARCHITECTURE.md invariant 5).
  *
  * Signals arrive on the SDK's threads; [[drain]] and [[cancel]] are called by the reader.
  */
