@@ -25,7 +25,6 @@ private final case class Out(stream: String, shardId: String, sequenceNumber: St
  * offset passed through its JSON as the offset log does. Prefetching runs for real: Spark jobs
  * on a local session store blocks in its block manager; the fake sits behind the connection.
  */
-// Prefetch rounds are Spark jobs (LocalSpark); batches read the blocks they store.
 class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalSpark {
   import ShardPosition._
 

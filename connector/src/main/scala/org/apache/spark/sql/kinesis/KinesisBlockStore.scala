@@ -38,11 +38,11 @@ object KinesisBlockStore {
     val blockManager = SparkEnv.get.blockManager
     val id = BlockId(name)
     blockManager.getLocalBytes(id) match {
-      case Some(data: ByteBufferBlockData) =>
-        try Some(data.buffer.getChunks())
-        finally blockManager.releaseLockAndDispose(id, data)
       case Some(data) =>
-        try Some(Array(data.toByteBuffer()))
+        try Some(data match {
+            case inMemory: ByteBufferBlockData => inMemory.buffer.getChunks()
+            case onDisk => Array(onDisk.toByteBuffer())
+          })
         finally blockManager.releaseLockAndDispose(id, data)
       case None => blockManager.getRemoteBytes(id).map(bytes => Array(bytes.toByteBuffer))
     }
