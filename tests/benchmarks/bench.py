@@ -4,16 +4,18 @@ and <date>.png and prints the table. Timings here only: never pass/fail.
 
     python tests/benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--quick]
 
-Rows: backend, polling, efo, limits-polling, limits-efo, latency-default, latency-low, latency-floor,
-steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000, memory, memory-efo, sink,
-sink-limits. Builds: --jar label=path (repeatable); by default "now" (the jar `make wheel` built)
-and "before" (.bench/baseline.jar, made by `make bench-baseline` from BENCH_BASELINE) when it
-exists. Every figure is of one run on one machine: compare the builds with each other, not with other machines.
+Rows: backend, polling, efo, limits-polling, limits-efo, latency-default, latency-low,
+latency-realtime, latency-realtime-efo, latency-floor, steady-noop, steady-noop-floor, idle, scale-100,
+scale-1000, scale-10000, memory, memory-efo, sink, sink-limits. Builds: --jar label=path
+(repeatable); by default "now" (the jar `make wheel` built) and "before" (.bench/baseline.jar, made
+by `make bench-baseline` from BENCH_BASELINE) when it exists. Every figure is of one run on one
+machine: compare the builds with each other, not with other machines.
 """
 
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -51,9 +53,11 @@ def run_spark(kind, jar, spec):
 
 
 def failure_cause(e):
-    """The line that says why a measurement failed: the JVM's OutOfMemoryError, else the last."""
+    """The line that says why a measurement failed: the JVM's OutOfMemoryError, else the last
+    exception's message (a query's error is followed by its plan and state), else the last line."""
     lines = str(e).strip().splitlines() or [type(e).__name__]
-    return next((line for line in lines if "OutOfMemoryError" in line), lines[-1])[:300]
+    raised = [line for line in lines if re.match(r"\w+(Error|Exception): ", line)]
+    return next((line for line in lines if "OutOfMemoryError" in line), (raised or lines)[-1])[:300]
 
 
 def one_build(label, kind, jar, spec):
@@ -142,6 +146,26 @@ def latency(settings):
     return row
 
 
+def latency_realtime(mode):
+    """The latency row in real-time mode (5-minute batches), into a JVM foreach sink."""
+    def row(args, jars):
+        from realtime_latency import latency_sink_jar
+
+        options = {"consumerMode": "efo", "consumerName": f"bench-{int(time.time())}"} if mode == "efo" else {}
+        results = []
+        with tempfile.TemporaryDirectory(prefix="bench-sink-") as tmp:
+            sink_jar = latency_sink_jar(Path(tmp))
+            for label, jar in jars:
+                with BenchKinesis(["--stream", "s:2:0:100", "--produce", "s:1000:100"]) as k:
+                    # A task slot per shard for the real-time tasks, and room for the driver's jobs.
+                    spec = {"endpoint": k.endpoint, "stream": "s", "warmup_s": 15, "window_s": args.window_s,
+                            "batch_duration_s": 300, "slots": 4, "driver_class_path": str(sink_jar),
+                            "options": options}
+                    results.append(one_build(label, "latency_realtime", jar, spec))
+        return results
+    return row
+
+
 def spark_floor(sink):
     """The same query on Spark's rate source: what Spark itself spends at 1,000 rows/s into `sink`."""
     def row(args, jars):
@@ -164,7 +188,7 @@ def idle(args, jars):
     results = []
     for label, jar in jars:
         with BenchKinesis(["--stream", "s:2:0:100"]) as k:
-            spec = {"endpoint": k.endpoint, "stream": "s", "warmup_s": 15, "window_s": args.window_s}
+            spec = {"endpoint": k.endpoint, "stream": "s", "warmup_s": 90, "window_s": args.window_s}
             results.append(one_build(label, "idle", jar, spec))
     return results
 
@@ -234,6 +258,8 @@ ROWS = {
     "limits-efo": limits("efo", 3),
     "latency-default": latency({}),
     "latency-low": latency(LOW_LATENCY),
+    "latency-realtime": latency_realtime("polling"),
+    "latency-realtime-efo": latency_realtime("efo"),
     "latency-floor": spark_floor("foreachBatch"),
     "steady-noop": steady,
     "steady-noop-floor": spark_floor("noop"),

@@ -25,6 +25,15 @@ def _kinds(r):
             f"other {_n(k['other'], 1)}{exited} CPU-s)")
 
 
+def _core_kinds(r):
+    """Where a steady row's cores went: Spark's tasks, GC, the JIT compiler, the rest."""
+    k = r.get("cores_by_kind")
+    if not k:
+        return ""
+    return (f" (tasks {_n(k['tasks'], 3)}, GC {_n(k['gc'], 3)}, JIT {_n(k['jit'], 3)}, "
+            f"other {_n(k['other'], 3)})")
+
+
 def figures(row, r):
     """The few figures that say what a row measured, as text."""
     if "error" in r:
@@ -47,9 +56,9 @@ def figures(row, r):
         batches = f", {_n(r['batches_per_s'], 1)} batches/s" if "batches_per_s" in r else ""
         return (f"p50 **{_n(r['p50_ms'])} ms**, p90 {_n(r['p90_ms'])}, p99 **{_n(r['p99_ms'])}**, "
                 f"max {_n(r['max_ms'])} ms "
-                f"({_n(r['records'])} records); **{_n(r['cores'], 3)} cores**{batches}")
+                f"({_n(r['records'])} records); **{_n(r['cores'], 3)} cores**{_core_kinds(r)}{batches}")
     if row == "idle":
-        return f"**{_n(r['cores'], 3)} cores** with nothing to read"
+        return f"**{_n(r['cores'], 3)} cores** with nothing to read{_core_kinds(r)}"
     if row.startswith("scale"):
         waited = f" of which waiting for records {_n(r['idle_wait_ms'])}" if r.get("idle_wait_ms") else ""
         return (f"driver **{_n(r['driver_ms_per_trigger'])} ms/trigger** (latestOffset {_n(r['latest_offset_ms'])}"
@@ -103,7 +112,8 @@ def chart(rows, path):
     _bars(axes[0], bars, "records per CPU-second (1 KB, 8 shards)")
 
     lat = [(f"{name[8:]}\n{r['build']}", r)
-           for name in ("latency-default", "latency-low") for r in by_row.get(name, [])]
+           for name in ("latency-default", "latency-low", "latency-realtime", "latency-realtime-efo")
+           for r in by_row.get(name, [])]
     if lat:
         x = range(len(lat))
         for key, offset in (("p50_ms", -0.2), ("p99_ms", 0.2)):
@@ -113,7 +123,8 @@ def chart(rows, path):
     axes[1].set_title("put to sink latency, ms (1,000 records/s)")
 
     cores = [(f"{name.replace('latency-', '')}\n{r['build']}", r["cores"])
-             for name in ("latency-default", "latency-low", "latency-floor", "steady-noop", "steady-noop-floor", "idle")
+             for name in ("latency-default", "latency-low", "latency-realtime", "latency-realtime-efo", "latency-floor",
+                          "steady-noop", "steady-noop-floor", "idle")
              for r in by_row.get(name, [])]
     _bars(axes[2], cores, "cores used by the Spark JVM")
     fig.tight_layout()

@@ -25,7 +25,7 @@ def percentile(values, q):
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))] if ordered else None
 
 
-def session(slots=2):
+def session(slots=2, driver_class_path=None):
     from pyspark.sql import SparkSession
 
     import pyspark_kinesis
@@ -33,6 +33,8 @@ def session(slots=2):
                .config("spark.driver.memory", "2g").config("spark.sql.shuffle.partitions", "2")
                # Every batch's progress is kept, so rows are counted over runs of more than 100 batches.
                .config("spark.sql.streaming.numRecentProgressUpdates", "1000000"))
+    if driver_class_path:  # a JVM sink of the row's own (the real-time latency rows)
+        builder = builder.config("spark.driver.extraClassPath", driver_class_path)
     spark = pyspark_kinesis.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark, spark._jvm.java.lang.ProcessHandle.current().pid()
@@ -121,6 +123,17 @@ def cpu_kinds(spent):
                 else "gc" if name.startswith(("GC Thread", "GN ", "VM Thread")) else "other")
         kinds[kind] += seconds
     return kinds
+
+
+def cpu_window(pid, seconds):
+    """Sleeps `seconds` while a query runs: (start, end, cores of the JVM, cores by kind of thread)."""
+    with profiled(pid):
+        cpu, t0, threads = cpu_seconds(pid), time.time(), thread_cpu(pid)
+        time.sleep(seconds)
+        t1 = time.time()
+        cores = (cpu_seconds(pid) - cpu) / (t1 - t0)
+        kinds = cpu_kinds(cpu_by_thread_name(threads, thread_cpu(pid)))
+    return t0, t1, cores, {kind: spent / (t1 - t0) for kind, spent in kinds.items()}
 
 
 def throughput(spark, pid, spec, workdir):
@@ -246,11 +259,7 @@ def latency(spark, pid, spec, workdir):
     while not seen and time.time() < deadline:
         time.sleep(0.5)
     time.sleep(spec["warmup_s"])
-    with profiled(pid):
-        cpu, t0 = cpu_seconds(pid), time.time()
-        time.sleep(spec["window_s"])
-        t1 = time.time()
-        cores = (cpu_seconds(pid) - cpu) / (t1 - t0)
+    t0, t1, cores, cores_by_kind = cpu_window(pid, spec["window_s"])
     # The window's last records may still be on their way: wait until later ones arrived.
     deadline = t1 + spec.get("drain_s", 60)
     while time.time() < deadline:
@@ -264,7 +273,43 @@ def latency(spark, pid, spec, workdir):
         batches_per_s = sum(1 for at in batches if t0 <= at < t1) / (t1 - t0)
     return {"records": len(ms), "p50_ms": percentile(ms, 50), "p90_ms": percentile(ms, 90),
             "p99_ms": percentile(ms, 99), "max_ms": max(ms) if ms else None, "cores": cores,
-            "batches_per_s": batches_per_s}
+            "cores_by_kind": cores_by_kind, "batches_per_s": batches_per_s}
+
+
+def latency_realtime(spark, pid, spec, workdir):
+    """The latency row in real-time mode: put (the time in each payload) to a JVM foreach sink's
+    process() (jvm/LatencySink.java: Spark takes no foreachBatch in real-time mode), of the
+    records put during the window, and the JVM's CPU over the window, split by kind of thread.
+    The batch lasts longer than warm-up and window: a batch boundary's pause is
+    `make bench-realtime`'s to measure."""
+    from realtime_latency import MIN_BATCH_DURATION, deliveries, start_jvm_foreach
+
+    spark.conf.set(MIN_BATCH_DURATION, str(spec["batch_duration_s"] * 1000))
+    sink = workdir / "sink"
+    sink.mkdir()
+    query = start_jvm_foreach(spark, reader(spark, spec, initialPosition="latest"), sink,
+                              workdir / "checkpoint", "realtime", spec["batch_duration_s"])
+    deadline = time.time() + spec.get("first_batch_s", 180)
+    while not deliveries(sink) and time.time() < deadline and not query.exception():
+        time.sleep(0.5)
+    time.sleep(spec["warmup_s"])
+    t0, t1, cores, cores_by_kind = cpu_window(pid, spec["window_s"])
+    deadline = t1 + spec.get("drain_s", 60)
+    while time.time() < deadline and not any(float(r["data"]) > t1 + 1 for r in deliveries(sink)):
+        time.sleep(0.5)
+    error = query.exception()
+    query.stop()
+    if error:
+        raise RuntimeError(f"the real-time query failed: {error}")
+    first = {}  # a record delivered twice counts at its first delivery
+    for r in deliveries(sink):
+        put = float(r["data"])
+        if t0 <= put < t1:
+            first[r["seq"]] = min(first.get(r["seq"], float("inf")), (r["sinkTime"] - put) * 1000)
+    ms = list(first.values())
+    return {"records": len(ms), "p50_ms": percentile(ms, 50), "p90_ms": percentile(ms, 90),
+            "p99_ms": percentile(ms, 99), "max_ms": max(ms) if ms else None, "cores": cores,
+            "cores_by_kind": cores_by_kind}
 
 
 def steady_cost(query, pid, spec):
@@ -306,12 +351,9 @@ def idle(spark, pid, spec, workdir):
     query = (reader(spark, spec).writeStream.format("noop")
              .option("checkpointLocation", str(workdir / "checkpoint")).start())
     time.sleep(spec["warmup_s"])
-    with profiled(pid):
-        cpu, t0 = cpu_seconds(pid), time.time()
-        time.sleep(spec["window_s"])
-        cores = (cpu_seconds(pid) - cpu) / (time.time() - t0)
+    _, _, cores, cores_by_kind = cpu_window(pid, spec["window_s"])
     query.stop()
-    return {"cores": cores}
+    return {"cores": cores, "cores_by_kind": cores_by_kind}
 
 
 def scale(spark, pid, spec, workdir):
@@ -425,13 +467,13 @@ def sink(spark, pid, spec, workdir):
     return results
 
 
-KINDS = {f.__name__: f for f in (throughput, ceiling_polling, at_limits, latency, spark_floor, steady, idle, scale,
-                                  memory, sink)}
+KINDS = {f.__name__: f for f in (throughput, ceiling_polling, at_limits, latency, latency_realtime, spark_floor,
+                                  steady, idle, scale, memory, sink)}
 
 
 def main():
     spec = json.loads(sys.argv[1])
-    spark, pid = session(spec.get("slots", 2))
+    spark, pid = session(spec.get("slots", 2), spec.get("driver_class_path"))
     try:
         result = KINDS[spec["kind"]](spark, pid, spec, Path(spec["workdir"]))
     finally:
