@@ -12,13 +12,13 @@ import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClien
  * so a reader that outlives its client is never left with a closed one.
  *
  * Queries register with [[acquire]] and [[release]], so a query's stop closes the clients only
- * no other query in this JVM uses, and only after a grace ([[ConnectionUsers]]).
+ * no other query in this JVM uses.
  */
 object KinesisClients {
   private val syncClients = new ClientCache[KinesisClient]("Kinesis", AwsClientFactory.syncKinesis)
   /** One HTTP/2 connection pool and event loop for every subscription of a connection. */
   private val asyncClients = new ClientCache[KinesisAsyncClient]("Kinesis HTTP/2", AwsClientFactory.asyncKinesis)
-  private val users = new ConnectionUsers(closeClients, ConnectionUsers.afterGrace)
+  private val users = new ConcurrentHashMap[ConnectionConfig, Integer]()
 
   private val installed = new ConcurrentHashMap[ConnectionConfig, KinesisApi]()
 
@@ -37,17 +37,18 @@ object KinesisClients {
     new SdkSubscriptionTransport(() => asyncClients.get(connection))
 
   /** A query starts using `connection` in this JVM. */
-  def acquire(connection: ConnectionConfig): Unit = users.acquire(connection)
+  def acquire(connection: ConnectionConfig): Unit = users.merge(connection, 1, (a, b) => a + b)
 
   /**
    * A query stopped using `connection`: its clients are closed when no other query in this JVM
-   * uses them, after [[ConnectionUsers.GraceMillis]] (an idle cache entry would be closed later anyway).
+   * uses them (an idle cache entry would be closed later anyway).
    */
-  def release(connection: ConnectionConfig): Unit = users.release(connection)
-
-  private def closeClients(connection: ConnectionConfig): Unit = {
-    syncClients.close(connection)
-    asyncClients.close(connection)
+  def release(connection: ConnectionConfig): Unit = {
+    val left = users.computeIfPresent(connection, (_, n) => if (n <= 1) null else n - 1)
+    if (left == null) {
+      syncClients.close(connection)
+      asyncClients.close(connection)
+    }
   }
 
   private def sdkApi(connection: ConnectionConfig): SdkKinesisApi =
