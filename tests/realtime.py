@@ -68,9 +68,15 @@ def wait_for(condition, message, query=None, timeout=90):
         time.sleep(0.3)
 
 
+def committed_batches(checkpoint):
+    """The ids of the batches the checkpoint committed, in order."""
+    commits = Path(checkpoint) / "commits"
+    return sorted(int(p.name) for p in commits.iterdir() if p.name.isdigit()) if commits.is_dir() else []
+
+
 def committed_offsets(checkpoint):
     """The source offset of the last batch the checkpoint committed, as JSON."""
-    commits = sorted(int(p.name) for p in (Path(checkpoint) / "commits").iterdir() if p.name.isdigit())
+    commits = committed_batches(checkpoint)
     last = (Path(checkpoint) / "offsets" / str(commits[-1])).read_text().splitlines()
     return json.loads(last[-1])
 

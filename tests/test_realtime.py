@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from pyspark.errors import StreamingQueryException
-from realtime import MIN_BATCH_DURATION, committed_offsets, deliveries, realtime_reader, start_realtime, wait_for
+from realtime import MIN_BATCH_DURATION, committed_batches, committed_offsets, deliveries, realtime_reader, start_realtime, wait_for
 
 from streaming import READ_MODES, make_records, mode_options
 
@@ -82,7 +82,12 @@ def test_a_restarted_query_continues_where_its_last_batch_ended(spark, kinesis, 
     first = kinesis.put_records(stream, make_records(30, "first"))
     query = start_realtime(realtime_reader(spark, kinesis, stream, **read), sink, checkpoint)
     try:
-        wait_for(lambda: len(deliveries(sink)) >= 30, "the first records", query)
+        # Stop after a commit, so the restart has a batch to continue from: a stop during the
+        # first batch's end can leave offsets/ without a batch file, which Spark then refuses
+        # (STATE_STORE_CHECKPOINT_LOCATION_NOT_EMPTY, see README Troubleshooting).
+        wait_for(lambda: committed_batches(checkpoint), "the first batch's commit", query)
+        first += kinesis.put_records(stream, make_records(10, "middle"))
+        wait_for(lambda: len(deliveries(sink)) >= 40, "the records put after the commit", query)
     finally:
         query.stop()  # in the middle of a batch: it is not committed, and runs again
     delivered_before = {r["seq"] for r in deliveries(sink)}
