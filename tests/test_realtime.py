@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 from pyspark.errors import StreamingQueryException
-from realtime import MIN_BATCH_DURATION, committed_batches, committed_offsets, deliveries, realtime_reader, start_realtime, wait_for
+from realtime import (
+    MIN_BATCH_DURATION,
+    committed_batches,
+    committed_offsets,
+    deliveries,
+    realtime_reader,
+    start_realtime,
+    wait_for,
+)
 
 from streaming import READ_MODES, make_records, mode_options
 
