@@ -52,8 +52,15 @@ private[sparkkinesis] object ExecutorCursors {
 
   def release(streamInstance: String, cursor: ShardReader): Unit = {
     if (stopped.contains(streamInstance)) cursor.close()
-    else Option(cache.put(Key(streamInstance, cursor.shard), Entry(cursor, System.nanoTime())))
-      .filter(_.cursor ne cursor).foreach(_.cursor.close())
+    else {
+      val key = Key(streamInstance, cursor.shard)
+      val entry = Entry(cursor, System.nanoTime())
+      Option(cache.put(key, entry)).filter(_.cursor ne cursor).foreach(_.cursor.close())
+      // A stop between the check and the put: forget marks the instance stopped before it
+      // empties the cache, so either it removed this entry or this sees the mark. Without it a
+      // reader (an open EFO subscription) would stay cached for a query that no longer runs.
+      if (stopped.contains(streamInstance) && cache.remove(key, entry)) cursor.close()
+    }
     evictIdle()
     evictBeyondBound()
   }

@@ -121,6 +121,29 @@ class ExecutorCursorsSuite extends AnyFunSuite with Matchers {
     ExecutorCursors.cached(instance) shouldBe empty
   }
 
+  test("a reader released while its query stops is closed, not kept for a query that no longer runs") {
+    val instance = newInstance()
+    val reader = new FakeReader(shard(0), start)
+    // The release asks for the reader's shard after it checked that the query still runs: the
+    // stop lands right there.
+    val releasedDuringTheStop = new ShardReader {
+      private var stopped = false
+      override def shard: ShardKey = {
+        if (!stopped) { stopped = true; ExecutorCursors.forget(instance) }
+        reader.shard
+      }
+      override def position: ShardPosition = reader.position
+      override def isEnded: Boolean = false
+      override def atTip: Boolean = true
+      override def throttleEvents: Int = 0
+      override def fetch(): RecordBatch = reader.fetch()
+      override def close(): Unit = reader.close()
+    }
+    ExecutorCursors.release(instance, releasedDuringTheStop)
+    reader.closed shouldBe true
+    ExecutorCursors.cached(instance) shouldBe empty
+  }
+
   test("a task with no shards (sent only to clean up) closes every reader its executor does not own") {
     val instance = newInstance()
     val readers = cache(instance, 0, 1)
