@@ -18,7 +18,8 @@ import io.github.sparkkinesis.reader.ShardReader
  */
 class ExecutorCursorsSuite extends AnyFunSuite with Matchers {
 
-  private final class FakeReader(val shard: ShardKey, val position: ShardPosition) extends ShardReader {
+  private class FakeReader(key: ShardKey, val position: ShardPosition) extends ShardReader {
+    override def shard: ShardKey = key
     var closed = false
     var fetches = 0
     override def isEnded: Boolean = false
@@ -123,24 +124,17 @@ class ExecutorCursorsSuite extends AnyFunSuite with Matchers {
 
   test("a reader released while its query stops is closed, not kept for a query that no longer runs") {
     val instance = newInstance()
-    val reader = new FakeReader(shard(0), start)
     // The release asks for the reader's shard after it checked that the query still runs: the
     // stop lands right there.
-    val releasedDuringTheStop = new ShardReader {
+    val releasedDuringTheStop = new FakeReader(shard(0), start) {
       private var stopped = false
       override def shard: ShardKey = {
         if (!stopped) { stopped = true; ExecutorCursors.forget(instance) }
-        reader.shard
+        super.shard
       }
-      override def position: ShardPosition = reader.position
-      override def isEnded: Boolean = false
-      override def atTip: Boolean = true
-      override def throttleEvents: Int = 0
-      override def fetch(): RecordBatch = reader.fetch()
-      override def close(): Unit = reader.close()
     }
     ExecutorCursors.release(instance, releasedDuringTheStop)
-    reader.closed shouldBe true
+    releasedDuringTheStop.closed shouldBe true
     ExecutorCursors.cached(instance) shouldBe empty
   }
 
