@@ -37,8 +37,8 @@ private[client] object GetRecordsCbor {
    */
   def split(body: Array[Byte], out: UserRecords.Expansion): Array[Byte] = {
     val in = new Reader(body)
-    val (major, count) = in.head()
-    if (major != MajorMap) throw new Unreadable(s"the answer is CBOR major type $major, not a map")
+    if (in.head() != MajorMap) throw new Unreadable(s"the answer is CBOR major type ${in.major}, not a map")
+    val count = in.argument
     val fieldsStart = in.pos
     var recordsAt = -1
     var recordsEnd = -1
@@ -63,8 +63,8 @@ private[client] object GetRecordsCbor {
   }
 
   private def records(in: Reader, out: UserRecords.Expansion): Unit = {
-    val (major, count) = in.head()
-    if (major != MajorArray) throw new Unreadable(s"Records is CBOR major type $major, not an array")
+    if (in.head() != MajorArray) throw new Unreadable(s"Records is CBOR major type ${in.major}, not an array")
+    val count = in.argument
     var n = 0L
     while (if (count == Indefinite) !in.atBreak() else n < count) {
       record(in, out)
@@ -77,8 +77,8 @@ private[client] object GetRecordsCbor {
     Array("Data", "PartitionKey", "SequenceNumber", "ApproximateArrivalTimestamp").map(_.getBytes(UTF_8))
 
   private def record(in: Reader, out: UserRecords.Expansion): Unit = {
-    val (major, count) = in.head()
-    if (major != MajorMap) throw new Unreadable(s"a record is CBOR major type $major, not a map")
+    if (in.head() != MajorMap) throw new Unreadable(s"a record is CBOR major type ${in.major}, not a map")
+    val count = in.argument
     var partitionKey: String = null
     var data: Array[Byte] = null
     var sequenceNumber: String = null
@@ -99,9 +99,21 @@ private[client] object GetRecordsCbor {
     out.add(partitionKey, if (data == null) Array.emptyByteArray else data, sequenceNumber, arrivalMillis)
   }
 
-  /** A cursor over CBOR data items in one array; every read checks the bounds. */
+  /**
+   * A cursor over CBOR data items in one array; every read checks the bounds. What it read last
+   * is left in fields ([[major]], [[argument]]; a string's [[array]], [[offset]], [[length]])
+   * rather than returned in tuples: a record has a dozen items, and boxing each one's head
+   * was most of what reading a record allocated besides its data.
+   */
   private final class Reader(bytes: Array[Byte]) {
     var pos = 0
+    /** The last head's major type and argument (a length, a count or a value). */
+    var major = 0
+    var argument = 0L
+    /** The last string read: a slice of `bytes`, or of a joined copy for an indefinite one. */
+    var array: Array[Byte] = bytes
+    var offset = 0
+    var length = 0
 
     private def byte(): Int = {
       if (pos >= bytes.length) throw new Unreadable("the answer ends early")
@@ -115,7 +127,7 @@ private[client] object GetRecordsCbor {
       bytes(pos) & 0xff
     }
 
-    private def argument(info: Int): Long = info match {
+    private def readArgument(info: Int): Long = info match {
       case i if i < 24 => i.toLong
       case 24 => byte().toLong
       case 25 => (byte() << 8 | byte()).toLong
@@ -129,97 +141,99 @@ private[client] object GetRecordsCbor {
       case _ => throw new Unreadable(s"CBOR additional information $info is reserved")
     }
 
-    /** The next item's major type and argument (a length, a count or a value), tags skipped. */
-    def head(): (Int, Long) = {
-      val b = byte()
-      val major = b >>> 5
+    /** Reads the next item's head, tags skipped, into [[major]] and [[argument]]; returns the major type. */
+    def head(): Int = {
+      var b = byte()
+      while (b >>> 5 == MajorTag) { readArgument(b & 0x1f); b = byte() }
+      major = b >>> 5
       val info = b & 0x1f
-      if (major == MajorTag) { argument(info); head() }
-      else if (major == MajorSimple) (major, info.toLong)
-      else (major, argument(info))
+      argument = if (major == MajorSimple) info.toLong else readArgument(info)
+      major
     }
 
     def atBreak(): Boolean = if (peek() == Break) { pos += 1; true }
     else false
     def atNull(): Boolean = { val b = peek(); b == Null || b == Undefined }
 
-    private def length(n: Long): Int = {
+    private def checkedLength(n: Long): Int = {
       if (n < 0 || n > bytes.length - pos) throw new Unreadable("a CBOR string runs past the answer")
       n.toInt
     }
 
-    /** A byte or text string's bytes (the chunks of an indefinite one joined) as (array, offset, length). */
-    private def string(major: Int, n: Long): (Array[Byte], Int, Int) =
-      if (n != Indefinite) {
-        val len = length(n)
-        pos += len
-        (bytes, pos - len, len)
+    /** Reads the byte or text string whose head was just read (the chunks of an indefinite one joined). */
+    private def string(): Unit = {
+      val stringMajor = major
+      if (argument != Indefinite) {
+        length = checkedLength(argument)
+        array = bytes
+        offset = pos
+        pos += length
       } else {
         val joined = new ByteArrayOutputStream()
         while (!atBreak()) {
-          val (chunkMajor, chunkLength) = head()
-          if (chunkMajor != major || chunkLength == Indefinite) throw new Unreadable("a malformed CBOR string chunk")
-          val len = length(chunkLength)
+          if (head() != stringMajor || argument == Indefinite) throw new Unreadable("a malformed CBOR string chunk")
+          val len = checkedLength(argument)
           joined.write(bytes, pos, len)
           pos += len
         }
-        (joined.toByteArray, 0, joined.size)
+        array = joined.toByteArray
+        offset = 0
+        length = array.length
       }
+    }
 
     def text(): String = {
-      val (major, n) = head()
-      if (major != MajorText) throw new Unreadable(s"CBOR major type $major where text was expected")
-      val (array, offset, len) = string(major, n)
-      new String(array, offset, len, UTF_8)
+      if (head() != MajorText) throw new Unreadable(s"CBOR major type $major where text was expected")
+      string()
+      new String(array, offset, length, UTF_8)
     }
 
     /** Binary data as the SDK reads it: a byte string, or base64 text. */
-    def blob(): Array[Byte] = {
-      val (major, n) = head()
-      if (major == MajorBytes) {
-        val (array, offset, len) = string(major, n)
-        Arrays.copyOfRange(array, offset, offset + len)
-      } else if (major == MajorText) {
-        val (array, offset, len) = string(major, n)
-        Base64.getDecoder.decode(new String(array, offset, len, UTF_8))
-      } else throw new Unreadable(s"CBOR major type $major where binary data was expected")
+    def blob(): Array[Byte] = head() match {
+      case MajorBytes =>
+        string()
+        Arrays.copyOfRange(array, offset, offset + length)
+      case MajorText =>
+        string()
+        Base64.getDecoder.decode(new String(array, offset, length, UTF_8))
+      case other => throw new Unreadable(s"CBOR major type $other where binary data was expected")
     }
 
     /** A number as a long, fractions cut off, as the SDK reads epoch milliseconds. */
     def number(): Long = {
-      val (major, n) = head()
+      head()
+      val n = argument
       major match {
         case MajorUnsigned if n >= 0 => n
         case MajorNegative if n >= 0 => -1L - n
-        case MajorSimple if n == 25 => halfToFloat(argument(25).toInt).toLong
-        case MajorSimple if n == 26 => java.lang.Float.intBitsToFloat(argument(26).toInt).toLong
-        case MajorSimple if n == 27 => java.lang.Double.longBitsToDouble(argument(27)).toLong
+        case MajorSimple if n == 25 => halfToFloat(readArgument(25).toInt).toLong
+        case MajorSimple if n == 26 => java.lang.Float.intBitsToFloat(readArgument(26).toInt).toLong
+        case MajorSimple if n == 27 => java.lang.Double.longBitsToDouble(readArgument(27)).toLong
         case _ => throw new Unreadable(s"CBOR item ($major, $n) where a number was expected")
       }
     }
 
     /** The index in `names` (UTF-8) of the next item, a map key, or -1 for another name. */
     def key(names: Array[Array[Byte]]): Int = {
-      val (major, n) = head()
-      if (major != MajorText) throw new Unreadable(s"CBOR major type $major where a field name was expected")
-      val (array, offset, len) = string(major, n)
+      if (head() != MajorText) throw new Unreadable(s"CBOR major type $major where a field name was expected")
+      string()
       var i = 0
-      while (i < names.length && !Arrays.equals(array, offset, offset + len, names(i), 0, names(i).length)) i += 1
+      while (i < names.length && !Arrays.equals(array, offset, offset + length, names(i), 0, names(i).length)) i += 1
       if (i < names.length) i else -1
     }
 
     /** Past one whole data item (nested ones included). */
     def skip(): Unit = {
-      val (major, n) = head()
+      head()
       major match {
         case MajorUnsigned | MajorNegative =>
-        case MajorBytes | MajorText => string(major, n)
-        case MajorArray => items(n, 1)
-        case MajorMap => items(n, 2)
+        case MajorBytes | MajorText => string()
+        case MajorArray => items(argument, 1)
+        case MajorMap => items(argument, 2)
         case MajorSimple =>
-          n match {
+          argument match {
             case 24 => byte()
-            case 25 | 26 | 27 => argument(n.toInt)
+            case 25 | 26 | 27 => readArgument(argument.toInt)
             case _ =>
           }
         case _ => throw new Unreadable(s"CBOR major type $major cannot be skipped")

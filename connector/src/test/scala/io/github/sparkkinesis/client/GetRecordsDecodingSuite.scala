@@ -24,13 +24,15 @@ import io.github.sparkkinesis.kpl.AggregateBuilder
  */
 class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
   @volatile private var answer: (Int, String, Array[Byte]) = (200, "application/x-amz-cbor-1.1", Array.emptyByteArray)
+  /** Whether the answer is sent in chunks, with no Content-Length. */
+  @volatile private var chunked = false
   private val server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0)
   server.createContext("/",
     exchange => {
       exchange.getRequestBody.readAllBytes()
       val (status, contentType, body) = answer
       exchange.getResponseHeaders.add("Content-Type", contentType)
-      exchange.sendResponseHeaders(status, body.length.toLong)
+      exchange.sendResponseHeaders(status, if (chunked) 0L else body.length.toLong)
       exchange.getResponseBody.write(body)
       exchange.close()
     })
@@ -119,6 +121,18 @@ class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(read, "the connector read the records itself")
     assert(records.map(r => new String(r.data, UTF_8)) == data.map(new String(_, UTF_8)))
     assert(records.head.approximateArrivalMillis == 1700000000123L)
+  }
+
+  test("an answer sent in chunks, with no declared length, reads the same") {
+    val data = (0 until 200).map(i => s"chunked-$i-${"y" * (i * 11)}".getBytes(UTF_8))
+    answer = (200, "application/x-amz-cbor-1.1",
+      answerOf(g => data.zipWithIndex.foreach { case (d, i) => record(g, s"key-$i", d, s"4960${i}000", millis) }))
+    chunked = true
+    try {
+      val (records, read) = readBoth()
+      assert(read, "the connector read the records itself")
+      assert(records.map(r => new String(r.data, UTF_8)) == data.map(new String(_, UTF_8)))
+    } finally chunked = false
   }
 
   test("arrival times as single and double floats, negative, and behind a tag") {
