@@ -74,13 +74,10 @@ private[client] object GetRecordsDecoding {
       else Try(header.get.trim.toLong).toOption.filter(n => n > 0 && n <= MaxPresized).fold(0)(_.toInt)
       if (declared == 0) in.readAllBytes()
       else {
+        // The HTTP client ends a body at its declared length (and fails one that ends early).
         val bytes = new Array[Byte](declared)
         val read = in.readNBytes(bytes, 0, declared)
-        if (read < declared) java.util.Arrays.copyOf(bytes, read)
-        else {
-          val more = in.readAllBytes() // a body longer than declared: keep all of it
-          if (more.isEmpty) bytes else bytes ++ more
-        }
+        if (read == declared) bytes else java.util.Arrays.copyOf(bytes, read)
       }
     }
 
