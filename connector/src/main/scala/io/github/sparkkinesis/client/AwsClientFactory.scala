@@ -24,6 +24,8 @@ import software.amazon.awssdk.services.sts.StsClient
  * Request encoding: Kinesis clients speak CBOR (GetRecords answers' records are read by
  * [[GetRecordsDecoding]], everything else by the SDK) unless the JVM property `aws.cborEnabled=false`
  * (or `AWS_CBOR_DISABLED`) asks for JSON; the SDK reads that itself, for every client alike.
+ * SubscribeToShard is always JSON (the SDK's generated call fixes it); its events' records are
+ * read by [[SubscribeEventDecoding]].
  *
  * TLS: `https://` endpoints are always verified against the JVM's trust store (the SDK's
  * default); there is deliberately no switch to turn that off. A private CA or a self-signed
@@ -75,8 +77,10 @@ private[client] object AwsClientFactory {
           .initialWindowSize(512 * 1024)
           .healthCheckPingPeriod(HealthCheckPingPeriod)
           .build())
-    located(KinesisAsyncClient.builder().httpClientBuilder(http), connection.region, connection.endpoint,
-      AwsCredentials.provider(connection.credentials)).build()
+    val decoding = ClientOverrideConfiguration.builder().addExecutionInterceptor(SubscribeEventDecoding.Interceptor)
+      .build()
+    located(KinesisAsyncClient.builder().httpClientBuilder(http).overrideConfiguration(decoding), connection.region,
+      connection.endpoint, AwsCredentials.provider(connection.credentials)).build()
   }
 
   /** The STS client a role is assumed with, signed with the role's base credentials. */

@@ -5,9 +5,11 @@ import software.amazon.awssdk.services.kinesis.model.Record
 import io.github.sparkkinesis.kpl.HashKeyRange
 
 /**
- * The one place SDK records become [[KinesisRecord]]s, for every read path: GetRecords answers
- * and SubscribeToShard events. Whatever must happen to every record read (such as
- * de-aggregating records the KPL packed together) belongs here.
+ * Where records the SDK read become [[KinesisRecord]]s: those of GetRecords answers and
+ * SubscribeToShard events the connector did not read itself ([[GetRecordsDecoding]],
+ * [[SubscribeEventDecoding]]). Whatever must happen to every record read (such as
+ * de-aggregating records the KPL packed together) belongs in [[UserRecords]], which every
+ * read path goes through.
  */
 object SdkRecords {
   /** The user records of `records` (KPL aggregates split, checked against the shard's `hashRange`), and what splitting found. */

@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicBoolean
 import scala.jdk.CollectionConverters._
 
 import org.reactivestreams.{Subscriber, Subscription}
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration
 import software.amazon.awssdk.core.async.SdkPublisher
 import software.amazon.awssdk.services.kinesis.KinesisAsyncClient
 import software.amazon.awssdk.services.kinesis.model.{
@@ -23,17 +24,20 @@ final class SdkSubscriptionTransport(client: () => KinesisAsyncClient) extends S
 
   override def subscribe(consumerArn: String, shardId: String, start: ShardPosition, hashRange: Option[HashKeyRange],
       subscriber: Subscriber[ShardEvent]): SubscriptionHandle = {
+    val decoded = new SubscribeEventDecoding.Decoded(hashRange)
     val request = SubscribeToShardRequest.builder()
       .consumerARN(consumerArn)
       .shardId(shardId)
       .startingPosition(SdkPositions.startingPosition(start))
+      .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) =>
+        o.putExecutionAttribute(SubscribeEventDecoding.Attribute, decoded))
       .build()
     val once = new TerminatingOnce(subscriber)
     val handler = new SubscribeToShardResponseHandler {
       override def responseReceived(response: SubscribeToShardResponse): Unit = ()
       override def onEventStream(publisher: SdkPublisher[SubscribeToShardEventStream]): Unit =
-        publisher.filter(classOf[SubscribeToShardEvent]).map[ShardEvent](SdkSubscriptionTransport.toShardEvent(_,
-            hashRange))
+        publisher.filter(classOf[SubscribeToShardEvent])
+          .map[ShardEvent](e => SdkSubscriptionTransport.toShardEvent(e, decoded.next(), hashRange))
           .subscribe(once)
       override def exceptionOccurred(t: Throwable): Unit = once.fail(t)
       // The end is signalled by the event publisher's onComplete, after its last event.
@@ -51,8 +55,10 @@ final class SdkSubscriptionTransport(client: () => KinesisAsyncClient) extends S
 }
 
 object SdkSubscriptionTransport {
-  def toShardEvent(e: SubscribeToShardEvent, hashRange: Option[HashKeyRange]): ShardEvent = {
-    val (records, kpl) = SdkRecords.toKinesisRecords(e.records(), hashRange)
+  /** The event, with the records [[SubscribeEventDecoding]] took out of it, or else those the SDK read. */
+  private[client] def toShardEvent(e: SubscribeToShardEvent, readAside: Option[(Seq[KinesisRecord], KplCounts)],
+      hashRange: Option[HashKeyRange]): ShardEvent = {
+    val (records, kpl) = readAside.getOrElse(SdkRecords.toKinesisRecords(e.records(), hashRange))
     ShardEvent(
       records = records,
       continuationSequenceNumber = Option(e.continuationSequenceNumber()).filter(_.nonEmpty),

@@ -1,0 +1,302 @@
+package io.github.sparkkinesis.client
+
+import java.math.BigDecimal
+import java.nio.ByteBuffer
+import java.nio.charset.StandardCharsets.UTF_8
+import java.util.{Arrays, Base64}
+
+/**
+ * Reads the records of a SubscribeToShardEvent, which the SDK always asks for in JSON (RFC 8259),
+ * straight into [[UserRecords.Expansion]]: one copy of each record's data, no SDK objects. The
+ * rest of the event (`ContinuationSequenceNumber`, `MillisBehindLatest`, `ChildShards`) is handed
+ * back with `Records` emptied, for the SDK to read as usual. Values are read as the SDK reads
+ * them: data is base64 text, the arrival time is epoch seconds (a number, fractions below the
+ * millisecond cut off), `null` is a missing field and unknown fields are skipped.
+ *
+ * Anything else (not an object, a string with escapes where base64 or a field name is
+ * expected, a quoted time, malformed JSON) is a [[SubscribeEventJson.Unreadable]], on which
+ * the caller lets the SDK read the event instead.
+ */
+private[client] object SubscribeEventJson {
+  final class Unreadable(why: String) extends RuntimeException(why, null, false, false)
+
+  private val RecordsField = Array("Records".getBytes(UTF_8))
+  private val RecordFields =
+    Array("Data", "PartitionKey", "SequenceNumber", "ApproximateArrivalTimestamp").map(_.getBytes(UTF_8))
+  private val EmptyArray = "[]".getBytes(UTF_8)
+  /** The SDK refuses a timestamp longer than this. */
+  private val MaxTimestampLength = 20
+  private val MaxDepth = 64
+
+  /**
+   * Adds the event's records to `out` and returns the event with `"Records":[]`, or the event
+   * itself when it has no records field; or throws [[Unreadable]] (then `out` may hold some
+   * records: the caller discards it).
+   */
+  def split(event: Array[Byte], from: Int, until: Int, out: UserRecords.Expansion): Array[Byte] = {
+    val in = new Reader(event, from, until)
+    var recordsAt = -1
+    var recordsEnd = -1
+    in.expect('{')
+    if (!in.consume('}')) {
+      while ({
+        val field = in.key(RecordsField)
+        in.expect(':')
+        if (field == 0) {
+          if (recordsAt >= 0) throw new Unreadable("the event has two Records fields")
+          in.skipSpace()
+          recordsAt = in.pos
+          if (in.atNull()) in.skipValue() else records(in, out)
+          recordsEnd = in.pos
+        } else in.skipValue()
+        in.consume(',')
+      }) ()
+      in.expect('}')
+    }
+    in.skipSpace()
+    if (in.pos != until) throw new Unreadable("the event has more after its object")
+    if (recordsAt < 0) Arrays.copyOfRange(event, from, until)
+    else {
+      val rest = new Array[Byte](until - from - (recordsEnd - recordsAt) + EmptyArray.length)
+      val head = recordsAt - from
+      System.arraycopy(event, from, rest, 0, head)
+      System.arraycopy(EmptyArray, 0, rest, head, EmptyArray.length)
+      System.arraycopy(event, recordsEnd, rest, head + EmptyArray.length, until - recordsEnd)
+      rest
+    }
+  }
+
+  private def records(in: Reader, out: UserRecords.Expansion): Unit = {
+    in.expect('[')
+    if (!in.consume(']')) {
+      while ({
+        record(in, out)
+        in.consume(',')
+      }) ()
+      in.expect(']')
+    }
+  }
+
+  private def record(in: Reader, out: UserRecords.Expansion): Unit = {
+    var partitionKey: String = null
+    var data: Array[Byte] = null
+    var sequenceNumber: String = null
+    var arrivalMillis = 0L
+    in.expect('{')
+    if (!in.consume('}')) {
+      while ({
+        val field = in.key(RecordFields)
+        in.expect(':')
+        if (in.atNull()) in.skipValue()
+        else field match {
+          case 0 => data = in.base64()
+          case 1 => partitionKey = in.text()
+          case 2 => sequenceNumber = in.text()
+          case 3 => arrivalMillis = in.epochSecondsAsMillis()
+          case _ => in.skipValue()
+        }
+        in.consume(',')
+      }) ()
+      in.expect('}')
+    }
+    out.add(partitionKey, if (data == null) Array.emptyByteArray else data, sequenceNumber, arrivalMillis)
+  }
+
+  /** A cursor over JSON tokens in `bytes(from until until)`; every read checks the bounds. */
+  private final class Reader(bytes: Array[Byte], from: Int, until: Int) {
+    var pos: Int = from
+
+    private def peek(): Int = {
+      if (pos >= until) throw new Unreadable("the event ends early")
+      bytes(pos) & 0xff
+    }
+
+    def skipSpace(): Unit =
+      while (pos < until && { val b = bytes(pos); b == ' ' || b == '\n' || b == '\r' || b == '\t' }) pos += 1
+
+    def expect(c: Char): Unit = {
+      skipSpace()
+      if (peek() != c) throw new Unreadable(s"'${peek().toChar}' where '$c' was expected")
+      pos += 1
+    }
+
+    /** Past `c` if it comes next. */
+    def consume(c: Char): Boolean = {
+      skipSpace()
+      if (pos < until && bytes(pos) == c) { pos += 1; true }
+      else false
+    }
+
+    def atNull(): Boolean = {
+      skipSpace()
+      pos < until && bytes(pos) == 'n'
+    }
+
+    /** The end of the string that starts at `pos` (its closing quote); whether it holds escapes in `escaped`. */
+    private var escaped = false
+    private def stringEnd(): Int = {
+      if (peek() != '"') throw new Unreadable(s"'${peek().toChar}' where a string was expected")
+      escaped = false
+      var at = pos + 1
+      while (at < until && bytes(at) != '"') {
+        if (bytes(at) == '\\') { escaped = true; at += 1 }
+        at += 1
+      }
+      if (at >= until) throw new Unreadable("a string runs past the event")
+      at
+    }
+
+    /** The index in `names` (UTF-8) of the next field name, or -1 for another name. */
+    def key(names: Array[Array[Byte]]): Int = {
+      skipSpace()
+      val end = stringEnd()
+      if (escaped) throw new Unreadable("a field name with escapes")
+      val start = pos + 1
+      pos = end + 1
+      var i = 0
+      while (i < names.length && !Arrays.equals(bytes, start, end, names(i), 0, names(i).length)) i += 1
+      if (i < names.length) i else -1
+    }
+
+    def text(): String = {
+      skipSpace()
+      val end = stringEnd()
+      val start = pos + 1
+      pos = end + 1
+      if (!escaped) new String(bytes, start, end - start, UTF_8) else unescape(start, end)
+    }
+
+    /** Binary data as the SDK reads it: base64 text, decoded by the same JDK decoder. */
+    def base64(): Array[Byte] = {
+      skipSpace()
+      val end = stringEnd()
+      if (escaped) throw new Unreadable("base64 data with escapes")
+      val start = pos + 1
+      pos = end + 1
+      val decoded =
+        try Base64.getDecoder.decode(ByteBuffer.wrap(bytes, start, end - start))
+        catch { case e: IllegalArgumentException => throw new Unreadable(s"base64 data: ${e.getMessage}") }
+      val array = decoded.array()
+      if (decoded.arrayOffset == 0 && decoded.position == 0 && decoded.remaining == array.length) array
+      else Arrays.copyOfRange(array, decoded.arrayOffset + decoded.position,
+        decoded.arrayOffset + decoded.position + decoded.remaining)
+    }
+
+    /**
+     * Epoch seconds as epoch milliseconds, as the SDK reads a JSON timestamp: its exact decimal
+     * value times 1,000, cut toward zero. Plain `seconds.fraction` numbers are read directly.
+     */
+    def epochSecondsAsMillis(): Long = {
+      skipSpace()
+      val start = pos
+      while (pos < until && { val b = bytes(pos); (b >= '0' && b <= '9') || b == '.' || b == '-' || b == '+' ||
+        b == 'e' || b == 'E' }) pos += 1
+      val length = pos - start
+      if (length == 0) throw new Unreadable(s"'${peek().toChar}' where a timestamp number was expected")
+      if (length > MaxTimestampLength) throw new Unreadable("a timestamp longer than the SDK reads")
+      var seconds = 0L
+      var at = start
+      while (at < pos && bytes(at) >= '0' && bytes(at) <= '9') { seconds = seconds * 10 + (bytes(at) - '0'); at += 1 }
+      val digits = at - start
+      val plain = digits > 0 && digits <= 15
+      if (plain && at < pos && bytes(at) == '.' && pos > at + 1 && onlyDigits(at + 1, pos)) {
+        var millis = seconds
+        var i = 0
+        while (i < 3) {
+          val d = at + 1 + i
+          millis = millis * 10 + (if (d < pos) bytes(d) - '0' else 0)
+          i += 1
+        }
+        millis
+      } else if (plain && at == pos) seconds * 1000
+      else {
+        try new BigDecimal(new String(bytes, start, length, UTF_8)).scaleByPowerOfTen(3).longValue()
+        catch { case _: NumberFormatException => throw new Unreadable("a malformed timestamp number") }
+      }
+    }
+
+    private def onlyDigits(from: Int, until: Int): Boolean = {
+      var at = from
+      while (at < until && bytes(at) >= '0' && bytes(at) <= '9') at += 1
+      at == until
+    }
+
+    /** Past one whole value (nested ones included). */
+    def skipValue(depth: Int = 0): Unit = {
+      if (depth > MaxDepth) throw new Unreadable("the event nests too deep")
+      skipSpace()
+      peek() match {
+        case '{' =>
+          pos += 1
+          if (!consume('}')) {
+            while ({
+              skipSpace()
+              pos = stringEnd() + 1
+              expect(':')
+              skipValue(depth + 1)
+              consume(',')
+            }) ()
+            expect('}')
+          }
+        case '[' =>
+          pos += 1
+          if (!consume(']')) {
+            while ({
+              skipValue(depth + 1)
+              consume(',')
+            }) ()
+            expect(']')
+          }
+        case '"' => pos = stringEnd() + 1
+        case 't' => literal("true")
+        case 'f' => literal("false")
+        case 'n' => literal("null")
+        case c if c == '-' || (c >= '0' && c <= '9') =>
+          while (pos < until && { val b = bytes(pos); (b >= '0' && b <= '9') || b == '.' || b == '-' || b == '+' ||
+            b == 'e' || b == 'E' }) pos += 1
+        case c => throw new Unreadable(s"'${c.toChar}' where a value was expected")
+      }
+    }
+
+    private def literal(word: String): Unit = {
+      var i = 0
+      while (i < word.length) {
+        if (peek() != word.charAt(i)) throw new Unreadable(s"a malformed '$word'")
+        pos += 1
+        i += 1
+      }
+    }
+
+    /** A string with escapes, between its quotes. */
+    private def unescape(start: Int, end: Int): String = {
+      val raw = new String(bytes, start, end - start, UTF_8)
+      val out = new java.lang.StringBuilder(raw.length)
+      var i = 0
+      while (i < raw.length) {
+        val c = raw.charAt(i)
+        if (c != '\\') { out.append(c); i += 1 }
+        else {
+          if (i + 1 >= raw.length) throw new Unreadable("a string ends in an escape")
+          raw.charAt(i + 1) match {
+            case '"' => out.append('"')
+            case '\\' => out.append('\\')
+            case '/' => out.append('/')
+            case 'b' => out.append('\b')
+            case 'f' => out.append('\f')
+            case 'n' => out.append('\n')
+            case 'r' => out.append('\r')
+            case 't' => out.append('\t')
+            case 'u' if i + 6 <= raw.length =>
+              val hex = raw.substring(i + 2, i + 6)
+              if (!hex.forall(h => Character.digit(h, 16) >= 0)) throw new Unreadable(s"a malformed escape \\u$hex")
+              out.append(Integer.parseInt(hex, 16).toChar)
+              i += 4
+            case other => throw new Unreadable(s"a malformed escape \\$other")
+          }
+          i += 2
+        }
+      }
+      out.toString
+    }
+  }
+}
