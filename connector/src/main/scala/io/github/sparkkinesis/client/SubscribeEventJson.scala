@@ -1,7 +1,7 @@
 package io.github.sparkkinesis.client
 
 import java.math.BigDecimal
-import java.nio.ByteBuffer
+import java.nio.{ByteBuffer, ByteOrder}
 import java.nio.charset.StandardCharsets.UTF_8
 import java.util.{Arrays, Base64}
 
@@ -102,6 +102,18 @@ private[client] object SubscribeEventJson {
     out.add(partitionKey, if (data == null) Array.emptyByteArray else data, sequenceNumber, arrivalMillis)
   }
 
+  private val Ones = 0x0101010101010101L
+  private val Highs = 0x8080808080808080L
+  private val Quotes = '"' * Ones
+  private val Backslashes = '\\' * Ones
+
+  /** Whether any of the eight bytes of `word` is a quote or a backslash (the classic zero-byte test, twice). */
+  private def hasQuoteOrBackslash(word: Long): Boolean = {
+    val q = word ^ Quotes
+    val b = word ^ Backslashes
+    ((((q - Ones) & ~q) | ((b - Ones) & ~b)) & Highs) != 0L
+  }
+
   /** A cursor over JSON tokens in `bytes(from until until)`; every read checks the bounds. */
   private final class Reader(bytes: Array[Byte], from: Int, until: Int) {
     var pos: Int = from
@@ -132,12 +144,16 @@ private[client] object SubscribeEventJson {
       pos < until && bytes(pos) == 'n'
     }
 
+    /** `bytes` eight at a time, for finding where strings end: most of an event is its records' base64 data. */
+    private val words = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN)
+
     /** The end of the string that starts at `pos` (its closing quote); whether it holds escapes in `escaped`. */
     private var escaped = false
     private def stringEnd(): Int = {
       if (peek() != '"') throw new Unreadable(s"'${peek().toChar}' where a string was expected")
       escaped = false
       var at = pos + 1
+      while (at + 8 <= until && !hasQuoteOrBackslash(words.getLong(at))) at += 8
       while (at < until && bytes(at) != '"') {
         if (bytes(at) == '\\') { escaped = true; at += 1 }
         at += 1
