@@ -154,6 +154,25 @@ class SubscribeEventDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(read.map(_.records.map(_.partitionKey)) == Seq(Seq("a"), Seq("a")))
   }
 
+  test("base64 data of every length, padded or not, and records larger than the decoder's first buffer") {
+    val sizes = (0 to 7) ++ Seq(4095, 4096, 4097, 100000)
+    val padded = sizes.map(n => recordJson(s"p$n", Array.tabulate(n)(i => (i * 31).toByte), s"1$n"))
+    val unpadded = (1 to 5).map { n =>
+      val text = base64(Array.tabulate(n)(i => (i + 200).toByte)).takeWhile(_ != '=')
+      s"""{"SequenceNumber":"2$n","Data":"$text","PartitionKey":"u$n"}"""
+    }
+    val (read, readAside) = readBoth(initialResponse, event(eventJson(padded ++ unpadded)))(1 << 20, 1000)
+    assert(readAside == 1)
+    assert(read.head.records.map(_.data.length) == sizes ++ (1 to 5))
+  }
+
+  test("base64 data the JDK's decoder refuses fails the subscription as it fails the SDK's") {
+    Seq("QQ=", "QUJD=", "Q", "QU*D", "==").foreach { text =>
+      val bad = s"""{"SequenceNumber":"1","Data":"$text","PartitionKey":"k"}"""
+      readBothFailing(failing = true, initialResponse, event(eventJson(Seq(bad))))(1 << 20)
+    }
+  }
+
   test("arrival times in every form a JSON number takes are read as the SDK reads them") {
     val forms = Seq("1700000000", "1700000000.1", "1700000000.98765", "1.700000000123E9", "1.7e9", "17000000001e-1",
       "-1.5", "0.0004", " 1700000000.5 ")
