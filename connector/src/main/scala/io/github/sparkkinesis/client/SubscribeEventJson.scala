@@ -193,9 +193,9 @@ private[client] object SubscribeEventJson {
         try Base64.getDecoder.decode(ByteBuffer.wrap(bytes, start, end - start))
         catch { case e: IllegalArgumentException => throw new Unreadable(s"base64 data: ${e.getMessage}") }
       val array = decoded.array()
-      if (decoded.arrayOffset == 0 && decoded.position == 0 && decoded.remaining == array.length) array
-      else Arrays.copyOfRange(array, decoded.arrayOffset + decoded.position,
-        decoded.arrayOffset + decoded.position + decoded.remaining)
+      val first = decoded.arrayOffset + decoded.position()
+      if (first == 0 && decoded.remaining == array.length) array
+      else Arrays.copyOfRange(array, first, first + decoded.remaining)
     }
 
     /**
