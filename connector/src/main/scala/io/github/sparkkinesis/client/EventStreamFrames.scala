@@ -112,7 +112,8 @@ private[client] object EventStreamFrames {
     private def start(): Unit = {
       val total = intAt(prelude, 0)
       val headers = intAt(prelude, 4)
-      if (crc(prelude, 0, 8) != intAt(prelude, 8)) throw new Malformed("an event stream prelude checksum does not match")
+      if (crc(prelude, 0, 8) != intAt(prelude, 8))
+        throw new Malformed("an event stream prelude checksum does not match")
       if (total < PreludeLength + CrcLength || total > maxMessage || headers < 0 ||
         headers > total - PreludeLength - CrcLength) {
         throw new Malformed(s"an event stream message of $total bytes with $headers bytes of headers")

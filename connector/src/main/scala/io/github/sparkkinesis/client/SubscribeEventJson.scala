@@ -205,8 +205,11 @@ private[client] object SubscribeEventJson {
     def epochSecondsAsMillis(): Long = {
       skipSpace()
       val start = pos
-      while (pos < until && { val b = bytes(pos); (b >= '0' && b <= '9') || b == '.' || b == '-' || b == '+' ||
-        b == 'e' || b == 'E' }) pos += 1
+      while (pos < until && {
+          val b = bytes(pos);
+          (b >= '0' && b <= '9') || b == '.' || b == '-' || b == '+' ||
+          b == 'e' || b == 'E'
+        }) pos += 1
       val length = pos - start
       if (length == 0) throw new Unreadable(s"'${peek().toChar}' where a timestamp number was expected")
       if (length > MaxTimestampLength) throw new Unreadable("a timestamp longer than the SDK reads")
@@ -268,8 +271,11 @@ private[client] object SubscribeEventJson {
         case 'f' => literal("false")
         case 'n' => literal("null")
         case c if c == '-' || (c >= '0' && c <= '9') =>
-          while (pos < until && { val b = bytes(pos); (b >= '0' && b <= '9') || b == '.' || b == '-' || b == '+' ||
-            b == 'e' || b == 'E' }) pos += 1
+          while (pos < until && {
+              val b = bytes(pos);
+              (b >= '0' && b <= '9') || b == '.' || b == '-' || b == '+' ||
+              b == 'e' || b == 'E'
+            }) pos += 1
         case c => throw new Unreadable(s"'${c.toChar}' where a value was expected")
       }
     }

@@ -37,7 +37,7 @@ class SubscribeEventDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
   private lazy val ours = AwsClientFactory.asyncKinesis(connection)
   private lazy val plainSdk = KinesisAsyncClient.builder()
     .httpClientBuilder(NettyNioAsyncHttpClient.builder().protocol(Protocol.HTTP2)
-      .protocolNegotiation(ProtocolNegotiation.ASSUME_PROTOCOL))
+        .protocolNegotiation(ProtocolNegotiation.ASSUME_PROTOCOL))
     .region(Region.US_EAST_1).endpointOverride(URI.create(server.endpoint))
     .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"))).build()
 
@@ -55,7 +55,8 @@ class SubscribeEventDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   private val initialResponse =
-    message(":message-type" -> "event", ":event-type" -> "initial-response", ":content-type" -> "application/json")("{}")
+    message(":message-type" -> "event", ":event-type" -> "initial-response", ":content-type" -> "application/json")(
+      "{}")
 
   private def event(json: String): Array[Byte] =
     message(":message-type" -> "event", ":event-type" -> "SubscribeToShardEvent",
@@ -80,27 +81,31 @@ class SubscribeEventDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
   private def subscribe(client: KinesisAsyncClient, decoded: Option[SubscribeEventDecoding.Decoded]): Read = {
     val events = new ConcurrentLinkedQueue[(SubscribeToShardEvent, Option[(Seq[KinesisRecord], KplCounts)])]()
     val handler = SubscribeToShardResponseHandler.builder()
-      .subscriber((e: SubscribeToShardEventStream) => e match {
-        case s: SubscribeToShardEvent => events.add((s, decoded.flatMap(_.next())))
-        case _ =>
-      })
+      .subscriber((e: SubscribeToShardEventStream) =>
+        e match {
+          case s: SubscribeToShardEvent => events.add((s, decoded.flatMap(_.next())))
+          case _ =>
+        })
       .build()
     val request = SubscribeToShardRequest.builder()
       .consumerARN("arn:aws:kinesis:us-east-1:000000000000:stream/s/consumer/c:1")
       .shardId("shardId-000000000000")
       .startingPosition(StartingPosition.builder().`type`(ShardIteratorType.TRIM_HORIZON).build())
-    decoded.foreach(d => request.overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) =>
-      o.putExecutionAttribute(SubscribeEventDecoding.Attribute, d)))
+    decoded.foreach(d =>
+      request.overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) =>
+        o.putExecutionAttribute(SubscribeEventDecoding.Attribute, d)))
     val done = Try(client.subscribeToShard(request.build(), handler).get(30, TimeUnit.SECONDS))
     Read(events.asScala.toSeq, done.failed.toOption)
   }
 
   private def shape(e: ShardEvent) =
-    (e.records.map(r => (r.partitionKey, r.data.toSeq, r.sequenceNumber, r.approximateArrivalMillis,
-      r.subSequenceNumber, r.endsKinesisRecord)), e.continuationSequenceNumber, e.millisBehindLatest, e.childShards,
+    (e.records.map(r =>
+        (r.partitionKey, r.data.toSeq, r.sequenceNumber, r.approximateArrivalMillis,
+          r.subSequenceNumber, r.endsKinesisRecord)), e.continuationSequenceNumber, e.millisBehindLatest, e.childShards,
       e.kpl)
 
-  private def rootCause(t: Throwable): Throwable = if (t.getCause == null || t.getCause == t) t else rootCause(t.getCause)
+  private def rootCause(t: Throwable): Throwable =
+    if (t.getCause == null || t.getCause == t) t else rootCause(t.getCause)
 
   /**
    * Serves `messages` in frames of each size, reads them with both clients, and checks the
@@ -209,7 +214,8 @@ class SubscribeEventDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
     val childShards = ""","ChildShards":[{"ShardId":"shardId-000000000002","ParentShards":["shardId-000000000000"],""" +
       """"HashKeyRange":{"StartingHashKey":"0","EndingHashKey":"100"}}]"""
     val end = s"""{"Records":[${recordJson("last", Array[Byte](7), "9")}],"MillisBehindLatest":0$childShards}"""
-    val (read, readAside) = readBoth(initialResponse, event("""{"ContinuationSequenceNumber":"5","MillisBehindLatest":3}"""),
+    val (read, readAside) = readBoth(initialResponse,
+      event("""{"ContinuationSequenceNumber":"5","MillisBehindLatest":3}"""),
       event("""{"Records":null,"ContinuationSequenceNumber":"6","MillisBehindLatest":0}"""), event(end))(1 << 20, 11)
     assert(readAside == 3)
     assert(read.map(_.continuationSequenceNumber) == Seq(Some("5"), Some("6"), None))
@@ -219,7 +225,8 @@ class SubscribeEventDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   test("an event it cannot read is left to the SDK, and the events around it are still read") {
     val escapedData = s"""{"SequenceNumber":"2","Data":"AQ\\/=","PartitionKey":"k"}"""
-    val quotedTime = """{"SequenceNumber":"3","Data":"AQ==","PartitionKey":"k","ApproximateArrivalTimestamp":"1700000000"}"""
+    val quotedTime =
+      """{"SequenceNumber":"3","Data":"AQ==","PartitionKey":"k","ApproximateArrivalTimestamp":"1700000000"}"""
     val (read, readAside) = readBoth(initialResponse,
       event(eventJson(Seq(recordJson("a", Array[Byte](1), "1")))),
       event(eventJson(Seq(escapedData))),
