@@ -205,11 +205,7 @@ private[client] object SubscribeEventJson {
     def epochSecondsAsMillis(): Long = {
       skipSpace()
       val start = pos
-      while (pos < until && {
-          val b = bytes(pos);
-          (b >= '0' && b <= '9') || b == '.' || b == '-' || b == '+' ||
-          b == 'e' || b == 'E'
-        }) pos += 1
+      skipNumber()
       val length = pos - start
       if (length == 0) throw new Unreadable(s"'${peek().toChar}' where a timestamp number was expected")
       if (length > MaxTimestampLength) throw new Unreadable("a timestamp longer than the SDK reads")
@@ -233,6 +229,13 @@ private[client] object SubscribeEventJson {
         catch { case _: NumberFormatException => throw new Unreadable("a malformed timestamp number") }
       }
     }
+
+    /** Past the characters a JSON number is made of (what they make is checked where it is read). */
+    private def skipNumber(): Unit =
+      while (pos < until && {
+          val b = bytes(pos)
+          (b >= '0' && b <= '9') || b == '.' || b == '-' || b == '+' || b == 'e' || b == 'E'
+        }) pos += 1
 
     private def onlyDigits(from: Int, until: Int): Boolean = {
       var at = from
@@ -271,11 +274,7 @@ private[client] object SubscribeEventJson {
         case 'f' => literal("false")
         case 'n' => literal("null")
         case c if c == '-' || (c >= '0' && c <= '9') =>
-          while (pos < until && {
-              val b = bytes(pos);
-              (b >= '0' && b <= '9') || b == '.' || b == '-' || b == '+' ||
-              b == 'e' || b == 'E'
-            }) pos += 1
+          skipNumber()
         case c => throw new Unreadable(s"'${c.toChar}' where a value was expected")
       }
     }
