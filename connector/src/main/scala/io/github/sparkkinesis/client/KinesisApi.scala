@@ -34,11 +34,24 @@ final case class KinesisRecord(
 
   def isPast(position: ShardPosition): Boolean = ShardPosition.isPast(sequenceNumber, subSequenceNumber, position)
 
-  /** What the record weighs against the read limits and the fetch buffer: data plus partition key. */
-  def bytes: Long = data.length.toLong + partitionKey.length
+  /** What the record weighs against the read limits and the fetch buffer: data plus partition key, in bytes. */
+  def bytes: Long = data.length.toLong + KinesisRecord.utf8Length(partitionKey)
 }
 
 object KinesisRecord {
+  /** The length of `text` in UTF-8, as Kinesis counts a partition key, without encoding it. */
+  def utf8Length(text: String): Int = {
+    var length = 0
+    var i = 0
+    while (i < text.length) {
+      val c = text.charAt(i)
+      // A surrogate is half of a character that takes 4 bytes.
+      length += (if (c < 0x80) 1 else if (c < 0x800 || Character.isSurrogate(c)) 2 else 3)
+      i += 1
+    }
+    length
+  }
+
   /** The [[KinesisRecord.bytes]] of `records` together. */
   def bytesOf(records: Iterable[KinesisRecord]): Long = {
     var total = 0L

@@ -138,7 +138,7 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
     block.from shouldBe ShardPosition.AfterSequence("100")
     block.to shouldBe ShardPosition.AfterSequence("1003")
     block.records shouldBe 4
-    block.bytes shouldBe (first ++ second).map(r => r.data.length.toLong + r.partitionKey.length).sum
+    block.bytes shouldBe (first ++ second).map(r => r.data.length.toLong + r.partitionKey.getBytes("UTF-8").length).sum
     (block.firstArrivalMillis, block.lastArrivalMillis) shouldBe ((10L, 12L))
     sink.blocks(block.blockName.get).map(r =>
       (r.partitionKey, new String(r.data, "UTF-8"), r.sequenceNumber,

@@ -69,7 +69,7 @@ final class RealTimeShardReader(
   private def handOut(record: KinesisRecord): KinesisRecord = {
     handedOut = record.positionAfter
     recordCount += 1
-    byteCount += record.data.length.toLong + record.partitionKey.length
+    byteCount += record.bytes
     record
   }
 }
