@@ -41,6 +41,10 @@ def run_spark(kind, jar, spec):
         env = {**os.environ, **CREDENTIALS, "PYSPARK_KINESIS_JAR": str(jar)}
         out = subprocess.run([sys.executable, str(HERE / "bench_spark.py"), json.dumps(spec)],
                              capture_output=True, text=True, env=env, timeout=spec.get("timeout_s", 600) + 180)
+        if os.environ.get("BENCH_JVM_OUT"):  # the Spark JVM's own output, e.g. its compilation log
+            kept = Path(os.environ["BENCH_JVM_OUT"]) / f"{kind}-{Path(jar).stem}.log"
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            kept.write_text(out.stdout + out.stderr)
         lines = [line for line in out.stdout.splitlines() if line.startswith("RESULT ")]
         sys.stderr.writelines(f"{kind} {Path(jar).name}: {line}\n" for line in out.stderr.splitlines()
                               if line.startswith("thread-cpu "))  # BENCH_THREADS's breakdown

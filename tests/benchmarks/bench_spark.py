@@ -33,6 +33,8 @@ def session(slots=2, driver_class_path=None):
                .config("spark.driver.memory", "2g").config("spark.sql.shuffle.partitions", "2")
                # Every batch's progress is kept, so rows are counted over runs of more than 100 batches.
                .config("spark.sql.streaming.numRecentProgressUpdates", "1000000"))
+    if os.environ.get("BENCH_JAVA_OPTS"):  # e.g. -XX:+PrintCompilation, kept with BENCH_JVM_OUT
+        builder = builder.config("spark.driver.extraJavaOptions", os.environ["BENCH_JAVA_OPTS"])
     if driver_class_path:  # a JVM sink of the row's own (the real-time latency rows)
         builder = builder.config("spark.driver.extraClassPath", driver_class_path)
     spark = pyspark_kinesis.configure(builder).getOrCreate()
@@ -87,8 +89,11 @@ def cpu_by_thread_name(before, after):
 def profiled(pid):
     """Where the measured window's CPU goes: a JDK Flight Recorder profile when BENCH_JFR names a
     file, and the JVM's CPU by thread on stderr when BENCH_THREADS is set (JFR samples Java code
-    only; GC, JIT and the kernel's share show up by thread)."""
+    only; GC, JIT and the kernel's share show up by thread). With BENCH_JVM_OUT, the JVM's uptime
+    at the window's start and end, so that a log the JVM keeps by uptime (-XX:+PrintCompilation)
+    can be cut to the window."""
     profile, by_thread = os.environ.get("BENCH_JFR"), os.environ.get("BENCH_THREADS")
+    started = jvm_uptime(pid) if os.environ.get("BENCH_JVM_OUT") else None
     if profile:
         settings = os.environ.get("BENCH_JFR_SETTINGS", "profile")  # or a .jfc file, e.g. with every compilation
         subprocess.run(["jcmd", str(pid), "JFR.start", "name=bench", f"settings={settings}", f"filename={profile}"],
@@ -97,6 +102,8 @@ def profiled(pid):
     try:
         yield
     finally:
+        if started is not None:
+            sys.stderr.write(f"window-uptime-s {started} {jvm_uptime(pid)}\n")
         if by_thread:
             spent = cpu_by_thread_name(before, thread_cpu(pid))
             total = sum(s for s, _ in spent)
@@ -105,6 +112,12 @@ def profiled(pid):
         if profile:
             subprocess.run(["jcmd", str(pid), "JFR.stop", "name=bench", f"filename={profile}"],
                            check=True, capture_output=True)
+
+
+def jvm_uptime(pid):
+    """The JVM's uptime in seconds, as `jcmd` reads it (the clock of its compilation log)."""
+    out = subprocess.run(["jcmd", str(pid), "VM.uptime"], check=True, capture_output=True, text=True).stdout
+    return float(out.strip().splitlines()[-1].split()[0])
 
 
 def read_once(spark, spec, checkpoint, **extra):
