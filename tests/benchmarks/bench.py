@@ -2,7 +2,7 @@
 row by row, each build of the connector side by side. Writes tests/benchmarks/results/<date>.md
 and <date>.png and prints the table. Timings here only: never pass/fail.
 
-    python tests/benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--quick]
+    python tests/benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--warm-rounds N] ...
 
 Rows: backend, polling, efo, limits-polling, limits-efo, latency-default, latency-low,
 latency-realtime, latency-realtime-efo, latency-floor, steady-noop, steady-noop-floor, idle, scale-100,
@@ -39,6 +39,10 @@ def run_spark(kind, jar, spec):
     with tempfile.TemporaryDirectory(prefix="bench-") as workdir:
         spec = {**spec, "kind": kind, "workdir": workdir}
         env = {**os.environ, **CREDENTIALS, "PYSPARK_KINESIS_JAR": str(jar)}
+        if os.environ.get("BENCH_JFR"):  # one profile per measurement: <file>-<kind>-<jar>.jfr
+            profile = Path(os.environ["BENCH_JFR"])
+            name = f"{profile.stem}-{kind}-{Path(jar).stem}{profile.suffix or '.jfr'}"
+            env["BENCH_JFR"] = str(profile.with_name(name))
         out = subprocess.run([sys.executable, str(HERE / "bench_spark.py"), json.dumps(spec)],
                              capture_output=True, text=True, env=env, timeout=spec.get("timeout_s", 600) + 180)
         if os.environ.get("BENCH_JVM_OUT"):  # the Spark JVM's own output, e.g. its compilation log
@@ -103,7 +107,8 @@ def throughput(mode):
         warm = per_shard
         with BenchKinesis(["--stream", f"s:8:{per_shard}:{RECORD}", "--stream", f"warm:8:{warm}:{RECORD}"]) as k:
             spec = {"endpoint": k.endpoint, "stream": "s", "record_size": RECORD, "options": options,
-                    "records_per_shard": per_shard, "warm_stream": "warm", "warm_records_per_shard": warm}
+                    "records_per_shard": per_shard, "warm_stream": "warm", "warm_records_per_shard": warm,
+                    "warm_rounds": args.warm_rounds}
             for label, jar in jars:
                 results.append(one_build(label, "throughput", jar, spec))
             if mode == "polling":
@@ -118,8 +123,32 @@ def throughput(mode):
         for r in results:
             if "error" not in r:
                 r["of_ceiling"] = r["records_per_cpu_s"] / ceiling["records_per_cpu_s"]
+        measured = [r for r in results[:len(jars)] if "error" not in r]
+        if measured:
+            alone = spark_alone(measured[0], jars[0][1])
+            results.append(alone)
+            # The JIT varies from run to run by more than a build changes it: leave it out of both.
+            spark = alone["cpu_seconds"] - alone["cpu_by_kind"]["jit"]
+            for r in measured:
+                connector = r["cpu_seconds"] - r["cpu_by_kind"]["jit"] - spark
+                r["records_per_cpu_s_besides_spark"] = r["records"] / max(connector, 1e-9)
         return results
     return row
+
+
+def spark_alone(measured, jar):
+    """What Spark itself spends in a throughput row's window, whatever the source: Spark's rate
+    source at the measured build's pace (its rows per second, its number of batches in as many
+    seconds), into noop, after a warm-up as long. Its CPU (planning and running the batches,
+    listeners, the JIT compiling Spark's own code) is in every build's figure, and no connector
+    change lowers it."""
+    seconds = measured["seconds"]
+    spec = {"rows_per_s": round(measured["records"] / seconds), "sink": "noop",
+            "trigger_s": round(seconds / max(measured["batches"], 1), 1), "warmup_s": seconds, "window_s": seconds}
+    alone = run_spark("spark_floor", jar, spec)
+    cpu = alone["cores"] * alone["seconds"]
+    return {"build": "Spark alone (rate source, same pace)", **alone, "cpu_seconds": cpu,
+            "cpu_by_kind": {kind: cores * alone["seconds"] for kind, cores in alone["cores_by_kind"].items()}}
 
 
 def limits(mode, queries):
@@ -296,6 +325,8 @@ def main():
                         help="throughput rows: 8 shards x this many 1 KB records")
     parser.add_argument("--sink-rows", type=int, default=200000,
                         help="sink rows: rows written per setting (a quarter with the write limits)")
+    parser.add_argument("--warm-rounds", type=int, default=1,
+                        help="throughput rows: reads of the warm-up stream before the measured one")
     parser.add_argument("--window-s", type=int, default=30,
                         help="measuring window of the limits, latency and idle rows")
     args = parser.parse_args()
@@ -303,6 +334,10 @@ def main():
     if not jars:
         parser.error("no connector jar: run make wheel, or pass --jar label=path")
 
+    # The run's switches that differ from the defaults, so that each row's command repeats it.
+    changed = "".join(f" --{name.replace('_', '-')} {getattr(args, name)}"
+                      for name in ("records_per_shard", "sink_rows", "warm_rounds", "window_s")
+                      if getattr(args, name) != parser.get_default(name))
     started = datetime.now(timezone.utc)
     rows = []
     for name in args.rows:
@@ -314,7 +349,7 @@ def main():
             sys.stderr.write(f"bench: {name} failed:\n{e}\n")
             results = [{"build": "-", "error": failure_cause(e)}]
         rows.append({"row": name, "seconds": time.time() - began, "results": results,
-                     "command": f'make bench BENCH_ARGS="--rows {name}"'})
+                     "command": f'make bench BENCH_ARGS="--rows {name}{changed}"'})
         # After every row: a run stopped half-way keeps what it measured.
         out = write_report(rows, jars, started, HERE / "results")
     print(out.read_text())

@@ -20,20 +20,36 @@ def _kinds(r):
     k = r.get("cpu_by_kind")
     if not k:
         return ""
+    sdk = f", SDK event loops {_n(k['sdk'], 1)}" if k.get("sdk", 0) >= 0.05 else ""
     exited = f", threads that exited {_n(k['exited'], 1)}" if k.get("exited", 0) >= 0.05 else ""
+    return (f"tasks {_n(k['tasks'], 1)}, GC {_n(k['gc'], 1)}, JIT {_n(k['jit'], 1)}, "
+            f"other {_n(k['other'], 1)}{sdk}{exited} CPU-s")
+
+
+def _throughput(r):
+    if "records" not in r:  # Spark alone: its CPU in the same window, whatever the source
+        return (f"**{_n(r['cpu_seconds'], 1)} CPU-s** in {_n(r['seconds'])} s at {_n(r['rows_per_s'])} rows/s, "
+                f"{_n(r['batches_per_s'] * r['seconds'])} batches ({_kinds(r)})")
+    figures = (f"{_n(r['records_per_s'])} records/s, {_n(r['mb_per_s'], 1)} MB/s, "
+               f"**{_n(r['records_per_cpu_s'])} records/CPU-s** ({_n(r['of_ceiling'] * 100)}% of ceiling), "
+               f"{_n(r['cpu_seconds'], 1)} CPU-s for {_n(r['records'])}")
+    if not r.get("cpu_by_kind"):
+        return figures
     # The JIT's share is warm-up that a long-running query stops paying (code run a few hundred
     # times per run, such as per-call SDK code, is still compiled within the window).
-    without_jit = r["records"] / max(r["cpu_seconds"] - k["jit"], 1e-9)
-    return (f" (tasks {_n(k['tasks'], 1)}, GC {_n(k['gc'], 1)}, JIT {_n(k['jit'], 1)}, "
-            f"other {_n(k['other'], 1)}{exited} CPU-s; {_n(without_jit)} records/CPU-s besides the JIT)")
+    without_jit = r["records"] / max(r["cpu_seconds"] - r["cpu_by_kind"]["jit"], 1e-9)
+    besides = (f"; {_n(r['records_per_cpu_s_besides_spark'])} besides the JIT and Spark alone's other CPU"
+               if "records_per_cpu_s_besides_spark" in r else "")
+    return f"{figures} ({_kinds(r)}; {_n(without_jit)} records/CPU-s besides the JIT{besides})"
 
 
 def _core_kinds(r):
-    """Where a steady row's cores went: Spark's tasks, GC, the JIT compiler, the rest."""
+    """Where a steady row's cores went: Spark's tasks, the SDK's event loops, GC, the JIT compiler, the rest."""
     k = r.get("cores_by_kind")
     if not k:
         return ""
-    return (f" (tasks {_n(k['tasks'], 3)}, GC {_n(k['gc'], 3)}, JIT {_n(k['jit'], 3)}, "
+    sdk = f"SDK event loops {_n(k['sdk'], 3)}, " if k.get("sdk", 0) >= 0.0005 else ""
+    return (f" (tasks {_n(k['tasks'], 3)}, {sdk}GC {_n(k['gc'], 3)}, JIT {_n(k['jit'], 3)}, "
             f"other {_n(k['other'], 3)})")
 
 
@@ -46,9 +62,7 @@ def figures(row, r):
                 "(one event-loop thread); "
                 f"client {_n(r['client_records_per_cpu_s'])}/CPU-s; {_n(r['records_per_s'])} records/s wall")
     if row in ("polling", "efo"):
-        return (f"{_n(r['records_per_s'])} records/s, {_n(r['mb_per_s'], 1)} MB/s, "
-                f"**{_n(r['records_per_cpu_s'])} records/CPU-s** ({_n(r['of_ceiling'] * 100)}% of ceiling), "
-                f"{_n(r['cpu_seconds'], 1)} CPU-s for {_n(r['records'])}" + _kinds(r))
+        return _throughput(r)
     if row.startswith("limits"):
         return (f"{_n(r['mib_per_s_per_shard'], 2)} MiB/s per shard = **{_n(r['pct_of_2mib'], 1)}% of 2 MiB/s**, "
                 f"throttle events {_n(r['throttle_events'])}")
@@ -111,7 +125,7 @@ def chart(rows, path):
     by_row = {row["row"]: [r for r in row["results"] if "error" not in r] for row in rows}
 
     bars = [(f"{name}\n{r['build']}", r["records_per_cpu_s"])
-            for name in ("polling", "efo") for r in by_row.get(name, [])]
+            for name in ("polling", "efo") for r in by_row.get(name, []) if "records_per_cpu_s" in r]
     _bars(axes[0], bars, "records per CPU-second (1 KB, 8 shards)")
 
     lat = [(f"{name[8:]}\n{r['build']}", r)

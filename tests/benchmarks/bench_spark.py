@@ -87,25 +87,38 @@ def cpu_by_thread_name(before, after):
 
 @contextlib.contextmanager
 def profiled(pid):
-    """Where the measured window's CPU goes: a JDK Flight Recorder profile when BENCH_JFR names a
-    file, and the JVM's CPU by thread on stderr when BENCH_THREADS is set (JFR samples Java code
-    only; GC, JIT and the kernel's share show up by thread). With BENCH_JVM_OUT, the JVM's uptime
-    at the window's start and end, so that a log the JVM keeps by uptime (-XX:+PrintCompilation)
-    can be cut to the window."""
+    """Watches the measured window: yields (thread CPU at its start, thread CPU as last seen), the
+    latter sampled every half second, so that threads that end within the window (the query's own
+    thread, an SDK client's event loops) are still counted by name. Also writes a JDK Flight
+    Recorder profile when BENCH_JFR names a file, and the JVM's CPU by thread on stderr when
+    BENCH_THREADS is set (JFR samples Java code only; GC, JIT and the kernel's share show up by
+    thread). With BENCH_JVM_OUT, the JVM's uptime at the window's start and end, so that a log the
+    JVM keeps by uptime (-XX:+PrintCompilation) can be cut to the window."""
     profile, by_thread = os.environ.get("BENCH_JFR"), os.environ.get("BENCH_THREADS")
     started = jvm_uptime(pid) if os.environ.get("BENCH_JVM_OUT") else None
     if profile:
         settings = os.environ.get("BENCH_JFR_SETTINGS", "profile")  # or a .jfc file, e.g. with every compilation
         subprocess.run(["jcmd", str(pid), "JFR.start", "name=bench", f"settings={settings}", f"filename={profile}"],
                        check=True, capture_output=True)
-    before = thread_cpu(pid) if by_thread else {}
+    before = thread_cpu(pid)
+    seen, done = dict(before), threading.Event()
+
+    def sample():
+        while not done.wait(0.5):
+            seen.update(thread_cpu(pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     try:
-        yield
+        yield before, seen
     finally:
+        done.set()
+        sampler.join()
+        seen.update(thread_cpu(pid))
         if started is not None:
             sys.stderr.write(f"window-uptime-s {started} {jvm_uptime(pid)}\n")
         if by_thread:
-            spent = cpu_by_thread_name(before, thread_cpu(pid))
+            spent = cpu_by_thread_name(before, seen)
             total = sum(s for s, _ in spent)
             for seconds, name in spent[:20]:
                 sys.stderr.write(f"thread-cpu {seconds:7.2f} s {100 * seconds / total:5.1f}%  {name}\n")
@@ -128,11 +141,13 @@ def read_once(spark, spec, checkpoint, **extra):
 
 
 def cpu_kinds(spent):
-    """CPU seconds by kind of thread: Spark's tasks (reading, prefetching), the JIT compiler, the
-    garbage collector, and the rest (driver, RPC, listeners)."""
-    kinds = {"tasks": 0.0, "jit": 0.0, "gc": 0.0, "other": 0.0}
+    """CPU seconds by kind of thread: Spark's tasks (reading, prefetching), the AWS SDK's HTTP
+    threads (enhanced fan-out's event loops), the JIT compiler, the garbage collector, and the rest
+    (driver, RPC, listeners)."""
+    kinds = {"tasks": 0.0, "sdk": 0.0, "jit": 0.0, "gc": 0.0, "other": 0.0}
     for seconds, name in spent:
         kind = ("tasks" if name.startswith("Executor task") else "jit" if "CompilerThre" in name
+                else "sdk" if name.startswith(("aws-java-sdk", "sdk-async-response"))
                 else "gc" if name.startswith(("GC Thread", "GN ", "VM Thread")) else "other")
         kinds[kind] += seconds
     return kinds
@@ -140,12 +155,12 @@ def cpu_kinds(spent):
 
 def cpu_window(pid, seconds):
     """Sleeps `seconds` while a query runs: (start, end, cores of the JVM, cores by kind of thread)."""
-    with profiled(pid):
-        cpu, t0, threads = cpu_seconds(pid), time.time(), thread_cpu(pid)
+    with profiled(pid) as (before, seen):
+        cpu, t0 = cpu_seconds(pid), time.time()
         time.sleep(seconds)
         t1 = time.time()
         cores = (cpu_seconds(pid) - cpu) / (t1 - t0)
-        kinds = cpu_kinds(cpu_by_thread_name(threads, thread_cpu(pid)))
+    kinds = cpu_kinds(cpu_by_thread_name(before, seen))
     return t0, t1, cores, {kind: spent / (t1 - t0) for kind, spent in kinds.items()}
 
 
@@ -154,13 +169,14 @@ def throughput(spark, pid, spec, workdir):
     over a stream as big (`warm_stream`), so that class loading and most JIT compiling are done.
     The JVM's CPU is also split by kind of thread: the JIT still compiles Spark's own per-job code
     (closure cleaning, task serialization) during the run, the same for every build."""
-    read_once(spark, spec, workdir / "warm", streamName=spec["warm_stream"])
-    with profiled(pid):
-        cpu, began, threads = cpu_seconds(pid), time.time(), thread_cpu(pid)
+    for n in range(spec.get("warm_rounds", 1)):
+        read_once(spark, spec, workdir / f"warm{n}", streamName=spec["warm_stream"])
+    with profiled(pid) as (before, seen):
+        cpu, began = cpu_seconds(pid), time.time()
         query = read_once(spark, spec, workdir / "checkpoint")
         seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
-        kinds = cpu_kinds(cpu_by_thread_name(threads, thread_cpu(pid)))
-    # Threads gone by the end (an SDK client's event loops, closed with it) took the rest.
+    kinds = cpu_kinds(cpu_by_thread_name(before, seen))
+    # Threads gone between two samples took the rest (their last half second, or all of a short one).
     kinds["exited"] = max(0.0, cpu - sum(kinds.values()))
     records = rows_read(query)
     return {"records": records, "batches": batches_run(query), "seconds": seconds, "cpu_seconds": cpu,
@@ -202,8 +218,9 @@ def ceiling_polling(spark, pid, spec, workdir):
             it = response.nextShardIterator()
         counts.append(n)
 
-    for shard in shards:  # warm up, as the connector's row does
-        read(shard, spec["warm_stream"], spec["warm_records_per_shard"])
+    for _ in range(spec.get("warm_rounds", 1)):  # warm up, as the connector's row does
+        for shard in shards:
+            read(shard, spec["warm_stream"], spec["warm_records_per_shard"])
     counts.clear()
     cpu, began = cpu_seconds(pid), time.time()
     threads = [threading.Thread(target=read, args=(s,)) for s in shards]
@@ -329,13 +346,11 @@ def steady_cost(query, pid, spec):
     """Cores, batches/s and rows/s of a running query over a window after a warm-up; stops it."""
     time.sleep(spec["warmup_s"])
     done = rows_read(query), batches_run(query)
-    cpu, t0 = cpu_seconds(pid), time.time()
-    time.sleep(spec["window_s"])
-    t1 = time.time()
-    cores = (cpu_seconds(pid) - cpu) / (t1 - t0)
+    t0, t1, cores, cores_by_kind = cpu_window(pid, spec["window_s"])
     rows, batches = rows_read(query) - done[0], batches_run(query) - done[1]
     query.stop()
-    return {"cores": cores, "batches_per_s": batches / (t1 - t0), "rows_per_s": rows / (t1 - t0)}
+    return {"cores": cores, "cores_by_kind": cores_by_kind, "seconds": t1 - t0,
+            "batches_per_s": batches / (t1 - t0), "rows_per_s": rows / (t1 - t0)}
 
 
 def spark_floor(spark, pid, spec, workdir):
@@ -348,6 +363,8 @@ def spark_floor(spark, pid, spec, workdir):
 
     stream = spark.readStream.format("rate").option("rowsPerSecond", spec["rows_per_s"]).load().writeStream
     stream = stream.foreachBatch(sink) if spec["sink"] == "foreachBatch" else stream.format("noop")
+    if spec.get("trigger_s"):
+        stream = stream.trigger(processingTime=f"{spec['trigger_s']} seconds")
     return steady_cost(stream.option("checkpointLocation", str(workdir / "checkpoint")).start(), pid, spec)
 
 
