@@ -32,12 +32,11 @@ private[client] object GetRecordsCbor {
   private val Undefined = 0xf7
 
   /**
-   * Adds the records of the answer in `body(0 until length)` to `out` and returns the answer
-   * without its `Records` field, in an array of its own (`body` may be used again), or throws
-   * [[Unreadable]] (then `out` may hold some records: the caller discards it).
+   * Adds the answer's records to `out` and returns the answer without its `Records` field, or
+   * throws [[Unreadable]] (then `out` may hold some records: the caller discards it).
    */
-  def split(body: Array[Byte], length: Int, out: UserRecords.Expansion): Array[Byte] = {
-    val in = new Reader(body, length)
+  def split(body: Array[Byte], out: UserRecords.Expansion): Array[Byte] = {
+    val in = new Reader(body)
     if (in.head() != MajorMap) throw new Unreadable(s"the answer is CBOR major type ${in.major}, not a map")
     val count = in.argument
     val fieldsStart = in.pos
@@ -53,12 +52,12 @@ private[client] object GetRecordsCbor {
       } else in.skip()
       fields += 1
     }
-    if (recordsAt < 0) Arrays.copyOf(body, length)
+    if (recordsAt < 0) body
     else {
-      val rest = new ByteArrayOutputStream(length - (recordsEnd - recordsAt) + 9)
+      val rest = new ByteArrayOutputStream(body.length - (recordsEnd - recordsAt) + 9)
       if (count == Indefinite) rest.write(0xbf) else writeHead(rest, MajorMap, count - 1)
       rest.write(body, fieldsStart, recordsAt - fieldsStart)
-      rest.write(body, recordsEnd, length - recordsEnd)
+      rest.write(body, recordsEnd, body.length - recordsEnd)
       rest.toByteArray
     }
   }
@@ -101,12 +100,12 @@ private[client] object GetRecordsCbor {
   }
 
   /**
-   * A cursor over the CBOR data items in `bytes(0 until end)`; every read checks the bounds. What it read last
+   * A cursor over CBOR data items in one array; every read checks the bounds. What it read last
    * is left in fields ([[major]], [[argument]]; a string's [[array]], [[offset]], [[length]])
    * rather than returned in tuples: a record has a dozen items, and boxing each one's head
    * was most of what reading a record allocated besides its data.
    */
-  private final class Reader(bytes: Array[Byte], end: Int) {
+  private final class Reader(bytes: Array[Byte]) {
     var pos = 0
     /** The last head's major type and argument (a length, a count or a value). */
     var major = 0
@@ -117,14 +116,14 @@ private[client] object GetRecordsCbor {
     var length = 0
 
     private def byte(): Int = {
-      if (pos >= end) throw new Unreadable("the answer ends early")
+      if (pos >= bytes.length) throw new Unreadable("the answer ends early")
       val b = bytes(pos) & 0xff
       pos += 1
       b
     }
 
     private def peek(): Int = {
-      if (pos >= end) throw new Unreadable("the answer ends early")
+      if (pos >= bytes.length) throw new Unreadable("the answer ends early")
       bytes(pos) & 0xff
     }
 
@@ -157,7 +156,7 @@ private[client] object GetRecordsCbor {
     def atNull(): Boolean = { val b = peek(); b == Null || b == Undefined }
 
     private def checkedLength(n: Long): Int = {
-      if (n < 0 || n > end - pos) throw new Unreadable("a CBOR string runs past the answer")
+      if (n < 0 || n > bytes.length - pos) throw new Unreadable("a CBOR string runs past the answer")
       n.toInt
     }
 

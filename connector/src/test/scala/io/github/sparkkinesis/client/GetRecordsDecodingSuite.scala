@@ -201,25 +201,6 @@ class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(decoded.records.isEmpty)
   }
 
-  test("answers of megabytes one after another are each read to their own end, in arrays used again") {
-    def answerOfSize(records: Int, tag: String) = answerOf(g =>
-      (0 until records).foreach(i => record(g, s"$tag-$i", Array.fill(2000)(i.toByte), s"4961${i}000", millis)))
-    val large = answerOfSize(1500, "large")
-    answer = (200, "application/x-amz-cbor-1.1", large)
-    val (first, readFirst) = readBoth()
-    assert(readFirst && first.size == 1500)
-    // Into an array kept from the larger answer, whose bytes are still there past this one's end.
-    answer = (200, "application/x-amz-cbor-1.1", answerOfSize(300, "small"))
-    val (second, readSecond) = readBoth()
-    assert(readSecond && second.map(_.partitionKey) == (0 until 300).map(i => s"small-$i"))
-    // The larger answer cut short: the rest of it in the kept array must not be read as its end.
-    answer = (200, "application/x-amz-cbor-1.1", large.take(large.length * 2 / 3))
-    intercept[Exception](plainSdk.getRecords(request(None)))
-    val decoded = new GetRecordsDecoding.Decoded(None)
-    intercept[Exception](ours.getRecords(request(Some(decoded))))
-    assert(decoded.records.isEmpty)
-  }
-
   test("errors are the SDK's: throttling still surfaces as the SDK's exception") {
     answer = (400, "application/x-amz-cbor-1.1",
       cbor { g =>
