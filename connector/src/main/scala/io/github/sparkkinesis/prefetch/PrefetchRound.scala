@@ -39,7 +39,7 @@ object PrefetchRound {
     val returnWhenCaughtUp = splitAt.isDefined || firstRound
     val work = PrefetchWork(streamInstance, streamKey, settings.fetch, math.max(1L, room / groups.size),
       splitAt, returnWhenCaughtUp, consumers = consumers, owners = owners,
-      reportTo = if (returnWhenCaughtUp) None else Some(reportTo))
+      reportTo = if (returnWhenCaughtUp) None else Some(reportTo), handOverBytes = settings.handOverBytes)
     PrefetchRound(tasks, work)
   }
 

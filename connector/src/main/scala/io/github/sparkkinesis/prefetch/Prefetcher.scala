@@ -15,7 +15,9 @@ import io.github.sparkkinesis.kpl.HashKeyRange
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
-final case class PrefetchSettings(fetch: FetchSettings, shardsPerTask: Int, fetchBufferSize: Long)
+/** How prefetching reads; `handOverBytes` is what a task holds at most before it stores it ([[PrefetchWork]]). */
+final case class PrefetchSettings(
+    fetch: FetchSettings, shardsPerTask: Int, fetchBufferSize: Long, handOverBytes: Long = PrefetchTask.HandOverBytes)
 
 /**
  * Keeps reading ahead of the query (ARCHITECTURE.md invariant 3): a driver thread runs rounds
@@ -120,6 +122,9 @@ final class Prefetcher(
   }
 
   def completedRounds: Long = synchronized(rounds)
+
+  /** Whether the buffered blocks fill `fetchBufferSize`: no round reads more until a batch commits. */
+  def bufferFull: Boolean = synchronized(index.bufferedBytes >= settings.fetchBufferSize)
 
   /** How many blocks were taken in so far; [[awaitBlocksAfter]] waits for this to move. */
   def appendedBlocks: Long = synchronized(blocksAppended)

@@ -13,7 +13,7 @@ import org.apache.spark.sql.connector.read.streaming._
 import io.github.sparkkinesis.client.{KinesisApi, KinesisClients}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
-import io.github.sparkkinesis.prefetch.{PrefetchSettings, Prefetcher}
+import io.github.sparkkinesis.prefetch.{PrefetchSettings, PrefetchTask, Prefetcher}
 
 /**
  * The polling (GetRecords) micro-batch stream. A [[Prefetcher]] keeps reading ahead into
@@ -27,7 +27,8 @@ final class KinesisMicroBatchStream(
     metadataPath: String,
     api: => KinesisApi,
     sparkContext: => SparkContext,
-    idleWaitMs: Long = KinesisMicroBatchStream.IdleWaitMs)
+    idleWaitMs: Long = KinesisMicroBatchStream.IdleWaitMs,
+    handOverBytes: Long = PrefetchTask.HandOverBytes)
   extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics with Logging {
 
   def this(options: KinesisSourceOptions, metadataPath: String) =
@@ -38,11 +39,13 @@ final class KinesisMicroBatchStream(
   KinesisClients.acquire(options.connection)
   private lazy val kinesis = api
   private lazy val prefetcher = new Prefetcher(sparkContext, options.connection,
-    PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize), name)
+    PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize, handOverBytes), name)
 
   private val shards = new ShardTracker(options, kinesis, name)
   private val consumers = options.efo.map(efo => new EfoConsumers(options, efo, sparkContext, name))
   private var availableNowSince: Option[Long] = None
+  /** When the last Trigger.AvailableNow batch's end was set (`System.nanoTime`); see [[awaitAvailableNow]]. */
+  private var availableNowBatchSetAt = 0L
   private var started = false
   @volatile private var lastIdleWaitMs = 0L
 
@@ -66,6 +69,7 @@ final class KinesisMicroBatchStream(
   override def prepareForTriggerAvailableNow(): Unit = {
     val now = System.currentTimeMillis()
     availableNowSince = Some(now)
+    availableNowBatchSetAt = System.nanoTime()
     prefetcher.readUntilArrival(now)
     logInfo(s"$name: Trigger.AvailableNow reads the records that arrived before $now")
   }
@@ -136,7 +140,11 @@ final class KinesisMicroBatchStream(
 
   /**
    * Trigger.AvailableNow ends when a trigger finds no new data, so each trigger waits until
-   * either new records are buffered or every shard has been read up to the start instant.
+   * either new records are buffered or every shard has been read up to the start instant. With
+   * new records, it also waits until `maxFetchDuration` has passed since the last batch's end
+   * was set (or the buffer is full), so that a batch takes what that much prefetching buffers,
+   * as the option says: a backlog otherwise ran in a batch per prefetch round, a few seconds
+   * each, and every batch costs Spark the same whatever it holds (make bench, row `polling`).
    */
   private def awaitAvailableNow(tracked: Map[ShardKey, ShardPosition], since: Long): Unit = {
     def readable = shards.readable(tracked)
@@ -144,10 +152,18 @@ final class KinesisMicroBatchStream(
     def allRead = tracked.forall { case (shard, position) =>
       position.isInstanceOf[ShardPosition.ShardEnd] || prefetcher.fetchedUntil(shard, since)
     }
-    while (!newData && !allRead && prefetcher.isRunning) {
-      prefetcher.awaitRoundAfter(prefetcher.completedRounds,
-        options.fetch.maxFetchDurationMs + KinesisMicroBatchStream.RoundGraceMs)
+    val fullAt = availableNowBatchSetAt + options.fetch.maxFetchDurationMs * 1000000L
+    var waiting = true
+    while (waiting && !allRead && prefetcher.isRunning) {
+      val hasNew = newData
+      val leftMs = (fullAt - System.nanoTime()) / 1000000L
+      waiting = !hasNew || (leftMs > 0 && !prefetcher.bufferFull)
+      if (waiting) {
+        prefetcher.awaitRoundAfter(prefetcher.completedRounds,
+          if (hasNew) leftMs else options.fetch.maxFetchDurationMs + KinesisMicroBatchStream.RoundGraceMs)
+      }
     }
+    availableNowBatchSetAt = System.nanoTime()
   }
 
 }

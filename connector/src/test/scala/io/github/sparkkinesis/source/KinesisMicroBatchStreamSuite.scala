@@ -14,6 +14,7 @@ import io.github.sparkkinesis.client.KinesisClients
 import io.github.sparkkinesis.errors.KinesisConnectorException
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.KinesisSourceOptions
+import io.github.sparkkinesis.prefetch.PrefetchTask
 
 /** One row of the source's output, as a user would select it. */
 private final case class Out(stream: String, shardId: String, sequenceNumber: String, data: String,
@@ -104,9 +105,9 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
   }
 
   private def newSource(api: FakeKinesisApi, opts: KinesisSourceOptions, metadataPath: String,
-      idleWaitMs: Long = KinesisMicroBatchStream.IdleWaitMs) = {
+      idleWaitMs: Long = KinesisMicroBatchStream.IdleWaitMs, handOverBytes: Long = PrefetchTask.HandOverBytes) = {
     KinesisClients.install(opts.connection, api)
-    new KinesisMicroBatchStream(opts, metadataPath, api, spark.sparkContext, idleWaitMs)
+    new KinesisMicroBatchStream(opts, metadataPath, api, spark.sparkContext, idleWaitMs, handOverBytes)
   }
 
   private def withQuery(api: FakeKinesisApi, opts: KinesisSourceOptions = options())(body: Query => Unit): Unit = {
@@ -389,6 +390,33 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
       val next = logged(q)(q.source.latestOffset(end, ReadLimit.allAvailable()))
       next shouldBe end // no new data: the AvailableNow run ends
     }
+  }
+
+  test("Trigger.AvailableNow over a backlog: a batch takes what maxFetchDuration prefetches, not one round") {
+    val api = new FakeKinesisApi().createStream("clicks", 1)
+    api.putMany("clicks", shardId(0), "r", 100)
+    // Each round stops at its first fetch (20 records hold more than 100 bytes), as a round of
+    // many busy shards stops at handOverBytes: one batch per round would hold 20 records.
+    val opts = options("maxFetchDuration" -> "8s", "maxRecordsPerFetch" -> "20")
+    val source = newSource(api, opts, newMetadataPath(), handOverBytes = 100)
+    try {
+      def logged(offset: Offset) = source.deserializeOffset(offset.json()).asInstanceOf[KinesisSourceOffset]
+      val start = logged(source.initialOffset())
+      source.prepareForTriggerAvailableNow()
+      val ends = Iterator.iterate((start, logged(source.latestOffset(start, ReadLimit.allAvailable())))) {
+        case (_, end) => source.commit(end); (end, logged(source.latestOffset(end, ReadLimit.allAvailable())))
+      }.takeWhile { case (from, end) => end != from }.toList
+      val batches = ends.map { case (from, end) =>
+        source.planInputPartitions(from, end).toSeq.flatMap { p =>
+          val reader = source.createReaderFactory().createReader(p)
+          try
+            Iterator.continually(reader).takeWhile(_.next()).map(r => new String(r.get().getBinary(1), "UTF-8")).toList
+          finally reader.close()
+        }
+      }
+      batches.flatten shouldBe (0 until 100).map(i => s"r-$i")
+      batches.head.size should be > 20
+    } finally source.stop()
   }
 
   test("prefetching stops while fetchBufferSize is full, and resumes after a commit") {
