@@ -51,8 +51,9 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
 
   /** A query's view of the source: the offsets it committed and the rows it read. */
   private final class Query(val api: FakeKinesisApi, opts: KinesisSourceOptions,
-      metadataPath: String = newMetadataPath(), idleWaitMs: Long = KinesisMicroBatchStream.IdleWaitMs) {
-    val source = newSource(api, opts, metadataPath, idleWaitMs)
+      metadataPath: String = newMetadataPath(), idleWaitMs: Long = KinesisMicroBatchStream.IdleWaitMs,
+      handOverBytes: Long = PrefetchTask.HandOverBytes) {
+    val source = newSource(api, opts, metadataPath, idleWaitMs, handOverBytes)
     /** Every offset goes through JSON, as Spark's offset log does. */
     private def logged(offset: Offset): KinesisSourceOffset =
       source.deserializeOffset(offset.json()).asInstanceOf[KinesisSourceOffset]
@@ -398,25 +399,17 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
     // Each round stops at its first fetch (20 records hold more than 100 bytes), as a round of
     // many busy shards stops at handOverBytes: one batch per round would hold 20 records.
     val opts = options("maxFetchDuration" -> "8s", "maxRecordsPerFetch" -> "20")
-    val source = newSource(api, opts, newMetadataPath(), handOverBytes = 100)
+    val q = new Query(api, opts, handOverBytes = 100)
     try {
-      def logged(offset: Offset) = source.deserializeOffset(offset.json()).asInstanceOf[KinesisSourceOffset]
-      val start = logged(source.initialOffset())
-      source.prepareForTriggerAvailableNow()
-      val ends = Iterator.iterate((start, logged(source.latestOffset(start, ReadLimit.allAvailable())))) {
-        case (_, end) => source.commit(end); (end, logged(source.latestOffset(end, ReadLimit.allAvailable())))
-      }.takeWhile { case (from, end) => end != from }.toList
-      val batches = ends.map { case (from, end) =>
-        source.planInputPartitions(from, end).toSeq.flatMap { p =>
-          val reader = source.createReaderFactory().createReader(p)
-          try
-            Iterator.continually(reader).takeWhile(_.next()).map(r => new String(r.get().getBinary(1), "UTF-8")).toList
-          finally reader.close()
-        }
-      }
+      q.source.prepareForTriggerAvailableNow()
+      val ends =
+        Iterator.iterate((q.committed, logged(q)(q.source.latestOffset(q.committed, ReadLimit.allAvailable())))) {
+          case (_, end) => q.source.commit(end); (end, logged(q)(q.source.latestOffset(end, ReadLimit.allAvailable())))
+        }.takeWhile { case (from, end) => end != from }.toList
+      val batches = ends.map { case (from, end) => data(q.read(from, end)) }
       batches.flatten shouldBe (0 until 100).map(i => s"r-$i")
       batches.head.size should be > 20
-    } finally source.stop()
+    } finally q.stop()
   }
 
   test("prefetching stops while fetchBufferSize is full, and resumes after a commit") {
