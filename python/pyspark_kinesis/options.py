@@ -50,6 +50,7 @@ AT_TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSX"
 MAX_FETCH_RATE_MB_PER_S = float(_registry.option("maxFetchRate").max or 0)
 CONSUMER_MODES = _registry.option("consumerMode").allowed
 AGGREGATIONS = _registry.option("aggregation").allowed
+OUT_OF_RANGE_POLICIES = _registry.option("outOfRangeUserRecords").allowed
 
 _REDACTED = "*********(redacted)"
 
@@ -317,6 +318,18 @@ class KinesisSourceOptions(_KinesisOptions):
         retention first (default); ``False`` logs it, counts ``dataLossEvents`` and goes on."""
         _require_type("failOnDataLoss", fail, bool, "bool")
         return self._set("failOnDataLoss", "true" if fail else "false")
+
+    def out_of_range_user_records(self, policy: str) -> KinesisSourceOptions:
+        """``outOfRangeUserRecords``: ``"keep"`` (the default) reads every user record of a KPL
+        aggregate, also those whose hash key is outside the shard (mixed-key producers), except
+        repeats their producer marked; ``"dropAfterSplit"`` also drops those a split explains
+        (the KPL writes them again); ``"drop"`` is the KCL's filter and drops them all."""
+        _require_type("outOfRangeUserRecords", policy, str, "str")
+        value = next((p for p in OUT_OF_RANGE_POLICIES if p.lower() == policy.strip().lower()), None)
+        if value is None:
+            shown = ", ".join(repr(p) for p in OUT_OF_RANGE_POLICIES)
+            raise ValueError(f"outOfRangeUserRecords must be one of {shown}, got {policy!r}")
+        return self._set("outOfRangeUserRecords", value)
 
     def consumer_name(self, names: NameList) -> KinesisSourceOptions:
         """``consumerName``: one EFO consumer name for all streams, or one per stream."""

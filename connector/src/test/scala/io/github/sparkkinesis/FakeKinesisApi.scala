@@ -8,7 +8,7 @@ import scala.collection.mutable
 
 import io.github.sparkkinesis.client._
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.time.Clock
 
@@ -190,7 +190,7 @@ final class FakeKinesisApi extends KinesisApi {
       encode(stream, shardId, math.max(index, shard.trimmedBefore))
     }
 
-  override def getRecords(stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch =
+  override def getRecords(stream: String, iterator: String, limit: Int, rangeCheck: Option[RangeCheck]): RecordBatch =
     synchronized {
       count("GetRecords")
       require(limit >= 1 && limit <= 10000, s"limit $limit is out of range")
@@ -220,7 +220,7 @@ final class FakeKinesisApi extends KinesisApi {
       // Split aggregates as the SDK adapter does.
       val (records, kpl) = UserRecords.expand(
         batch.map(r => UserRecords.Raw(r.partitionKey, r.data, r.sequenceNumber, r.approximateArrivalMillis)),
-        hashRange)
+        rangeCheck)
       RecordBatch(records, next, behind, kpl)
     }
 

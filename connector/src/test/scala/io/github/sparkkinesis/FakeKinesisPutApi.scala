@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger
 import scala.collection.mutable
 
 import io.github.sparkkinesis.client.{KinesisPutApi, PutEntry, PutFailure, PutResult, PutStored, ShardDescription}
-import io.github.sparkkinesis.kpl.{Deaggregator, HashKeyRange, UserRecord}
+import io.github.sparkkinesis.kpl.{Deaggregator, HashKeyRange, OutOfRangePolicy, RangeCheck, UserRecord}
 
 /**
  * An in-memory PutRecords behind [[KinesisPutApi]]. It stores what it accepts per stream, in
@@ -88,17 +88,20 @@ final class FakeKinesisPutApi extends KinesisPutApi {
   /**
    * The user records a reader gets from the stream, shard by shard in arrival order: aggregates
    * split, and user records outside the hash-key range of the shard Kinesis stored them on
-   * dropped, as this connector and the KCL read.
+   * kept or dropped as `policy` says (this connector's default keeps all but the marked
+   * repeats; the KCL drops them all).
    */
-  def userRecords(stream: String): Seq[(String, UserRecord)] = synchronized {
-    val ranges = shardsFor(stream).map(s => s.id -> s.range).toMap
-    val byShard = stored.get(stream).map(_.toSeq).getOrElse(Nil).groupBy(_._1)
-    shardsFor(stream).toSeq.flatMap { shard =>
-      byShard.getOrElse(shard.id, Nil).flatMap { case (_, e) =>
-        Deaggregator(e.partitionKey, e.data, Some(ranges(shard.id))).records.map(shard.id -> _)
+  def userRecords(stream: String, policy: OutOfRangePolicy = OutOfRangePolicy.Keep): Seq[(String, UserRecord)] =
+    synchronized {
+      val ranges = shardsFor(stream).map(s => s.id -> s.range).toMap
+      val byShard = stored.get(stream).map(_.toSeq).getOrElse(Nil).groupBy(_._1)
+      shardsFor(stream).toSeq.flatMap { shard =>
+        byShard.getOrElse(shard.id, Nil).flatMap { case (_, e) =>
+          Deaggregator(e.partitionKey, e.data, Some(RangeCheck(ranges(shard.id), Nil, policy))).records.map(
+            shard.id -> _)
+        }
       }
     }
-  }
 
   override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = synchronized {
     listings += 1

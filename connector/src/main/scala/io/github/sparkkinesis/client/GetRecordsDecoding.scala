@@ -8,7 +8,7 @@ import scala.util.Try
 import software.amazon.awssdk.core.interceptor.{Context, ExecutionAttribute, ExecutionAttributes, ExecutionInterceptor}
 import software.amazon.awssdk.http.SdkHttpResponse
 
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 
 /**
  * GetRecords answers' records read by [[GetRecordsCbor]] instead of the SDK's unmarshaller,
@@ -21,7 +21,7 @@ import io.github.sparkkinesis.kpl.HashKeyRange
 private[client] object GetRecordsDecoding {
 
   /** What one GetRecords call's answer held, for the shard's hash range; empty if the SDK read it. */
-  final class Decoded(hashRange: Option[HashKeyRange]) {
+  final class Decoded(rangeCheck: Option[RangeCheck]) {
     @volatile private var found: Option[(Seq[KinesisRecord], KplCounts)] = None
 
     def records: Option[(Seq[KinesisRecord], KplCounts)] = found
@@ -29,7 +29,7 @@ private[client] object GetRecordsDecoding {
     /** The answer without its records, having read them; or the answer itself if it cannot be read. */
     private[GetRecordsDecoding] def read(body: Array[Byte]): Array[Byte] =
       try {
-        val out = new UserRecords.Expansion(hashRange, 0)
+        val out = new UserRecords.Expansion(rangeCheck, 0)
         val rest = GetRecordsCbor.split(body, out)
         found = Some(out.result())
         rest

@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.client
 
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.{HashKeyRange, RangeCheck}
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /** A shard as ListShards describes it. */
@@ -89,9 +89,10 @@ trait KinesisApi {
 
   /**
    * Up to `limit` Kinesis records of `stream` from `iterator`, their KPL aggregates split into
-   * user records; those whose hash key is outside `hashRange` (the shard's) are dropped.
+   * user records; those whose hash key is outside the shard's range are kept or dropped as
+   * `rangeCheck` says.
    */
-  def getRecords(stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch
+  def getRecords(stream: String, iterator: String, limit: Int, rangeCheck: Option[RangeCheck]): RecordBatch
 }
 
 /** Kinesis refused a call for exceeding a rate limit; the caller waits and tries again. */

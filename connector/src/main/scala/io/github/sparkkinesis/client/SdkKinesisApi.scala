@@ -9,7 +9,7 @@ import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.{HashKeyRange, RangeCheck}
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
@@ -63,10 +63,10 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
   }
 
   override def getRecords(
-      stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch = {
+      stream: String, iterator: String, limit: Int, rangeCheck: Option[RangeCheck]): RecordBatch = {
     // The iterator alone identifies the shard; the ARN, when known, is what a stream of another
     // account is authorized by (as in every other call about it).
-    val decoded = new GetRecordsDecoding.Decoded(hashRange)
+    val decoded = new GetRecordsDecoding.Decoded(rangeCheck)
     val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
       .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) =>
         o.addPlugin(ThrottlingSurfaces.plugin).putExecutionAttribute(GetRecordsDecoding.Attribute, decoded))
@@ -74,7 +74,7 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
     val response = call("GetRecords", s"a shard iterator of ${shown(stream)}", None) {
       client().getRecords(request.build())
     }
-    val (records, kpl) = decoded.records.getOrElse(SdkRecords.toKinesisRecords(response.records(), hashRange))
+    val (records, kpl) = decoded.records.getOrElse(SdkRecords.toKinesisRecords(response.records(), rangeCheck))
     RecordBatch(
       records = records,
       nextIterator = Option(response.nextShardIterator()),

@@ -2,7 +2,7 @@ package io.github.sparkkinesis.client
 
 import software.amazon.awssdk.services.kinesis.model.Record
 
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 
 /**
  * Where records the SDK read become [[KinesisRecord]]s: those of GetRecords answers and
@@ -12,10 +12,10 @@ import io.github.sparkkinesis.kpl.HashKeyRange
  * read path goes through.
  */
 object SdkRecords {
-  /** The user records of `records` (KPL aggregates split, checked against the shard's `hashRange`), and what splitting found. */
+  /** The user records of `records` (KPL aggregates split, checked against the shard's `rangeCheck`), and what splitting found. */
   def toKinesisRecords(
-      records: java.util.List[Record], hashRange: Option[HashKeyRange]): (Seq[KinesisRecord], KplCounts) = {
-    val out = new UserRecords.Expansion(hashRange, records.size)
+      records: java.util.List[Record], rangeCheck: Option[RangeCheck]): (Seq[KinesisRecord], KplCounts) = {
+    val out = new UserRecords.Expansion(rangeCheck, records.size)
     val each = records.iterator()
     while (each.hasNext) {
       val r = each.next()

@@ -13,7 +13,7 @@ import software.amazon.awssdk.services.kinesis.model.{
   SubscribeToShardResponseHandler
 }
 
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
@@ -22,9 +22,9 @@ import io.github.sparkkinesis.offsets.ShardPosition
  */
 final class SdkSubscriptionTransport(client: () => KinesisAsyncClient) extends SubscriptionTransport {
 
-  override def subscribe(consumerArn: String, shardId: String, start: ShardPosition, hashRange: Option[HashKeyRange],
+  override def subscribe(consumerArn: String, shardId: String, start: ShardPosition, rangeCheck: Option[RangeCheck],
       subscriber: Subscriber[ShardEvent]): SubscriptionHandle = {
-    val decoded = new SubscribeEventDecoding.Decoded(hashRange)
+    val decoded = new SubscribeEventDecoding.Decoded(rangeCheck)
     val request = SubscribeToShardRequest.builder()
       .consumerARN(consumerArn)
       .shardId(shardId)
@@ -37,7 +37,7 @@ final class SdkSubscriptionTransport(client: () => KinesisAsyncClient) extends S
       override def responseReceived(response: SubscribeToShardResponse): Unit = ()
       override def onEventStream(publisher: SdkPublisher[SubscribeToShardEventStream]): Unit =
         publisher.filter(classOf[SubscribeToShardEvent])
-          .map[ShardEvent](e => SdkSubscriptionTransport.toShardEvent(e, decoded.next(), hashRange))
+          .map[ShardEvent](e => SdkSubscriptionTransport.toShardEvent(e, decoded.next(), rangeCheck))
           .subscribe(once)
       override def exceptionOccurred(t: Throwable): Unit = once.fail(t)
       // The end is signalled by the event publisher's onComplete, after its last event.
@@ -57,8 +57,8 @@ final class SdkSubscriptionTransport(client: () => KinesisAsyncClient) extends S
 object SdkSubscriptionTransport {
   /** The event, with the records [[SubscribeEventDecoding]] took out of it, or else those the SDK read. */
   private[client] def toShardEvent(e: SubscribeToShardEvent, readAside: Option[(Seq[KinesisRecord], KplCounts)],
-      hashRange: Option[HashKeyRange]): ShardEvent = {
-    val (records, kpl) = readAside.getOrElse(SdkRecords.toKinesisRecords(e.records(), hashRange))
+      rangeCheck: Option[RangeCheck]): ShardEvent = {
+    val (records, kpl) = readAside.getOrElse(SdkRecords.toKinesisRecords(e.records(), rangeCheck))
     ShardEvent(
       records = records,
       continuationSequenceNumber = Option(e.continuationSequenceNumber()).filter(_.nonEmpty),

@@ -12,7 +12,7 @@ import org.reactivestreams.{Publisher, Subscriber, Subscription}
 import software.amazon.awssdk.core.interceptor.{Context, ExecutionAttribute, ExecutionAttributes, ExecutionInterceptor}
 import software.amazon.awssdk.http.SdkHttpResponse
 
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 
 /**
  * SubscribeToShard events' records read by [[SubscribeEventJson]] instead of the SDK's
@@ -30,7 +30,7 @@ import io.github.sparkkinesis.kpl.HashKeyRange
 private[client] object SubscribeEventDecoding extends Logging {
 
   /** What each SubscribeToShardEvent of one call held, in order; `None` where the SDK reads the event's records. */
-  final class Decoded(hashRange: Option[HashKeyRange]) {
+  final class Decoded(rangeCheck: Option[RangeCheck]) {
     private val read = new ConcurrentLinkedQueue[Option[(Seq[KinesisRecord], KplCounts)]]()
 
     /**
@@ -48,7 +48,7 @@ private[client] object SubscribeEventDecoding extends Logging {
       else {
         val rewritten =
           try {
-            val out = new UserRecords.Expansion(hashRange, 0)
+            val out = new UserRecords.Expansion(rangeCheck, 0)
             val rest = SubscribeEventJson.split(message.bytes, message.payloadOffset,
               message.payloadOffset + message.payloadLength, out)
             Some((message.withPayload(rest), out.result()))

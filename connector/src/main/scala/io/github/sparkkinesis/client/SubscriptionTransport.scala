@@ -2,7 +2,7 @@ package io.github.sparkkinesis.client
 
 import org.reactivestreams.Subscriber
 
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
@@ -32,11 +32,11 @@ trait SubscriptionHandle {
 trait SubscriptionTransport {
   /**
    * Subscribes to `shardId` for `consumerArn` from `start` (not a ShardEnd) and delivers the
-   * events (their KPL aggregates split, checked against the shard's `hashRange`) to
+   * events (their KPL aggregates split, checked against the shard's `rangeCheck`) to
    * `subscriber` as reactive streams do: onSubscribe first, then at most as many
    * onNext as were requested, then exactly one of onComplete (the subscription's life ended)
    * or onError, also when the call fails before any event (then after an onSubscribe).
    */
-  def subscribe(consumerArn: String, shardId: String, start: ShardPosition, hashRange: Option[HashKeyRange],
+  def subscribe(consumerArn: String, shardId: String, start: ShardPosition, rangeCheck: Option[RangeCheck],
       subscriber: Subscriber[ShardEvent]): SubscriptionHandle
 }

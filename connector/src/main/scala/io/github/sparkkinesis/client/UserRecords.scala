@@ -1,11 +1,17 @@
 package io.github.sparkkinesis.client
 
-import io.github.sparkkinesis.kpl.{Deaggregator, HashKeyRange, KplEnvelope}
+import io.github.sparkkinesis.kpl.{Deaggregator, KplEnvelope, RangeCheck}
 
-/** What splitting KPL aggregates found: aggregates passed on whole as corrupt, user records dropped for their hash key. */
-final case class KplCounts(corruptAggregates: Long, outOfRangeRecords: Long, firstCorruption: Option[String] = None) {
+/**
+ * What splitting KPL aggregates found: aggregates passed on whole as corrupt, user records
+ * outside their shard's hash-key range, and how many of those were dropped (option
+ * `outOfRangeUserRecords`).
+ */
+final case class KplCounts(corruptAggregates: Long, outOfRangeRecords: Long, firstCorruption: Option[String] = None,
+    droppedRecords: Long = 0L) {
   def +(other: KplCounts): KplCounts = KplCounts(corruptAggregates + other.corruptAggregates,
-    outOfRangeRecords + other.outOfRangeRecords, firstCorruption.orElse(other.firstCorruption))
+    outOfRangeRecords + other.outOfRangeRecords, firstCorruption.orElse(other.firstCorruption),
+    droppedRecords + other.droppedRecords)
 }
 
 object KplCounts {
@@ -22,8 +28,8 @@ object UserRecords {
   /** One Kinesis record as the SDK gave it. */
   final case class Raw(partitionKey: String, data: Array[Byte], sequenceNumber: String, arrivalMillis: Long)
 
-  def expand(raw: Iterable[Raw], hashRange: Option[HashKeyRange]): (Seq[KinesisRecord], KplCounts) = {
-    val out = new Expansion(hashRange, raw.size)
+  def expand(raw: Iterable[Raw], rangeCheck: Option[RangeCheck]): (Seq[KinesisRecord], KplCounts) = {
+    val out = new Expansion(rangeCheck, raw.size)
     raw.foreach(r => out.add(r.partitionKey, r.data, r.sequenceNumber, r.arrivalMillis))
     out.result()
   }
@@ -32,7 +38,7 @@ object UserRecords {
    * The user records of Kinesis records added one by one, in order. A record without the KPL
    * magic bytes is its own user record: it skips the de-aggregator, as most records do.
    */
-  final class Expansion(hashRange: Option[HashKeyRange], expectedRecords: Int) {
+  final class Expansion(rangeCheck: Option[RangeCheck], expectedRecords: Int) {
     private val out = Vector.newBuilder[KinesisRecord]
     out.sizeHint(expectedRecords)
     private var counts = KplCounts.Zero
@@ -40,7 +46,7 @@ object UserRecords {
     def add(partitionKey: String, data: Array[Byte], sequenceNumber: String, arrivalMillis: Long): Unit =
       if (!KplEnvelope.hasMagic(data)) out += KinesisRecord(partitionKey, data, sequenceNumber, arrivalMillis)
       else {
-        val split = Deaggregator(partitionKey, data, hashRange)
+        val split = Deaggregator(partitionKey, data, rangeCheck)
         val last = split.records.size - 1
         var i = 0
         while (i <= last) {
@@ -50,7 +56,8 @@ object UserRecords {
           i += 1
         }
         counts = counts + KplCounts(split.corrupt.size.toLong, split.outOfRange.toLong,
-          split.corrupt.map(reason => s"record $sequenceNumber has the KPL magic bytes but $reason"))
+          split.corrupt.map(reason => s"record $sequenceNumber has the KPL magic bytes but $reason"),
+          split.dropped.toLong)
       }
 
     def result(): (Seq[KinesisRecord], KplCounts) = (out.result(), counts)

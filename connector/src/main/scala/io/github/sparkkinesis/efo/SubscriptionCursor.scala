@@ -12,8 +12,9 @@ import io.github.sparkkinesis.client.{
   SubscriptionTransport
 }
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.reader.ReadNotes
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
@@ -65,7 +66,7 @@ final class SubscriptionCursor(
     metrics: EfoMetrics = EfoMetrics.global,
     clock: Clock = SystemClock,
     random: Random = new Random(),
-    hashRange: Option[HashKeyRange] = None,
+    rangeCheck: Option[RangeCheck] = None,
     /** Run before the first subscription: where to start instead, when retention deleted records past the start. */
     startCheck: ShardPosition => Option[ShardPosition] = _ => None) extends Closeable with Logging {
 
@@ -82,8 +83,7 @@ final class SubscriptionCursor(
   private var nextAttemptNanos = clock.nanoTime()
   private var lastMillisBehind: Option[Long] = None
   private var closed = false
-  private var corruptionLogged = false
-  private var lossesToReport = 0
+  private val notes = new ReadNotes(shard)
 
   /**
    * Where the next record handed out would come from: the start, `AfterSequence` of the last
@@ -187,7 +187,7 @@ final class SubscriptionCursor(
     }
     val renewal = subscriptionCount > 0
     if (!renewal) startCheck(resumeFrom).foreach { from =>
-      lossesToReport += 1
+      notes.dataLost()
       resumeFrom = from
       handedOut = from
     }
@@ -196,7 +196,7 @@ final class SubscriptionCursor(
     if (renewal) logInfo(s"Subscribing again to $shard for $consumerArn from $resumeFrom")
     val receiver = new ShardSubscription(settings.maxBufferedEvents, settings.maxBufferedBytes, clock)
     try {
-      val handle = transport.subscribe(consumerArn, shard.shardId, resumeFrom, hashRange, receiver)
+      val handle = transport.subscribe(consumerArn, shard.shardId, resumeFrom, rangeCheck, receiver)
       current = Some(new Live(receiver, handle))
     } catch {
       case NonFatal(e) =>
@@ -226,10 +226,7 @@ final class SubscriptionCursor(
       e.continuationSequenceNumber.foreach(c => resumeFrom = ShardPosition.AfterSequence(c))
       kpl = kpl + e.kpl
     }
-    kpl.firstCorruption.filterNot(_ => corruptionLogged).foreach { reason =>
-      corruptionLogged = true
-      logWarning(s"Shard $shard: $reason; such records are returned as they are, not split")
-    }
+    notes.aggregatesSplit(kpl)
     lastMillisBehind = Some(events.last.millisBehindLatest)
     if (events.exists(_.isShardEnd)) {
       handedOut = ShardPosition.ShardEnd(handedOut.lastSequence)
@@ -242,14 +239,12 @@ final class SubscriptionCursor(
   }
 
   private def batch(records: Seq[KinesisRecord], kpl: KplCounts = KplCounts.Zero): RecordBatch = {
-    val losses = lossesToReport
-    lossesToReport = 0
     RecordBatch(
       records,
       nextIterator = if (isEnded) None else Some(resumeFrom.lastSequence.getOrElse("")),
       millisBehindLatest = lastMillisBehind.getOrElse(UnknownMillisBehind),
       kpl = kpl,
-      dataLossEvents = losses)
+      dataLossEvents = notes.takeLosses())
   }
 
   private def finish(failed: Boolean): Unit = {

@@ -10,14 +10,18 @@ import scala.collection.mutable
  * limit and no further. Partition keys and explicit hash keys are tabled once each, as the
  * Kinesis Producer Library does. Encoding is [[AggregatedRecord.toByteArray]] and
  * [[KplEnvelope.wrap]]: one codec for both directions.
+ *
+ * @param firstRecordTags tags put on the first record (a producer's [[ResendMark]])
  */
-final class AggregateBuilder {
+final class AggregateBuilder(firstRecordTags: IndexedSeq[AggregateTag] = IndexedSeq.empty) {
   private val partitionKeys = mutable.LinkedHashMap.empty[String, Long]
   private val hashKeys = mutable.LinkedHashMap.empty[String, Long]
   private val entries = IndexedSeq.newBuilder[AggregatedEntry]
   private var records = 0
   private var bodyBytes = 0L
   private var first: Option[String] = None
+  private val firstTagsBytes =
+    firstRecordTags.map(t => AggregateBuilder.field(AggregatedRecord.tagBytes(t).length.toLong)).sum
 
   def isEmpty: Boolean = records == 0
 
@@ -37,7 +41,7 @@ final class AggregateBuilder {
     bodyBytes += growth(partitionKey, explicitHashKey, data.length)
     val keyIndex = partitionKeys.getOrElseUpdate(partitionKey, partitionKeys.size.toLong)
     val hashIndex = explicitHashKey.map(k => hashKeys.getOrElseUpdate(k, hashKeys.size.toLong))
-    entries += AggregatedEntry(keyIndex, hashIndex, data)
+    entries += AggregatedEntry(keyIndex, hashIndex, data, if (records == 0) firstRecordTags else IndexedSeq.empty)
     records += 1
     if (first.isEmpty) first = Some(partitionKey)
   }
@@ -57,7 +61,8 @@ final class AggregateBuilder {
         val index = hashKeys.getOrElse(k, hashKeys.size.toLong)
         (1L + ProtoWire.varintSize(index), if (hashKeys.contains(k)) 0L else field(utf8Length(k)))
     }
-    val entry = 1L + ProtoWire.varintSize(keyIndex) + hashIndexBytes + field(dataLength.toLong)
+    val tags = if (records == 0) firstTagsBytes else 0L
+    val entry = 1L + ProtoWire.varintSize(keyIndex) + hashIndexBytes + field(dataLength.toLong) + tags
     newKey + newHashKey + field(entry)
   }
 }

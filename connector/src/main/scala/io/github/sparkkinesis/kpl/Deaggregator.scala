@@ -9,25 +9,27 @@ final case class UserRecord(
 
 /**
  * What one Kinesis record holds. `corrupt` names why a record with the magic bytes was passed
- * on whole; `outOfRange` counts user records dropped for a hash key outside the shard's range.
+ * on whole; `outOfRange` counts user records whose hash key is outside the shard's range, and
+ * `dropped` those of them the [[RangeCheck]] dropped.
  */
-final case class Deaggregated(records: IndexedSeq[UserRecord], corrupt: Option[String], outOfRange: Int)
+final case class Deaggregated(records: IndexedSeq[UserRecord], corrupt: Option[String], outOfRange: Int,
+    dropped: Int = 0)
 
 /**
- * Splits KPL aggregates into their user records, checking them as the Kinesis Client Library
- * does: an aggregate whose digest or body is bad is passed on as one ordinary record, and user
- * records whose hash key falls outside the shard's range are dropped (the producer aggregated
- * them for a shard that has since been split or merged; the shard that owns the key does not
- * have them either, so every read of this shard must drop them alike, to stay repeatable).
+ * Splits KPL aggregates into their user records: an aggregate whose digest or body is bad is
+ * passed on as one ordinary record, as the Kinesis Client Library does. User records whose hash
+ * key falls outside the shard's range are kept or dropped as the shard's [[RangeCheck]] says;
+ * the decision depends only on the aggregate and the shard, so every read of a shard makes it
+ * alike and stays repeatable.
  */
 object Deaggregator {
 
-  def apply(partitionKey: String, data: Array[Byte], shardRange: Option[HashKeyRange]): Deaggregated =
+  def apply(partitionKey: String, data: Array[Byte], rangeCheck: Option[RangeCheck]): Deaggregated =
     KplEnvelope.open(data) match {
       case KplEnvelope.NotAggregated => plain(partitionKey, data, None)
       case KplEnvelope.Corrupt(reason) => plain(partitionKey, data, Some(reason))
       case KplEnvelope.Aggregate(aggregate) =>
-        try split(aggregate, shardRange)
+        try split(aggregate, rangeCheck)
         catch {
           case e: MalformedAggregateException => plain(partitionKey, data, Some(e.getMessage))
         }
@@ -36,7 +38,7 @@ object Deaggregator {
   private def plain(partitionKey: String, data: Array[Byte], corrupt: Option[String]) =
     Deaggregated(IndexedSeq(UserRecord(partitionKey, None, data, 0L)), corrupt, 0)
 
-  private def split(aggregate: AggregatedRecord, shardRange: Option[HashKeyRange]): Deaggregated = {
+  private def split(aggregate: AggregatedRecord, rangeCheck: Option[RangeCheck]): Deaggregated = {
     def lookup(table: IndexedSeq[String], index: Long, what: String): String =
       if (index >= 0 && index < table.size) table(index.toInt)
       else throw new MalformedAggregateException(s"a record's $what index $index is outside its table of ${table.size}")
@@ -48,10 +50,18 @@ object Deaggregator {
       }
       UserRecord(partitionKey, hashKey, entry.data, i.toLong)
     }
-    val kept = shardRange match {
-      case Some(range) => all.filter(r => range.contains(HashKeyRange.hashKeyOf(r.partitionKey, r.explicitHashKey)))
-      case None => all
+    rangeCheck match {
+      case None => Deaggregated(all, None, 0)
+      case Some(check) =>
+        val hashKeys = all.map(r => HashKeyRange.hashKeyOf(r.partitionKey, r.explicitHashKey))
+        val outside = hashKeys.count(k => !check.range.contains(k))
+        if (outside == 0) Deaggregated(all, None, 0)
+        else if (!check.dropsOutside(hashKeys, marked(aggregate))) Deaggregated(all, None, outside)
+        else Deaggregated(all.indices.collect { case i if check.range.contains(hashKeys(i)) => all(i) }, None,
+          outside, outside)
     }
-    Deaggregated(kept, None, all.size - kept.size)
   }
+
+  private def marked(aggregate: AggregatedRecord): Boolean =
+    aggregate.records.headOption.exists(_.tags.exists(_.key == ResendMark.Key))
 }

@@ -3,6 +3,7 @@ package io.github.sparkkinesis.options
 import java.util.Locale
 
 import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.kpl.OutOfRangePolicy
 import io.github.sparkkinesis.options.OptionKind._
 
 /**
@@ -127,12 +128,19 @@ object KinesisOptions {
       "registered consumer with its own 2 MB/s per shard).", kind = Choice(Seq("polling", "efo")))
   val RequireConsumerDeregistration = OptionSpec("requireConsumerDeregistration", Some("false"),
     "Deregister the EFO consumer on query stop.", kind = Bool, modes = Mode.efoOnly)
-  // ---- data loss (issue #12) ----
   val FailOnDataLoss = OptionSpec("failOnDataLoss", Some("true"),
     "Fail the query (`KINESIS_DATA_LOSS`) when records it still had to read were deleted by retention " +
       "first; `false` logs it, counts it in `dataLossEvents` and goes on from the oldest record left. See " +
       "[KPL and data loss](#kpl-aggregated-records).", kind = Bool)
-  // ---- end data loss ----
+  val OutOfRangeUserRecords = OptionSpec("outOfRangeUserRecords", Some("keep"),
+    "What becomes of user records of a KPL aggregate whose hash key lies outside the shard holding it. " +
+      "`keep`: every one is read (the AWS aggregation libraries mix keys in one aggregate on purpose), except " +
+      "those its producer marked as written again (this connector's sink after a split). `dropAfterSplit`: " +
+      "also drops them where the shard was split from a parent whose range holds the whole aggregate (the " +
+      "KPL writes those again; loses records of mixed-key producers on split streams). `drop`: the KCL's " +
+      "filter, drops every one (loses records of mixed-key producers). Counted in `outOfRangeRecords` and " +
+      "`outOfRangeRecordsDropped`. See [KPL aggregated records](#kpl-aggregated-records).",
+    kind = Choice(OutOfRangePolicy.all.map(_.name)))
   val MaxShardsPerDescribe = OptionSpec("maxShardsPerDescribe", Some("100"),
     "Shards per ListShards page.", kind = IntRange(1, 10000))
   val ConsumerName = OptionSpec("consumerName", None,
@@ -182,7 +190,8 @@ object KinesisOptions {
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
     AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId, RoleSessionName,
     StsEndpoint, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,
-    RequireConsumerDeregistration, FailOnDataLoss, MaxShardsPerDescribe, ConsumerName, ConsumerNamePrefix,
+    RequireConsumerDeregistration, FailOnDataLoss, OutOfRangeUserRecords, MaxShardsPerDescribe, ConsumerName,
+    ConsumerNamePrefix,
     ConsumerRefreshInterval,
     MaxRecordsPerPut, MaxBytesPerPut, MaxInFlightPuts, MaxPutRetries, PutRetryBackoff,
     MaxPutRetryBackoff, MaxPutLinger, Aggregation, OrderPerKey)

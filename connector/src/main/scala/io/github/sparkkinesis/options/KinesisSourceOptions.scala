@@ -6,6 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
+import io.github.sparkkinesis.kpl.OutOfRangePolicy
 import io.github.sparkkinesis.offsets.{KinesisOffsetJson, KinesisSourceOffset}
 
 /** Where a query with no checkpoint starts reading each shard. */
@@ -55,7 +56,8 @@ final case class KinesisSourceOptions(
     /** Enhanced fan-out (consumerMode efo); None when polling. */
     efo: Option[EfoSettings] = None,
     /** The options the user set, by lower-case name, as they typed the name. */
-    givenNames: Map[String, String] = Map.empty) {
+    givenNames: Map[String, String] = Map.empty,
+    outOfRangeUserRecords: OutOfRangePolicy = OutOfRangePolicy.Keep) {
 
   /** Whether the user set `spec`, and the name they gave it. */
   def givenName(spec: KinesisOptions.OptionSpec): Option[String] = givenNames.get(spec.key)
@@ -113,7 +115,8 @@ object KinesisSourceOptions {
     val batchStart = if (values.isSet(InitialPositionOption)) position else InitialPosition.TrimHorizon
     KinesisSourceOptions(streams, connection, position, batchStart, ending, fetch, buffer,
       shardFetchInterval, maxShardsPerDescribe, if (mode == "efo") Some(efoSettings) else None,
-      options.keys.map(k => k.toLowerCase(Locale.ROOT) -> k).toMap)
+      options.keys.map(k => k.toLowerCase(Locale.ROOT) -> k).toMap,
+      OutOfRangePolicy.named(values.choice(OutOfRangeUserRecords)).get)
   }
 
   private def endingPosition(values: OptionValues): EndingPosition = {

@@ -5,7 +5,7 @@ import java.util.concurrent.{Callable, ExecutionException, Executors, ThreadFact
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.KinesisApi
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.time.{Clock, SystemClock}
@@ -16,7 +16,7 @@ import io.github.sparkkinesis.time.{Clock, SystemClock}
  * number it saw. The records themselves are read again on the executors, by that exact range.
  */
 final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: Clock = SystemClock,
-    hashRanges: Map[ShardKey, HashKeyRange] = Map.empty) extends AutoCloseable {
+    rangeChecks: Map[ShardKey, RangeCheck] = Map.empty) extends AutoCloseable {
 
   private val pool = Executors.newFixedThreadPool(LatestOffsetProbe.Threads,
     new ThreadFactory {
@@ -41,7 +41,7 @@ final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: C
 
   private def readAhead(key: ShardKey, start: ShardPosition, deadline: Long): ShardPosition = {
     if (start.isInstanceOf[ShardPosition.ShardEnd]) return start
-    val cursor = new ShardCursor(api, key, start, settings, clock, hashRanges.get(key))
+    val cursor = new ShardCursor(api, key, start, settings, clock, rangeChecks.get(key))
     var caughtUp = false
     while (!cursor.isEnded && !caughtUp && clock.nanoTime() < deadline) {
       cursor.fetch()

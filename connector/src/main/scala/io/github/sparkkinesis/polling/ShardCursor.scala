@@ -5,11 +5,11 @@ import org.apache.spark.internal.Logging
 import io.github.sparkkinesis.client.{
   IteratorExpiredException, KinesisApi, KinesisRecord, KplCounts, RecordBatch, RetryPolicy, ThrottledException
 }
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.time.{Clock, SystemClock}
-import io.github.sparkkinesis.reader.ShardReader
+import io.github.sparkkinesis.reader.{ReadNotes, ShardReader}
 
 /**
  * Reads one shard forward from a concrete position with GetRecords, keeping its position
@@ -27,7 +27,7 @@ final class ShardCursor(
     start: ShardPosition,
     settings: FetchSettings,
     clock: Clock = SystemClock,
-    hashRange: Option[HashKeyRange] = None) extends ShardReader with Logging {
+    rangeCheck: Option[RangeCheck] = None) extends ShardReader with Logging {
 
   import ShardCursor._
 
@@ -38,9 +38,8 @@ final class ShardCursor(
   private var throttled = 0
   private var pending: Seq[KinesisRecord] = Nil // user records of the last call not handed out yet
   private var lastMillisBehind = 0L
-  private var corruptionLogged = false
   private val trimCheck = new TrimHorizonCheck(api, shard, settings.failOnDataLoss)
-  private var lossesToReport = 0
+  private val notes = new ReadNotes(shard)
 
   /** How many records the next GetRecords asks for; halved after throttling, then regrown. */
   def recordsPerCall: Int = limit
@@ -78,16 +77,13 @@ final class ShardCursor(
         val it = iterator.getOrElse(newIterator())
         iterator = Some(it)
         pacer.awaitTurn()
-        val batch = api.getRecords(shard.stream, it, limit, hashRange)
+        val batch = api.getRecords(shard.stream, it, limit, rangeCheck)
         pacer.recordFetch(batch.bytes)
         lastCallAtTip = batch.millisBehindLatest == 0 && batch.records.size < limit
         limit = math.min(settings.maxRecordsPerFetch, limit * 2)
         iterator = batch.nextIterator
         lastMillisBehind = batch.millisBehindLatest
-        batch.kpl.firstCorruption.filterNot(_ => corruptionLogged).foreach { reason =>
-          corruptionLogged = true
-          logWarning(s"Shard $shard: $reason; such records are returned as they are, not split")
-        }
+        notes.aggregatesSplit(batch.kpl)
         // Only a cursor started inside an aggregate gets records it already handed out. Records
         // come in order, so when the first is new, all are.
         pending =
@@ -117,7 +113,7 @@ final class ShardCursor(
   /** An iterator at the current position, after checking retention has not deleted records past it. */
   private def newIterator(): String = {
     trimCheck.check(current, () => { pacer.awaitTurn(); pacer.recordFetch(0L) }).foreach { from =>
-      lossesToReport += 1
+      notes.dataLost()
       current = from
     }
     api.shardIterator(shard.stream, shard.shardId, current)
@@ -130,9 +126,7 @@ final class ShardCursor(
     pending = later
     now.lastOption.foreach(r => current = r.positionAfter)
     if (pending.isEmpty && iterator.isEmpty) current = ShardPosition.ShardEnd(current.lastSequence)
-    val losses = lossesToReport
-    lossesToReport = 0
-    RecordBatch(now, if (isEnded) None else iterator.orElse(Some("")), lastMillisBehind, kpl, losses)
+    RecordBatch(now, if (isEnded) None else iterator.orElse(Some("")), lastMillisBehind, kpl, notes.takeLosses())
   }
 }
 

@@ -2,7 +2,7 @@ package io.github.sparkkinesis.polling
 
 import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.time.{Clock, SystemClock}
@@ -19,9 +19,9 @@ final class ShardRangeReader(
     end: ShardPosition.AfterSequence,
     settings: FetchSettings,
     clock: Clock = SystemClock,
-    hashRange: Option[HashKeyRange] = None) extends Iterator[KinesisRecord] {
+    rangeCheck: Option[RangeCheck] = None) extends Iterator[KinesisRecord] {
 
-  private val cursor = new ShardCursor(api, shard, start, settings, clock, hashRange)
+  private val cursor = new ShardCursor(api, shard, start, settings, clock, rangeCheck)
   private var pending: Iterator[KinesisRecord] = Iterator.empty
   private var reachedEnd = false
   private var emptyAtTip = 0

@@ -22,7 +22,7 @@ final class PrefetchMetrics {
 
   def throttled(events: Int): Unit = throttleEvents += events
 
-  /** What a task's reads found: KPL aggregates passed on whole or user records dropped, data lost to retention. */
+  /** What a task's reads found: KPL aggregates passed on whole, user records out of range (and dropped), data lost to retention. */
   def read(counts: KplCounts, dataLoss: Int): Unit = {
     kpl = kpl + counts
     dataLossEvents += dataLoss
@@ -48,6 +48,7 @@ final class PrefetchMetrics {
       "throttleEvents" -> throttleEvents.toString,
       "corruptAggregates" -> kpl.corruptAggregates.toString,
       "outOfRangeRecords" -> kpl.outOfRangeRecords.toString,
+      "outOfRangeRecordsDropped" -> kpl.droppedRecords.toString,
       "dataLossEvents" -> dataLossEvents.toString,
       "trackedShards" -> index.shards.size.toString,
       "prefetchRounds" -> rounds.toString)

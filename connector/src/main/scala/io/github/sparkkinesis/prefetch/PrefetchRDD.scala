@@ -35,7 +35,7 @@ final class PrefetchRDD(
       work.consumers.get(r.shard.stream) match {
         case Some(consumerArn) =>
           val cursor = new SubscriptionCursor(KinesisClients.transport(connection), r.shard, consumerArn, r.from,
-            where = connection.where, metrics = efoMetrics, hashRange = r.hashRange,
+            where = connection.where, metrics = efoMetrics, rangeCheck = r.rangeCheck,
             startCheck = new TrimHorizonCheck(KinesisClients.api(connection), r.shard, work.fetch.failOnDataLoss)
               .check(_, () => ()))
           new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs, work.fetch.maxRecordsPerFetch)

@@ -12,7 +12,7 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
  * of a report, and kept the JIT compiling its machinery.
  */
 object PrefetchResultCodec {
-  private val Version = 1
+  private val Version = 2
 
   def encode(result: PrefetchResult): Array[Byte] = {
     val bytes = new ByteArrayOutputStream(256)
@@ -35,7 +35,7 @@ object PrefetchResultCodec {
       out.writeLong(c.liveSubscriptions); out.writeLong(c.resubscriptions); out.writeLong(c.report)
     }
     out.writeLong(result.kpl.corruptAggregates); out.writeLong(result.kpl.outOfRangeRecords)
-    optional(out, result.kpl.firstCorruption)(out.writeUTF)
+    optional(out, result.kpl.firstCorruption)(out.writeUTF); out.writeLong(result.kpl.droppedRecords)
     out.writeInt(result.dataLossEvents)
     out.flush()
     bytes.toByteArray
@@ -54,7 +54,7 @@ object PrefetchResultCodec {
     }
     val location = in.readUTF()
     val subscriptions = optional(in)(SubscriptionCounts(in.readLong(), in.readLong(), in.readLong()))
-    val kpl = KplCounts(in.readLong(), in.readLong(), optional(in)(in.readUTF()))
+    val kpl = KplCounts(in.readLong(), in.readLong(), optional(in)(in.readUTF()), in.readLong())
     PrefetchResult(blocks, status, location, subscriptions, kpl, in.readInt())
   }
 

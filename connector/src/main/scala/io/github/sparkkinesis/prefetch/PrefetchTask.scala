@@ -89,7 +89,7 @@ object PrefetchTask {
   /** A polling reader: GetRecords on `api`. */
   def pollingReader(
       api: => KinesisApi, work: PrefetchWork, clock: Clock = SystemClock): ShardFetchRequest => ShardReader =
-    r => new ShardCursor(api, r.shard, r.from, work.fetch, clock, r.hashRange)
+    r => new ShardCursor(api, r.shard, r.from, work.fetch, clock, r.rangeCheck)
 
   def run(
       newReader: ShardFetchRequest => ShardReader,

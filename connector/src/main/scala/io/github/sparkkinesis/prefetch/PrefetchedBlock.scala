@@ -2,7 +2,7 @@ package io.github.sparkkinesis.prefetch
 
 import io.github.sparkkinesis.client.KplCounts
 import io.github.sparkkinesis.efo.SubscriptionCounts
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
 /**
@@ -49,5 +49,5 @@ final case class PrefetchResult(
     kpl: KplCounts = KplCounts.Zero,
     dataLossEvents: Int = 0)
 
-/** One shard to fetch from, starting at `from`; `hashRange` is the shard's (KPL aggregates are checked against it). */
-final case class ShardFetchRequest(shard: ShardKey, from: ShardPosition, hashRange: Option[HashKeyRange] = None)
+/** One shard to fetch from, starting at `from`; `rangeCheck` is the shard's (KPL aggregates are checked against it). */
+final case class ShardFetchRequest(shard: ShardKey, from: ShardPosition, rangeCheck: Option[RangeCheck] = None)

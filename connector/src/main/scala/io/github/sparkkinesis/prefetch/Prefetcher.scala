@@ -11,7 +11,7 @@ import org.apache.spark.sql.kinesis.{KinesisBlockStore, KinesisDriverEndpoint, K
 
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.efo.EfoMetrics
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
@@ -50,7 +50,7 @@ final class Prefetcher(
   private val failures = new FailurePolicy
   private val counters = new PrefetchMetrics
   private var parentsOf = Map.empty[ShardKey, Seq[ShardKey]]
-  private var hashRanges = Map.empty[ShardKey, HashKeyRange] // each shard's, to check KPL user records
+  private var rangeChecks = Map.empty[ShardKey, RangeCheck] // each shard's, to check KPL user records
   private var consumers = Map.empty[String, String]
   private var rounds = 0L
   private var blocksAppended = 0L
@@ -62,10 +62,10 @@ final class Prefetcher(
 
   /** Follows the shards of the batch about to be planned, starting each new one at its position. */
   def track(start: Map[ShardKey, ShardPosition], parents: Map[ShardKey, Seq[ShardKey]],
-      ranges: Map[ShardKey, HashKeyRange] = Map.empty): Unit = {
+      ranges: Map[ShardKey, RangeCheck] = Map.empty): Unit = {
     val dropped = synchronized {
       parentsOf = parents
-      hashRanges = ranges
+      rangeChecks = ranges
       val restarted = start.toSeq.flatMap { case (shard, position) =>
         if (index.reachable(shard, position).isDefined) Nil
         else {
@@ -202,7 +202,7 @@ final class Prefetcher(
   /** The next round to run, or how long to wait before looking again. */
   private def nextRound(slots: Int): Either[Long, PrefetchRound] = synchronized {
     val room = settings.fetchBufferSize - index.bufferedBytes
-    lazy val requests = index.fetchable(parentsOf).map(r => r.copy(hashRange = hashRanges.get(r.shard)))
+    lazy val requests = index.fetchable(parentsOf).map(r => r.copy(rangeCheck = rangeChecks.get(r.shard)))
     if (room <= 0) Left(Prefetcher.FullBufferPauseMs) // the buffer is full: wait for a batch to commit
     else if (requests.isEmpty) Left(settings.fetch.minFetchPeriodMs)
     else {

@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets
 import scala.collection.mutable
 
 import io.github.sparkkinesis.client.PutEntry
-import io.github.sparkkinesis.kpl.AggregateBuilder
+import io.github.sparkkinesis.kpl.{AggregateBuilder, ResendMark}
 import io.github.sparkkinesis.options.{KinesisSinkOptions, PutSettings}
 
 /**
@@ -80,7 +80,8 @@ private[sink] final class CallPacker(settings: PutSettings) {
   private def aggregate(lane: Lane, queue: KeyQueue, callEmpty: Boolean, callBytes: Long): Option[Packed] = {
     val target = queue.rows.peekFirst().target
     if (target.isEmpty) return plain(lane, queue, callEmpty, callBytes) // No shard known: not aggregated.
-    val builder = new AggregateBuilder
+    // Marked: the batcher sends again the rows that land on a shard not owning them, so readers may drop that copy.
+    val builder = new AggregateBuilder(ResendMark.tags(target.get.shardId))
     val rows = mutable.ArrayBuffer.empty[Pending]
     var keyBytes = 0L
     var open = true

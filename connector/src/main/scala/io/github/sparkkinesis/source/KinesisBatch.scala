@@ -20,19 +20,19 @@ final class KinesisBatch(options: KinesisSourceOptions, api: => KinesisApi) exte
       RetryPolicy.ListShards.run(s"ListShards of stream '$s'")(kinesis.listShards(s, options.maxShardsPerDescribe))
         .map(d => ShardKey(s, d.shardId) -> d)).toMap
     val shards = listed.keySet
-    val hashRanges = listed.flatMap { case (key, d) => d.hashKeyRange.map(key -> _) }
+    val rangeChecks = RangeChecks.of(listed, RangeChecks.ranges(listed), options.outOfRangeUserRecords)
     val starts = StartPositions.of(options.batchStart, shards, System.currentTimeMillis())
     val ends: Map[ShardKey, ShardPosition] = options.endingPosition match {
       case EndingPosition.Positions(ends) => ends.shards
       case EndingPosition.Latest =>
         // Read to the tip however long that takes: a batch read is bounded by the tip, not by time.
         val probe = new LatestOffsetProbe(kinesis, options.fetch.copy(maxFetchDurationMs = KinesisBatch.MaxPlanningMs),
-          hashRanges = hashRanges)
+          rangeChecks = rangeChecks)
         try probe.advance(starts)
         finally probe.close()
     }
     val ranges = starts.toSeq.sortBy(_._1).flatMap { case (shard, start) =>
-      ends.get(shard).flatMap(ShardRange.between(shard, start, _, hashRanges.get(shard)))
+      ends.get(shard).flatMap(ShardRange.between(shard, start, _, rangeChecks.get(shard)))
     }
     PartitionPlanner.plan(ranges, options.buffer.coalesceThresholdBlockSize, options.buffer.coalesceBinSize).toArray
   }

@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
@@ -13,27 +13,27 @@ final case class BlockRef(name: String, from: ShardPosition, to: ShardPosition, 
 
 /**
  * The records of one shard after `start`, up to and including `end`, and the blocks holding
- * them; `hashRange` is the shard's, which user records of KPL aggregates are checked against.
+ * them; `rangeCheck` is the shard's, which user records of KPL aggregates are checked against.
  */
 final case class ShardRange(
     shard: ShardKey,
     start: ShardPosition,
     end: ShardPosition.AfterSequence,
     blocks: Seq[BlockRef],
-    hashRange: Option[HashKeyRange] = None) {
+    rangeCheck: Option[RangeCheck] = None) {
   def bytes: Long = blocks.map(_.bytes).sum
 }
 
 object ShardRange {
   /** The range a batch reads from `start` to `until`; None when it holds no record. */
-  def between(shard: ShardKey, start: ShardPosition, until: ShardPosition, hashRange: Option[HashKeyRange],
+  def between(shard: ShardKey, start: ShardPosition, until: ShardPosition, rangeCheck: Option[RangeCheck],
       blocks: => Seq[BlockRef] = Nil): Option[ShardRange] = {
     val end = until match {
       case a: ShardPosition.AfterSequence => Some(a)
       case ShardPosition.ShardEnd(Some(seq)) => Some(ShardPosition.AfterSequence(seq))
       case _ => None
     }
-    end.filterNot(ShardPosition.covers(start, _)).map(e => ShardRange(shard, start, e, blocks, hashRange))
+    end.filterNot(ShardPosition.covers(start, _)).map(e => ShardRange(shard, start, e, blocks, rangeCheck))
   }
 }
 

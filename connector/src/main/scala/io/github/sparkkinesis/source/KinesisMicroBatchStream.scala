@@ -81,7 +81,7 @@ final class KinesisMicroBatchStream(
     // longer needed now. Kept until then, a full fetchBufferSize would stop prefetching for good.
     prefetcher.release(startOffset.shards)
     val tracked = shards.trackNewShards(startOffset.shards)
-    prefetcher.track(tracked, shards.parentsOf(tracked.keySet), shards.hashRanges)
+    prefetcher.track(tracked, shards.parentsOf(tracked.keySet), shards.rangeChecks)
     consumers.foreach(c => prefetcher.useConsumers(c.resolve()))
     prefetcher.start()
     if (!started) {
@@ -111,7 +111,7 @@ final class KinesisMicroBatchStream(
     val from = start.asInstanceOf[KinesisSourceOffset].shards
     val ranges = end.asInstanceOf[KinesisSourceOffset].shards.toSeq.sortBy(_._1).flatMap { case (shard, until) =>
       val since = from.getOrElse(shard, ShardPosition.TrimHorizon)
-      ShardRange.between(shard, since, until, shards.hashRanges.get(shard),
+      ShardRange.between(shard, since, until, shards.rangeChecks.get(shard),
         prefetcher.blocks(shard, since, until).collect {
           case b if b.blockName.isDefined && b.records > 0 =>
             BlockRef(b.blockName.get, b.from, b.to, b.bytes, b.location.get)

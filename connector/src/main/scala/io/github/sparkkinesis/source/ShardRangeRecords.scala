@@ -47,7 +47,8 @@ object ShardRangeRecords extends Logging {
       if (ShardPosition.covers(position, range.end)) Iterator.empty
       else {
         val rows = new KinesisRowWriter(range.shard)
-        new ShardRangeReader(api, range.shard, position, range.end, fetch, hashRange = range.hashRange).map(rows.write)
+        new ShardRangeReader(api, range.shard, position, range.end, fetch, rangeCheck = range.rangeCheck).map(
+          rows.write)
       }
     }
   }

@@ -4,7 +4,7 @@ import org.apache.spark.internal.Logging
 
 import io.github.sparkkinesis.client.{KinesisApi, RetryPolicy, ShardDescription}
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.{HashKeyRange, RangeCheck}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.time.{Clock, SystemClock}
@@ -20,14 +20,15 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
   private var lastListingNanos = Long.MinValue
   private var listingTookNanos = 0L
   private var createdAt = Map.empty[String, Long]
-  // Every shard's hash-key range ever listed (they never change), also for a shard that expired since.
+  // Every shard's hash-key range and range check ever listed (they never change), also for a shard that expired since.
   private var ranges = Map.empty[ShardKey, HashKeyRange]
+  private var checks = Map.empty[ShardKey, RangeCheck]
 
   /** What the last listing said about each shard. */
   def descriptions: Map[ShardKey, ShardDescription] = shardDescriptions
 
-  /** The hash-key range of every shard listed so far (KPL records outside it are dropped). */
-  def hashRanges: Map[ShardKey, HashKeyRange] = ranges
+  /** How the KPL user records of every shard listed so far are checked against its hash-key range. */
+  def rangeChecks: Map[ShardKey, RangeCheck] = checks
 
   /** The creation time of each stream, as the first check found it. */
   def streamsCreatedAt: Map[String, Long] = createdAt
@@ -107,7 +108,8 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
       }.map(d => ShardKey(stream, d.shardId) -> d)
     }.toMap
     shardDescriptions = listed
-    ranges ++= listed.flatMap { case (key, d) => d.hashKeyRange.map(key -> _) }
+    ranges ++= RangeChecks.ranges(listed)
+    checks ++= RangeChecks.of(listed, ranges, options.outOfRangeUserRecords)
     lastListingNanos = clock.nanoTime()
     listingTookNanos = lastListingNanos - began
     listed

@@ -8,7 +8,7 @@ import org.reactivestreams.{Subscriber, Subscription}
 
 import io.github.sparkkinesis.FakeClock
 import io.github.sparkkinesis.client.{KinesisRecord, ShardEvent, SubscriptionHandle, SubscriptionTransport, UserRecords}
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
@@ -55,7 +55,7 @@ final class FakeSubscriptionTransport(
   }
 
   private var rewind = 0
-  private var hashRange: Option[HashKeyRange] = None
+  private var rangeCheck: Option[RangeCheck] = None
 
   /** The next subscription starts `n` records before where it was asked to (a faulty server). */
   def rewindNextSubscription(n: Int): Unit = synchronized { rewind = n }
@@ -70,10 +70,10 @@ final class FakeSubscriptionTransport(
 
   def text(r: KinesisRecord): String = new String(r.data, StandardCharsets.UTF_8)
 
-  override def subscribe(consumerArn: String, shardId: String, start: ShardPosition, hashRange: Option[HashKeyRange],
+  override def subscribe(consumerArn: String, shardId: String, start: ShardPosition, rangeCheck: Option[RangeCheck],
       subscriber: Subscriber[ShardEvent]): SubscriptionHandle = {
     val session = synchronized {
-      this.hashRange = hashRange
+      this.rangeCheck = rangeCheck
       calls += Call(consumerArn, shardId, start, clock.nowMillis)
       val s = new Session(subscriber, math.max(0, startIndex(start) - rewind),
         if (failures.nonEmpty) Some(failures.dequeue()) else None)
@@ -158,7 +158,7 @@ final class FakeSubscriptionTransport(
         // Split aggregates as the SDK adapter does.
         val (split, kpl) = UserRecords.expand(
           batch.map(r => UserRecords.Raw(r.partitionKey, r.data, r.sequenceNumber, r.approximateArrivalMillis)),
-          hashRange)
+          rangeCheck)
         Some(ShardEvent(split, Some(continuation), behind, kpl = kpl))
       }
     }

@@ -6,7 +6,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.FakeClock
-import io.github.sparkkinesis.kpl.{HashKeyRange, KplTestData}
+import io.github.sparkkinesis.kpl.{HashKeyRange, KplTestData, OutOfRangePolicy, RangeCheck}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
 /** Enhanced fan-out reads KPL aggregates as polling does: user records, and exact starts inside an aggregate. */
@@ -22,9 +22,9 @@ class SubscriptionAggregatesSuite extends AnyFunSuite with Matchers {
     val agg: String = transport.putRecord("outer", KplTestData.aggregate((0 until 4).map(i => s"k$i" -> s"a$i"): _*))
     val tail: Seq[String] = transport.put(1, "t")
 
-    def read(start: ShardPosition, hashRange: Option[HashKeyRange] = None): (Seq[String], SubscriptionCursor) = {
+    def read(start: ShardPosition, rangeCheck: Option[RangeCheck] = None): (Seq[String], SubscriptionCursor) = {
       val cursor = new SubscriptionCursor(transport, shard, arn, start, SubscriptionSettings(), "endpoint fake",
-        new SubscribeLimiter(SubscribeLimiter.MinSpacingMs, clock), new EfoMetrics, clock, new Random(1), hashRange)
+        new SubscribeLimiter(SubscribeLimiter.MinSpacingMs, clock), new EfoMetrics, clock, new Random(1), rangeCheck)
       val got = (0 until 20).flatMap(_ => cursor.fetch(100).records)
       (got.map(r => s"${KplTestData.text(r.data)}/${r.subSequenceNumber}"), cursor)
     }
@@ -43,12 +43,13 @@ class SubscriptionAggregatesSuite extends AnyFunSuite with Matchers {
     s.transport.calls.last.start shouldBe ShardPosition.AfterSequence(s.agg, Some(1L))
   }
 
-  test("user records outside the shard's hash range are dropped, as with polling") {
+  test("with outOfRangeUserRecords drop, user records outside the shard's hash range are dropped, as with polling") {
     val s = new Setup
     // MD5("k0") .. MD5("k3"): keep only those in the low half of the key space.
     val lowHalf = HashKeyRange(BigInt(0), HashKeyRange.MaxHashKey / 2)
     val kept = (0 until 4).filter(i => lowHalf.contains(HashKeyRange.hashKeyOf(s"k$i", None))).map(i => s"a$i/$i")
     kept.size should (be > 0 and be < 4)
-    s.read(ShardPosition.TrimHorizon, Some(lowHalf))._1 shouldBe Seq("p-0/0") ++ kept ++ Seq("t-2/0")
+    s.read(ShardPosition.TrimHorizon, Some(RangeCheck(lowHalf, Nil, OutOfRangePolicy.Drop)))._1 shouldBe Seq(
+      "p-0/0") ++ kept ++ Seq("t-2/0")
   }
 }

@@ -9,6 +9,7 @@ import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig}
 import io.github.sparkkinesis.errors.KinesisOptionException
+import io.github.sparkkinesis.kpl.OutOfRangePolicy
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 
 /** A valid value for an option, and what it must change in the parsed options. */
@@ -109,7 +110,9 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     OptionRow(ConsumerNamePrefix, "app_", _.efo.get.prefix shouldBe "app_", Map("consumerMode" -> "efo")),
     OptionRow(ConsumerRefreshInterval, "60s", _.efo.get.refreshIntervalMs shouldBe 60000L,
       Map("consumerMode" -> "efo")),
-    OptionRow(FailOnDataLoss, "false", _.fetch.failOnDataLoss shouldBe false))
+    OptionRow(FailOnDataLoss, "false", _.fetch.failOnDataLoss shouldBe false),
+    OptionRow(OutOfRangeUserRecords, "dropAfterSplit",
+      _.outOfRangeUserRecords shouldBe OutOfRangePolicy.DropAfterSplit))
 
   test("the table below covers every source option of the registry") {
     rows.map(_.spec.name) should contain theSameElementsAs KinesisOptions.sourceOptions.map(_.name)
@@ -173,6 +176,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     options.shardFetchIntervalMs shouldBe 1000L
     options.maxShardsPerDescribe shouldBe 100
     options.connection shouldBe ConnectionConfig("us-east-1", None, CredentialsConfig.DefaultChain)
+    // No user record is dropped unless the query asks for it.
+    options.outOfRangeUserRecords shouldBe OutOfRangePolicy.Keep
   }
 
   // ---- invalid values ----
@@ -185,6 +190,7 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     MaxRecordsPerFetch -> "0", MaxRecordsPerFetch -> "10001", MaxRecordsPerFetch -> "many",
     MaxRecordsPerFetch -> "", MaxRecordsPerFetch -> "1.5",
     MaxShardsPerDescribe -> "10001", MaxShardsPerDescribe -> "0",
+    OutOfRangeUserRecords -> "filter", OutOfRangeUserRecords -> "",
     ShardFetchInterval -> "0ms", ShardFetchInterval -> "often",
     ConsumerRefreshInterval -> "3601s", ConsumerRefreshInterval -> "2h",
     FetchBufferSize -> "lots", FetchBufferSize -> "1.5gb", FetchBufferSize -> "0",

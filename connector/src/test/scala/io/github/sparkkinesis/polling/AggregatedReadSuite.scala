@@ -5,7 +5,7 @@ import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.{FakeClock, FakeKinesisApi}
 import io.github.sparkkinesis.client.KinesisRecord
-import io.github.sparkkinesis.kpl.{HashKeyRange, KplTestData}
+import io.github.sparkkinesis.kpl.{HashKeyRange, KplTestData, OutOfRangePolicy, RangeCheck}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.FetchSettings
 
@@ -95,20 +95,21 @@ class AggregatedReadSuite extends AnyFunSuite with Matchers {
     range(AfterSequence(f.agg1, Some(3L)), AfterSequence(f.agg1)) shouldBe Seq("a4")
   }
 
-  test("user records outside the shard's hash range are dropped on every read, and counted") {
+  test("with outOfRangeUserRecords drop, user records outside the shard's range are dropped on every read, counted") {
     val api = new FakeKinesisApi().createStream(stream, 1)
-    val lowHalf = HashKeyRange(BigInt(0), HashKeyRange.MaxHashKey / 2)
+    val lowHalf = Some(RangeCheck(HashKeyRange(BigInt(0), HashKeyRange.MaxHashKey / 2), Nil, OutOfRangePolicy.Drop))
     val high = HashKeyRange.MaxHashKey.toString
     val agg = api.putRecord(stream, shardId, "outer",
       KplTestData.aggregateWithHashKeys(
         ("a", Some("1"), "in-0"), ("b", Some(high), "out-1"), ("c", Some("2"), "in-2"), ("d", Some(high), "out-3")))
-    val cursor = new ShardCursor(api, shard, TrimHorizon, settings(100), new FakeClock, Some(lowHalf))
+    val cursor = new ShardCursor(api, shard, TrimHorizon, settings(100), new FakeClock, lowHalf)
     val batch = cursor.fetch()
     batch.records.map(r => (text(r), r.subSequenceNumber)) shouldBe Seq(("in-0", 0L), ("in-2", 2L))
     batch.kpl.outOfRangeRecords shouldBe 2
+    batch.kpl.droppedRecords shouldBe 2
     // The last user record kept ends the Kinesis record: the position is after all of it.
     cursor.position shouldBe AfterSequence(agg)
-    new ShardRangeReader(api, shard, TrimHorizon, AfterSequence(agg), settings(1), new FakeClock, Some(lowHalf))
+    new ShardRangeReader(api, shard, TrimHorizon, AfterSequence(agg), settings(1), new FakeClock, lowHalf)
       .map(text).toList shouldBe Seq("in-0", "in-2")
   }
 

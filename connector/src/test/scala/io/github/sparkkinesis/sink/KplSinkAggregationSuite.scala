@@ -10,7 +10,7 @@ import org.scalatest.matchers.should.Matchers
 import io.github.sparkkinesis.{FakeClock, FakeKinesisPutApi}
 import io.github.sparkkinesis.FakeKinesisPutApi.{entry, text}
 import io.github.sparkkinesis.client.PutEntry
-import io.github.sparkkinesis.kpl.{Deaggregator, HashKeyRange, KplEnvelope}
+import io.github.sparkkinesis.kpl.{Deaggregator, HashKeyRange, KplEnvelope, OutOfRangePolicy}
 import io.github.sparkkinesis.options.PutSettings
 
 /**
@@ -39,8 +39,9 @@ class KplSinkAggregationSuite extends AnyFunSuite with Matchers {
     for (n <- from until from + perKey; k <- 0 until keys) yield entry(s"key$k:$n", s"key$k")
 
   /** The user records a reader gets, by key, in the order it reads them. */
-  private def readByKey(api: FakeKinesisPutApi): Map[String, Seq[Int]] =
-    api.userRecords("s").map(_._2).groupBy(_.partitionKey).map { case (k, rs) =>
+  private def readByKey(api: FakeKinesisPutApi,
+      policy: OutOfRangePolicy = OutOfRangePolicy.Keep): Map[String, Seq[Int]] =
+    api.userRecords("s", policy).map(_._2).groupBy(_.partitionKey).map { case (k, rs) =>
       k -> rs.map(r => text(r.data).split(':')(1).toInt)
     }
 
@@ -149,9 +150,10 @@ class KplSinkAggregationSuite extends AnyFunSuite with Matchers {
     api.split("s", FakeKinesisPutApi.shardId(0)) // Then shard 0 splits: its map is stale.
     w.write(rows(keys = 40, perKey = 30, from = 1))
     w.finish()
-    // Read as the KCL reads: the rows an aggregate carried to the wrong child are dropped there,
-    // and were sent again to the right one.
+    // Read as this connector reads by default (the aggregates are marked as sent again), and as
+    // the KCL reads (every row outside the shard dropped): each row once, in order.
     readByKey(api) shouldBe (0 until 40).map(k => s"key$k" -> (0 until 31)).toMap
+    readByKey(api, OutOfRangePolicy.Drop) shouldBe readByKey(api)
     api.listShardsCalls should be >= 2
     w.counters.recordsWritten.get shouldBe 40 * 31
     // Some rows did land where readers drop them (so the resend was needed): stored more than once.

@@ -5,7 +5,7 @@ import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.{FakeClock, FakeKinesisApi}
 import io.github.sparkkinesis.client.{KinesisApi, RecordBatch, ShardDescription}
-import io.github.sparkkinesis.kpl.HashKeyRange
+import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 
@@ -23,8 +23,8 @@ class ShardTrackerSuite extends AnyFunSuite with Matchers {
     override def shardIterator(stream: String, shardId: String, position: ShardPosition): String =
       fake.shardIterator(stream, shardId, position)
     override def getRecords(
-        stream: String, iterator: String, limit: Int, hashRange: Option[HashKeyRange]): RecordBatch =
-      fake.getRecords(stream, iterator, limit, hashRange)
+        stream: String, iterator: String, limit: Int, rangeCheck: Option[RangeCheck]): RecordBatch =
+      fake.getRecords(stream, iterator, limit, rangeCheck)
   }
 
   private def tracker(listingMillis: Long): (ShardTracker, SlowListing, FakeClock) = {

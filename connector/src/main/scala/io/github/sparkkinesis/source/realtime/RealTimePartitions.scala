@@ -3,13 +3,15 @@ package io.github.sparkkinesis.source.realtime
 import org.apache.spark.sql.connector.read.InputPartition
 import org.apache.spark.sql.connector.read.streaming.PartitionOffset
 
+import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
 /**
  * One long-running task of a real-time batch: it reads `shard` from `start` until the batch
  * ends (or the shard does). It runs on the executor that read the shard last, whose reader
  * continues where the batch starts; `owners` names that executor for every shard, so a task
- * can close the readers its executor no longer owns.
+ * can close the readers its executor no longer owns. `rangeCheck` is the shard's, as in
+ * micro-batch reads: KPL user records are kept or dropped by the same rules.
  */
 final case class RealTimeShardPartition(
     shard: ShardKey,
@@ -17,7 +19,8 @@ final case class RealTimeShardPartition(
     /** Enhanced fan-out: the consumer ARN of the shard's stream; None when polling. */
     consumerArn: Option[String],
     streamInstance: String,
-    owners: Map[ShardKey, String]) extends InputPartition {
+    owners: Map[ShardKey, String],
+    rangeCheck: Option[RangeCheck] = None) extends InputPartition {
   override def preferredLocations(): Array[String] = owners.get(shard).toArray
 }
 

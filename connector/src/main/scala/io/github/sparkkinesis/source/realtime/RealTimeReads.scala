@@ -64,7 +64,7 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
     TaskSlots.check(sparkContext, readable.size, options.streamNames, slots)
     progress.planned(offset.shards.size, readable.size)
     readable.map { case (shard, from) =>
-      RealTimeShardPartition(shard, from, arns.get(shard.stream), streamInstance, owners)
+      RealTimeShardPartition(shard, from, arns.get(shard.stream), streamInstance, owners, shards.rangeChecks.get(shard))
     }
   }
 

@@ -44,10 +44,12 @@ private[realtime] object RealTimeShardReaders extends Logging {
         // Counters of this reader alone: the task reports them with its offset.
         val metrics = new EfoMetrics
         val cursor = new SubscriptionCursor(KinesisClients.transport(connection), shard, arn, partition.start,
-          where = connection.where, metrics = metrics)
+          where = connection.where, metrics = metrics, rangeCheck = partition.rangeCheck)
         new SubscriptionFeed(cursor, metrics)
       case None =>
-        new PollingFeed(new ShardCursor(KinesisClients.api(connection), shard, partition.start, fetch), SystemClock)
+        val cursor = new ShardCursor(KinesisClients.api(connection), shard, partition.start, fetch, SystemClock,
+          partition.rangeCheck)
+        new PollingFeed(cursor, SystemClock)
     }
     logInfo(s"Real-time reader of $shard starts at ${partition.start}")
     new RealTimeShardReader(shard, partition.start, feed)
