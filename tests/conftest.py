@@ -112,3 +112,13 @@ def json_protocol(spark):
             system.clearProperty("aws.cborEnabled")
         else:
             system.setProperty("aws.cborEnabled", previous)
+
+
+@pytest.fixture
+def short_batches(spark):
+    """Real-time batches of a second or two, so a test sees several."""
+    from realtime import MIN_BATCH_DURATION
+
+    spark.conf.set(MIN_BATCH_DURATION, "1000")
+    yield
+    spark.conf.unset(MIN_BATCH_DURATION)

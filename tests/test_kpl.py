@@ -2,7 +2,6 @@
 (aws-kinesis-agg) come out as one row per user record, in polling and EFO modes, with exact
 offsets inside an aggregate through a restart and a failed batch's re-run."""
 
-import hashlib
 import json
 import time
 
@@ -57,33 +56,6 @@ def test_aggregates_come_out_as_their_user_records_mixed_with_plain_and_corrupt_
     assert {r.shardId for r in rows} == {"shardId-000000000000"}
     assert source_metric(query, "corruptAggregates") == 1
     assert source_metric(query, "outOfRangeRecords") == 0
-
-
-def test_user_records_outside_the_shards_hash_range_are_dropped_and_counted(spark, kinesis, tmp_path):
-    stream = kinesis.create_stream(shards=2)
-    shards = kinesis.client.list_shards(StreamName=stream)["Shards"]
-    low = shards[0]["HashKeyRange"]
-
-    def in_low(key):
-        return int(hashlib.md5(key.encode()).hexdigest(), 16) <= int(low["EndingHashKey"])
-
-    keys = [f"key-{i}" for i in range(40)]
-    inside = [k for k in keys if in_low(k)][:3]
-    outside = [k for k in keys if not in_low(k)][:2]
-    records = [(k, f"payload of {k}".encode()) for k in inside[:1] + outside + inside[1:]]
-    # The outer key routes the aggregate to the low shard, as a KPL producer that aggregated
-    # for a shard since split would.
-    agg = RecordAggregator()
-    for key, data in records:
-        agg.add_user_record(key, data)
-    _, _, data = agg.clear_and_get().get_contents()
-    kinesis.client.put_record(StreamName=stream, PartitionKey=inside[0], Data=data)
-
-    query = run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "out", tmp_path / "checkpoint")
-    rows = spark.read.parquet(str(tmp_path / "out")).collect()
-    assert sorted((r.partitionKey, r.subSequenceNumber) for r in rows) == [
-        (inside[0], 0), (inside[1], 3), (inside[2], 4)]
-    assert source_metric(query, "outOfRangeRecords") == 2
 
 
 @pytest.mark.parametrize("mode", READ_MODES)

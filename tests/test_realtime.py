@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from pyspark.errors import StreamingQueryException
 from realtime import (
-    MIN_BATCH_DURATION,
     committed_batches,
     committed_offsets,
     deliveries,
@@ -20,14 +19,6 @@ from realtime import (
 )
 
 from streaming import READ_MODES, make_records, mode_options
-
-
-@pytest.fixture
-def short_batches(spark):
-    """Real-time batches of a second or two, so a test sees several."""
-    spark.conf.set(MIN_BATCH_DURATION, "1000")
-    yield
-    spark.conf.unset(MIN_BATCH_DURATION)
 
 
 def last_sequence_per_shard(put):
