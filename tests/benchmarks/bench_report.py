@@ -123,6 +123,7 @@ def write_report(rows, jars, started, results_dir):
 THROUGHPUT = ("polling", "efo")
 LATENCY = ("latency-default", "latency-low", "latency-realtime", "latency-realtime-efo")
 CORES = LATENCY + ("latency-floor", "steady-noop", "steady-noop-floor", "idle")
+PANEL_WIDTH_PX = 450  # 5 inches at 90 dpi
 
 
 def _label(row, r):
@@ -156,7 +157,7 @@ def chart(rows, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(found), figsize=(5 * len(found), 4.5), squeeze=False)
+    fig, axes = plt.subplots(1, len(found), figsize=(PANEL_WIDTH_PX / 90 * len(found), 4.5), squeeze=False)
     for ax, (title, kind, data) in zip(axes[0], found):
         if kind == "bars":
             _bars(ax, data)
@@ -164,7 +165,7 @@ def chart(rows, path):
             _percentiles(ax, data)
         ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=90)  # not bbox_inches="tight": the width stays panels x PANEL_WIDTH_PX
     plt.close(fig)
     return True
 
