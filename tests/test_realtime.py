@@ -83,7 +83,7 @@ def test_a_restarted_query_continues_where_its_last_batch_ended(spark, kinesis, 
     try:
         # Stop after a commit, so the restart has a batch to continue from: a stop during the
         # first batch's end can leave offsets/ without a batch file, which Spark then refuses
-        # (STATE_STORE_CHECKPOINT_LOCATION_NOT_EMPTY, see README Troubleshooting).
+        # (STATE_STORE_CHECKPOINT_LOCATION_NOT_EMPTY, see docs/troubleshooting.md).
         wait_for(lambda: committed_batches(checkpoint), "the first batch's commit", query)
         first += kinesis.put_records(stream, make_records(10, "middle"))
         wait_for(lambda: len(deliveries(sink)) >= 40, "the records put after the commit", query)

@@ -272,7 +272,7 @@ def test_a_sink_option_on_a_read_fails_at_load(spark, kinesis):
         kinesis_reader(spark, kinesis, "some-stream", maxPutRetries="3")
 
 
-# -- 6 and docs: the Python builders and the README follow the JVM registry ---------------------
+# -- 6 and docs: the Python builders and docs/options.md follow the JVM registry -------------
 
 
 def test_the_python_sink_builder_writes(spark, kinesis, stream):
@@ -292,13 +292,13 @@ def test_python_sink_option_names_match_the_jvm_registry(spark):
     assert sorted(SINK_OPTION_NAMES) == sorted(jvm_names)
 
 
-def test_the_readme_documents_every_sink_option(spark):
+def test_the_docs_document_every_sink_option(spark):
     from pyspark_kinesis import jvm_class
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    section = readme.split("## Writing to Kinesis", 1)[1].split("\n## ", 1)[0]
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    section = (docs / "options.md").read_text().split("## Sink options", 1)[1].split("\n## ", 1)[0]
     documented = {name.strip() for line in section.splitlines() if line.startswith("| ")
                   for name in line.split("|")[1].split(",")}
     jvm_names = set(jvm_class(spark, "io.github.sparkkinesis.options.KinesisOptions").sinkNames())
-    assert jvm_names <= documented, f"sink options missing from README.md: {sorted(jvm_names - documented)}"
-    assert "at-least-once" in section
+    assert jvm_names <= documented, f"sink options missing from docs/options.md: {sorted(jvm_names - documented)}"
+    assert "at-least-once" in (docs / "writing.md").read_text()

@@ -77,7 +77,7 @@ def jar_path(pyspark_version: Optional[str] = None, scala_version: Optional[str]
     That is the path in ``$PYSPARK_KINESIS_JAR`` when it is set (for working on the connector
     without rebuilding the wheel), else the jar in the package's ``jars/`` directory built for
     the Spark line of ``pyspark_version`` (default: the installed ``pyspark.__version__``) and
-    for ``scala_version`` (default: the Scala of that Spark, see the README).
+    for ``scala_version`` (default: the Scala of that Spark, see docs/installing.md).
 
     :raises FileNotFoundError: the jar is missing; the message says how to build it.
     :raises RuntimeError: the package has no jar for that Spark line; the message names the

@@ -1,7 +1,7 @@
 """The connector's option registry: names, kinds, defaults and bounds of every option.
 
 ``_registry.json`` is written from the JVM's registry (``KinesisOptions.scala``) by ``make
-readme-options`` and checked against it by the Scala suite ``OptionsReferenceSuite``, so the
+docs-options`` and checked against it by the Scala suite ``OptionsReferenceSuite``, so the
 builders in :mod:`pyspark_kinesis.options` take their names and bounds from the same facts
 the JVM parses with. Durations are in milliseconds, sizes in bytes.
 """

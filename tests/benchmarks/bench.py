@@ -353,7 +353,8 @@ def main():
         # After every row: a run stopped half-way keeps what it measured.
         out = write_report(rows, jars, started, HERE / "results")
     print(out.read_text())
-    print(f"written to {out} and {out.with_suffix('.png')}")
+    png = out.with_suffix(".png")
+    print(f"written to {out}" + (f" and {png}" if png.exists() else ""))
 
 
 if __name__ == "__main__":

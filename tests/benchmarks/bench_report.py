@@ -108,51 +108,106 @@ def write_report(rows, jars, started, results_dir):
         for i, r in enumerate(row["results"]):
             lines.append(f"| {row['row'] if i == 0 else ''} | {r.get('build', '')} | {figures(row['row'], r)} | "
                          f"{_n(row['seconds']) if i == 0 else ''} | {'`' + row['command'] + '`' if i == 0 else ''} |")
-    lines += ["", f"![chart]({stem}.png)", "", "<details><summary>raw figures</summary>", "", "```json",
-              json.dumps(rows, indent=1), "```", "</details>", ""]
+    png = out.with_suffix(".png")
+    png.unlink(missing_ok=True)  # a run rewrites its report after every row
+    drawn = chart(rows, png)
+    lines += ["", f"![chart]({png.name})" if drawn else "(no row of this run has a chart panel)", "",
+              "<details><summary>raw figures</summary>", "", "```json", json.dumps(rows, indent=1), "```",
+              "</details>", ""]
     out.write_text("\n".join(lines))
-    chart(rows, out.with_suffix(".png"))
     return out
 
 
+# The chart's panels: (title, rows, what a result shows). A panel is drawn only when a row of
+# its own ran, so a run of one row is one panel, not three with two empty.
+THROUGHPUT = ("polling", "efo")
+LATENCY = ("latency-default", "latency-low", "latency-realtime", "latency-realtime-efo")
+CORES = LATENCY + ("latency-floor", "steady-noop", "steady-noop-floor", "idle")
+PANEL_WIDTH_PX = 450  # 5 inches at 90 dpi
+
+
+def _label(row, r):
+    return f"{row.replace('latency-', '')}\n{r.get('build', '')}"
+
+
+def panels(rows):
+    """The panels the rows that ran fill, each as (title, kind, [(label, value)])."""
+    by_row = {row["row"]: [r for r in row["results"] if "error" not in r] for row in rows}
+    found = []
+    bars = [(_label(name, r), r["records_per_cpu_s"]) for name in THROUGHPUT for r in by_row.get(name, [])
+            if "records_per_cpu_s" in r]
+    if bars:
+        found.append(("records per CPU-second (1 KB, 8 shards)", "bars", bars))
+    lat = [(_label(name, r), r) for name in LATENCY for r in by_row.get(name, [])]
+    if lat:
+        found.append(("put to sink latency, ms (1,000 records/s)", "percentiles", lat))
+    cores = [(_label(name, r), r["cores"]) for name in CORES for r in by_row.get(name, []) if "cores" in r]
+    if cores:
+        found.append(("cores used by the Spark JVM", "bars", cores))
+    return found
+
+
 def chart(rows, path):
-    """Records per CPU-second (throughput rows, with the ceiling), latency percentiles and cores used."""
+    """One panel per kind of row that ran: records per CPU-second (with the ceiling), latency
+    percentiles, cores used. Returns False, and writes nothing, when no row has a panel."""
+    found = panels(rows)
+    if not found:
+        return False
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
-    by_row = {row["row"]: [r for r in row["results"] if "error" not in r] for row in rows}
-
-    bars = [(f"{name}\n{r['build']}", r["records_per_cpu_s"])
-            for name in ("polling", "efo") for r in by_row.get(name, []) if "records_per_cpu_s" in r]
-    _bars(axes[0], bars, "records per CPU-second (1 KB, 8 shards)")
-
-    lat = [(f"{name[8:]}\n{r['build']}", r)
-           for name in ("latency-default", "latency-low", "latency-realtime", "latency-realtime-efo")
-           for r in by_row.get(name, [])]
-    if lat:
-        x = range(len(lat))
-        for key, offset in (("p50_ms", -0.2), ("p99_ms", 0.2)):
-            axes[1].bar([i + offset for i in x], [r[key] or 0 for _, r in lat], 0.4, label=key[:3])
-        axes[1].set_xticks(list(x), [label for label, _ in lat], fontsize=8)
-        axes[1].legend()
-    axes[1].set_title("put to sink latency, ms (1,000 records/s)")
-
-    cores = [(f"{name.replace('latency-', '')}\n{r['build']}", r["cores"])
-             for name in ("latency-default", "latency-low", "latency-realtime", "latency-realtime-efo", "latency-floor",
-                          "steady-noop", "steady-noop-floor", "idle")
-             for r in by_row.get(name, [])]
-    _bars(axes[2], cores, "cores used by the Spark JVM")
+    fig, axes = plt.subplots(1, len(found), figsize=(PANEL_WIDTH_PX / 90 * len(found), 4.5), squeeze=False)
+    for ax, (title, kind, data) in zip(axes[0], found):
+        if kind == "bars":
+            _bars(ax, data)
+        else:
+            _percentiles(ax, data)
+        ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=90)  # not bbox_inches="tight": the width stays panels x PANEL_WIDTH_PX
     plt.close(fig)
+    return True
 
 
-def _bars(ax, bars, title):
-    if bars:
-        ax.bar(range(len(bars)), [v for _, v in bars], color="#4878a8")
-        ax.set_xticks(range(len(bars)), [label for label, _ in bars], fontsize=8)
-        for i, (_, v) in enumerate(bars):
-            ax.annotate(f"{v:,.0f}" if v >= 10 else f"{v:.2f}", (i, v), ha="center", va="bottom", fontsize=8)
-    ax.set_title(title)
+def _bars(ax, bars):
+    ax.bar(range(len(bars)), [v for _, v in bars], color="#4878a8")
+    ax.set_xticks(range(len(bars)), [label for label, _ in bars], fontsize=8, rotation=30 if len(bars) > 5 else 0)
+    for i, (_, v) in enumerate(bars):
+        ax.annotate(f"{v:,.0f}" if v >= 10 else f"{v:.2f}", (i, v), ha="center", va="bottom", fontsize=8)
+
+
+def _percentiles(ax, lat):
+    x = range(len(lat))
+    for key, offset in (("p50_ms", -0.2), ("p99_ms", 0.2)):
+        ax.bar([i + offset for i in x], [r[key] or 0 for _, r in lat], 0.4, label=key[:3])
+    ax.set_xticks(list(x), [label for label, _ in lat], fontsize=8)
+    ax.legend()
+
+
+def raw_rows(results_md):
+    """The rows a results file of write_report holds (its raw figures)."""
+    text = Path(results_md).read_text()
+    return json.loads(text.split("```json\n", 1)[1].split("\n```", 1)[0])
+
+
+def main():
+    """Draws one chart from the results of several runs, keeping the builds named, e.g. the
+    chart of docs/performance.md from the runs it cites. A row in several files is taken from
+    the last."""
+    import argparse
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--out", required=True, help="the PNG to write")
+    parser.add_argument("--build", action="append", required=True, dest="builds",
+                        help="a build to keep, once per build (e.g. now, 'bare SDK ceiling')")
+    parser.add_argument("results", nargs="+", help="results files (<date>.md) of make bench")
+    args = parser.parse_args()
+    rows = [{**row, "results": [r for r in row["results"] if r.get("build") in args.builds]}
+            for md in args.results for row in raw_rows(md)]
+    if not chart(rows, args.out):
+        parser.error("none of these rows has a panel")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

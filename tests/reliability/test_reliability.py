@@ -1,4 +1,4 @@
-"""Reliability under faults (issue 7): for polling and EFO, micro-batch and available-now, each
+"""Reliability under faults: for polling and EFO, micro-batch and available-now, each
 fault kind injected by the fault proxy while a few thousand keyed records are produced and
 read into a Parquet table; the table must then hold every record once, in order per key.
 

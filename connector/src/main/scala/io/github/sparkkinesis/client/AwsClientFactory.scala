@@ -29,7 +29,7 @@ import software.amazon.awssdk.services.sts.StsClient
  *
  * TLS: `https://` endpoints are always verified against the JVM's trust store (the SDK's
  * default); there is deliberately no switch to turn that off. A private CA or a self-signed
- * local endpoint is trusted with `-Djavax.net.ssl.trustStore` (README, "Authentication").
+ * local endpoint is trusted with `-Djavax.net.ssl.trustStore` (docs/authentication.md, "TLS").
  */
 private[client] object AwsClientFactory {
   val ConnectTimeout: Duration = Duration.ofSeconds(10)

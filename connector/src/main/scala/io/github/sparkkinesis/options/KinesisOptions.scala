@@ -8,8 +8,9 @@ import io.github.sparkkinesis.options.OptionKind._
 
 /**
  * The registry of every option the connector knows: its name (as the Databricks Runtime docs
- * spell it), its default, what it does, and whether it applies to reading, writing or both. Parsing, validation, the README tables and the Python
- * builders all follow this list.
+ * spell it), its default, what it does, and whether it applies to reading, writing or both.
+ * Parsing, validation, the option tables of docs/options.md and the Python builders all
+ * follow this list.
  */
 object KinesisOptions {
 
@@ -26,7 +27,7 @@ object KinesisOptions {
    * "What it does.", kind = IntRange(1, 100))`, plus `usage`, `modes` or `secret` when they
    * differ from a read option of every mode; then list it in `all`.
    *
-   * @param shownDefault the default as the README says it, where it is not a plain value
+   * @param shownDefault the default as the options page says it, where it is not a plain value
    * @param writeDescription what the option does when writing, where it differs
    * @param emptyMeansNotGiven an empty value counts as not given (for options filled from an
    *                           unset environment variable); other options refuse an empty value
@@ -64,7 +65,7 @@ object KinesisOptions {
       "policy with your own credentials.", kind = NameList)
   val Region = OptionSpec("region", None,
     "AWS region of the streams; must be a region that exists " +
-      "(see [Authentication](#region-and-endpoint)).", usage = both, emptyMeansNotGiven = true,
+      "(see [Authentication](authentication.md#region-and-endpoint)).", usage = both, emptyMeansNotGiven = true,
     shownDefault = Some("region the AWS SDK resolves locally"))
   val Endpoint = OptionSpec("endpoint", None,
     "Kinesis endpoint URL (http:// or https://): VPC or FIPS " +
@@ -131,7 +132,7 @@ object KinesisOptions {
   val FailOnDataLoss = OptionSpec("failOnDataLoss", Some("true"),
     "Fail the query (`KINESIS_DATA_LOSS`) when records it still had to read were deleted by retention " +
       "first; `false` logs it, counts it in `dataLossEvents` and goes on from the oldest record left. See " +
-      "[KPL and data loss](#kpl-aggregated-records).", kind = Bool)
+      "[KPL and data loss](reading.md#kpl-aggregated-records).", kind = Bool)
   val OutOfRangeUserRecords = OptionSpec("outOfRangeUserRecords", Some("keep"),
     "What becomes of user records of a KPL aggregate whose hash key lies outside the shard holding it. " +
       "`keep`: every one is read (the AWS aggregation libraries mix keys in one aggregate on purpose), except " +
@@ -139,7 +140,7 @@ object KinesisOptions {
       "also drops them where the shard was split from a parent whose range holds the whole aggregate (the " +
       "KPL writes those again; loses records of mixed-key producers on split streams). `drop`: the KCL's " +
       "filter, drops every one (loses records of mixed-key producers). Counted in `outOfRangeRecords` and " +
-      "`outOfRangeRecordsDropped`. See [KPL aggregated records](#kpl-aggregated-records).",
+      "`outOfRangeRecordsDropped`. See [KPL aggregated records](reading.md#kpl-aggregated-records).",
     kind = Choice(OutOfRangePolicy.all.map(_.name)))
   val MaxShardsPerDescribe = OptionSpec("maxShardsPerDescribe", Some("100"),
     "Shards per ListShards page.", kind = IntRange(1, 10000))
@@ -178,7 +179,7 @@ object KinesisOptions {
     "`kpl` packs the rows bound for one shard into KPL aggregates of up to 1 MiB (one Kinesis record " +
       "each), which this connector, the KCL and the Databricks Runtime split again: far fewer Kinesis " +
       "records for small rows; needs `kinesis:ListShards`. `none`: one Kinesis record per row. See " +
-      "[Writing KPL aggregates](#writing-kpl-aggregates).", usage = write, kind = Choice(Seq("none", "kpl")))
+      "[Writing KPL aggregates](writing.md#writing-kpl-aggregates).", usage = write, kind = Choice(Seq("none", "kpl")))
   val OrderPerKey = OptionSpec("orderPerKey", Some("true"),
     "Keep each partition key's records in the order the task wrote them, with `maxInFlightPuts` calls " +
       "in parallel (a call carries one record per key, or one aggregate per shard); `false` lets a " +

@@ -2,8 +2,8 @@ package io.github.sparkkinesis.options
 
 /**
  * What kind of value an option takes, with its bounds. The parsers in [[OptionValues]], the
- * README tables, the Python builders (through `_registry.json`) and the bad-input tests all
- * read the bounds from here, so they are written once.
+ * option tables of docs/options.md, the Python builders (through `_registry.json`) and the
+ * bad-input tests all read the bounds from here, so they are written once.
  */
 sealed abstract class OptionKind(val typeName: String) {
 

@@ -12,24 +12,24 @@ import io.github.sparkkinesis.options.KinesisOptions.{OptionSpec, Usage}
 import io.github.sparkkinesis.options.OptionKind._
 
 /**
- * What follows from the option registry: the README's option tables (between markers) and
- * `python/pyspark_kinesis/_registry.json`, which the Python builders and the bad-input tests
- * read. `make readme-options` runs `main` to write both; `OptionsReferenceSuite` fails when the
- * committed files differ from what the registry gives.
+ * What follows from the option registry: the option tables of `docs/options.md` (between
+ * markers) and `python/pyspark_kinesis/_registry.json`, which the Python builders and the
+ * bad-input tests read. `make docs-options` runs `main` to write both; `OptionsReferenceSuite`
+ * fails when the committed files differ from what the registry gives.
  */
 object OptionsReference {
 
-  val ReadmePath = "README.md"
+  val OptionsDocPath = "docs/options.md"
   val JsonPath = "python/pyspark_kinesis/_registry.json"
 
-  /** The README's generated blocks, each between its begin and end marker. */
+  /** The generated blocks of the options page, each between its begin and end marker. */
   val Blocks: Seq[(String, () => String)] = Seq("source" -> (() => sourceTable), "sink" -> (() => sinkTable))
 
   def begin(block: String): String = s"<!-- options:$block:begin -->"
   def end(block: String): String = s"<!-- options:$block:end -->"
 
   private val Note =
-    "<!-- generated from KinesisOptions.scala by `make readme-options`: edit the registry, not this table -->"
+    "<!-- generated from KinesisOptions.scala by `make docs-options`: edit the registry, not this table -->"
 
   def sourceTable: String =
     table(KinesisOptions.sourceOptions.map(o => (o, shownDefault(o), o.description)))
@@ -45,8 +45,8 @@ object OptionsReference {
     })
     val shared = KinesisOptions.sinkOptions.filter(o => o.usage != Usage.Write && o.writeDescription.isEmpty)
     rows + s"\n| ${shared.map(_.name).mkString(", ")} | as for the source | as for the source | " +
-      "How to reach AWS and authenticate, as for the source (see [Options](#options) and " +
-      "[Authentication](#authentication)). |"
+      "How to reach AWS and authenticate, as for the source (see [Source options](#source-options) and " +
+      "[Authentication](authentication.md)). |"
   }
 
   private def table(rows: Seq[(OptionSpec, String, String)]): String = {
@@ -66,7 +66,7 @@ object OptionsReference {
     else if (missing == Seq(Mode.Polling)) "Enhanced fan-out (`efo`) only. "
     else if (missing == Seq(Mode.Efo)) "Polling only. "
     else if (missing == Seq(Mode.MicroBatch, Mode.RealTime)) "Batch reads only. "
-    else if (missing == Seq(Mode.RealTime)) "Not in [real-time mode](#real-time-mode). "
+    else if (missing == Seq(Mode.RealTime)) "Not in [real-time mode](real-time.md). "
     else s"Only ${spec.modes.map(_.name).mkString(", ")}. "
   }
 
@@ -108,7 +108,7 @@ object OptionsReference {
       m
     }
     val root = new JMap[String, Any]()
-    root.put("generatedBy", "make readme-options, from connector/.../options/KinesisOptions.scala")
+    root.put("generatedBy", "make docs-options, from connector/.../options/KinesisOptions.scala")
     root.put("units", Map("duration" -> "ms", "size" -> "bytes").asJava)
     root.put("options", options.asJava)
     new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n"
@@ -125,10 +125,10 @@ object OptionsReference {
     case _ => Nil
   }
 
-  /** `readme` with every generated block replaced by what the registry gives. */
-  def readmeWith(readme: String): String = Blocks.foldLeft(readme) { case (text, (block, render)) =>
+  /** `page` with every generated block replaced by what the registry gives. */
+  def optionsDocWith(page: String): String = Blocks.foldLeft(page) { case (text, (block, render)) =>
     val (b, e) = (text.indexOf(begin(block)), text.indexOf(end(block)))
-    require(b >= 0 && e > b, s"README.md has no ${begin(block)} ... ${end(block)} markers")
+    require(b >= 0 && e > b, s"$OptionsDocPath has no ${begin(block)} ... ${end(block)} markers")
     text.substring(0, b + begin(block).length) + "\n" + render() + "\n" + text.substring(e)
   }
 
@@ -141,8 +141,8 @@ object OptionsReference {
 
   def main(args: Array[String]): Unit = {
     val root = repoRoot
-    Files.write(root.resolve(ReadmePath), readmeWith(read(ReadmePath)).getBytes(UTF_8))
+    Files.write(root.resolve(OptionsDocPath), optionsDocWith(read(OptionsDocPath)).getBytes(UTF_8))
     Files.write(root.resolve(JsonPath), registryJson.getBytes(UTF_8))
-    println(s"wrote the option tables of $ReadmePath and $JsonPath from the registry")
+    println(s"wrote the option tables of $OptionsDocPath and $JsonPath from the registry")
   }
 }

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.options
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * The README's option tables and the Python package's `_registry.json` are what the registry
+ * The option tables of docs/options.md and the Python package's `_registry.json` are what the registry
  * gives: a new or changed option that was not regenerated fails here, showing the difference.
  */
 class OptionsReferenceSuite extends AnyFunSuite {
@@ -12,19 +12,19 @@ class OptionsReferenceSuite extends AnyFunSuite {
   private def assertSame(path: String, expected: String): Unit = {
     val actual = read(path)
     if (actual != expected) {
-      fail(s"$path differs from the option registry; run `make readme-options`.\n" + diff(actual, expected))
+      fail(s"$path differs from the option registry; run `make docs-options`.\n" + diff(actual, expected))
     }
   }
 
-  test("README.md's option tables are generated from the registry") {
-    assertSame(ReadmePath, readmeWith(read(ReadmePath)))
+  test("docs/options.md's option tables are generated from the registry") {
+    assertSame(OptionsDocPath, optionsDocWith(read(OptionsDocPath)))
   }
 
   test("python/pyspark_kinesis/_registry.json is generated from the registry") {
     assertSame(JsonPath, registryJson)
   }
 
-  test("every option's bounds are shown in the README's words and the errors' words") {
+  test("every option's bounds are shown in the options page's words and the errors' words") {
     KinesisOptions.all.foreach { spec =>
       assert(allowedShort(spec.kind).nonEmpty, spec.name)
       spec.kind match {
