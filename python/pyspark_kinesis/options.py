@@ -51,6 +51,7 @@ MAX_FETCH_RATE_MB_PER_S = float(_registry.option("maxFetchRate").max or 0)
 CONSUMER_MODES = _registry.option("consumerMode").allowed
 AGGREGATIONS = _registry.option("aggregation").allowed
 OUT_OF_RANGE_POLICIES = _registry.option("outOfRangeUserRecords").allowed
+RECORD_DECODERS = _registry.option("recordDecoder").allowed
 
 _REDACTED = "*********(redacted)"
 
@@ -330,6 +331,18 @@ class KinesisSourceOptions(_KinesisOptions):
             shown = ", ".join(repr(p) for p in OUT_OF_RANGE_POLICIES)
             raise ValueError(f"outOfRangeUserRecords must be one of {shown}, got {policy!r}")
         return self._set("outOfRangeUserRecords", value)
+
+    def record_decoder(self, decoder: str) -> KinesisSourceOptions:
+        """``recordDecoder``: ``"connector"`` (the default) reads records with the connector's own
+        decoders; ``"sdk"`` with the AWS SDK's unmarshalling (same rows and offsets, more CPU),
+        the first thing to try when records are suspected of being read wrong. The Spark conf
+        ``spark.sparkkinesis.recordDecoder`` sets it for every query of a session."""
+        _require_type("recordDecoder", decoder, str, "str")
+        value = decoder.strip().lower()
+        if value not in RECORD_DECODERS:
+            shown = " or ".join(repr(d) for d in RECORD_DECODERS)
+            raise ValueError(f"recordDecoder must be {shown}, got {decoder!r}")
+        return self._set("recordDecoder", value)
 
     def consumer_name(self, names: NameList) -> KinesisSourceOptions:
         """``consumerName``: one EFO consumer name for all streams, or one per stream."""

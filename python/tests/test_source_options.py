@@ -62,6 +62,7 @@ CASES = [
     ("fail_on_data_loss", True, "failOnDataLoss", "true"),
     ("out_of_range_user_records", "DROPAFTERSPLIT", "outOfRangeUserRecords", "dropAfterSplit"),
     ("out_of_range_user_records", " keep ", "outOfRangeUserRecords", "keep"),
+    ("record_decoder", "SDK", "recordDecoder", "sdk"),
     ("max_shards_per_describe", 1, "maxShardsPerDescribe", "1"),
     ("max_shards_per_describe", 10_000, "maxShardsPerDescribe", "10000"),
     ("consumer_name", "query-1", "consumerName", "query-1"),

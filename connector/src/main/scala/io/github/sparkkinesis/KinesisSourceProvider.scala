@@ -38,7 +38,7 @@ class KinesisSourceProvider extends TableProvider with CreatableRelationProvider
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
     val named = options.asCaseSensitiveMap().asScala.toMap
-    KinesisSourceOptions.parse(named)
+    KinesisSourceOptions.parse(named, KinesisSourceProvider.sessionConf())
     KinesisSourceProvider.warnIfSecretsShowInPlans(named.keys).foreach(logWarning(_))
     schemaInferredForRead = true
     KinesisSchema.schema
@@ -49,7 +49,7 @@ class KinesisSourceProvider extends TableProvider with CreatableRelationProvider
       partitioning: Array[Transform],
       properties: util.Map[String, String]): Table = {
     val options = properties.asScala.toMap
-    if (schemaInferredForRead) KinesisTable.forRead(KinesisSourceOptions.parse(options))
+    if (schemaInferredForRead) KinesisTable.forRead(KinesisSourceOptions.parse(options, KinesisSourceProvider.sessionConf()))
     else {
       val sinkOptions = KinesisSinkOptions.parse(options)
       KinesisSourceProvider.warnIfSecretsShowInPlans(options.keys).foreach(logWarning(_))
@@ -65,6 +65,14 @@ class KinesisSourceProvider extends TableProvider with CreatableRelationProvider
 }
 
 object KinesisSourceProvider {
+  /**
+   * The session's settings of the options that have a Spark conf (`spark.sparkkinesis.*`): set
+   * with `spark.conf.set`, or for a whole cluster in its Spark configuration, which every
+   * session's SQL conf starts from.
+   */
+  private[sparkkinesis] def sessionConf(): Map[String, String] =
+    KinesisOptions.sessionConfs.flatMap(key => Option(SQLConf.get.getConfString(key, null)).map(key -> _)).toMap
+
   /**
    * Spark itself prints a data source's options in query plans (`explain`, the SQL tab of the
    * UI), masking those whose names match `spark.sql.redaction.options.regex` or

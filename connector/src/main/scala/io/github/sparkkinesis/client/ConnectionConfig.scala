@@ -14,7 +14,12 @@ final case class ConnectionConfig(
      * ARN: Kinesis resolves a bare name in the caller's account, so only the ARN reaches a stream
      * of another account (shared through a resource policy, or reached through `roleArn`).
      */
-    streamArns: Map[String, String] = Map.empty) {
+    streamArns: Map[String, String] = Map.empty,
+    /**
+     * Records are read by the AWS SDK's own unmarshalling, not the connector's decoders
+     * (`recordDecoder` = `sdk`): the same rows and offsets, for when a decoder is suspected.
+     */
+    sdkDecoding: Boolean = false) {
 
   /** Where requests go, for error messages (never includes credentials). */
   def where: String = endpoint.map(e => s"endpoint $e, region $region").getOrElse(s"region $region")
@@ -27,7 +32,8 @@ final case class ConnectionConfig(
 
   override def toString: String = {
     val arns = if (streamArns.isEmpty) "" else streamArns.values.toSeq.sorted.mkString(", streamArns=[", ", ", "]")
-    s"ConnectionConfig(region=$region, endpoint=${endpoint.getOrElse("<regional>")}, credentials=$credentials$arns)"
+    val decoding = if (sdkDecoding) ", recordDecoder=sdk" else ""
+    s"ConnectionConfig(region=$region, endpoint=${endpoint.getOrElse("<regional>")}, credentials=$credentials$arns$decoding)"
   }
 }
 

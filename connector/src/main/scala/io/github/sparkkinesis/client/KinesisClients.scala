@@ -34,7 +34,7 @@ object KinesisClients {
 
   /** SubscribeToShard, over HTTP/2. */
   def transport(connection: ConnectionConfig): SubscriptionTransport =
-    new SdkSubscriptionTransport(() => asyncClients.get(connection))
+    new SdkSubscriptionTransport(() => asyncClients.get(connection), connection.sdkDecoding)
 
   /** A query starts using `connection` in this JVM. */
   def acquire(connection: ConnectionConfig): Unit = users.merge(connection, 1, (a, b) => a + b)

@@ -67,12 +67,9 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
     // The iterator alone identifies the shard; the ARN, when known, is what a stream of another
     // account is authorized by (as in every other call about it).
     val decoded = new GetRecordsDecoding.Decoded(rangeCheck)
-    val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
-      .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) =>
-        o.addPlugin(ThrottlingSurfaces.plugin).putExecutionAttribute(GetRecordsDecoding.Attribute, decoded))
-    connection.streamArn(stream).foreach(request.streamARN)
+    val request = recordsRequest(stream, iterator, limit, decoded)
     val response = call("GetRecords", s"a shard iterator of ${shown(stream)}", None) {
-      client().getRecords(request.build())
+      client().getRecords(request)
     }
     val (records, kpl) = decoded.records.getOrElse(SdkRecords.toKinesisRecords(response.records(), rangeCheck))
     RecordBatch(
@@ -80,6 +77,22 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
       nextIterator = Option(response.nextShardIterator()),
       millisBehindLatest = Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L),
       kpl = kpl)
+  }
+
+  /**
+   * A GetRecords request; its answer's records are read by the connector into `decoded`, or,
+   * with `recordDecoder` sdk, left to the SDK (the interceptor acts only on requests carrying
+   * the attribute).
+   */
+  private[client] def recordsRequest(stream: String, iterator: String, limit: Int,
+      decoded: GetRecordsDecoding.Decoded): GetRecordsRequest = {
+    val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
+      .overrideConfiguration { (o: AwsRequestOverrideConfiguration.Builder) =>
+        o.addPlugin(ThrottlingSurfaces.plugin)
+        if (!connection.sdkDecoding) o.putExecutionAttribute(GetRecordsDecoding.Attribute, decoded)
+      }
+    connection.streamArn(stream).foreach(request.streamARN)
+    request.build()
   }
 
   override def putRecords(stream: String, entries: IndexedSeq[PutEntry]): IndexedSeq[PutResult] = {

@@ -18,20 +18,16 @@ import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
  * [[SubscriptionTransport]] on the AWS SDK v2 async client (Netty, HTTP/2). `client` is asked
- * for at every call, so a client the JVM's cache closed while idle is built again.
+ * for at every call, so a client the JVM's cache closed while idle is built again. Events'
+ * records are read by [[SubscribeEventDecoding]], or with `sdkDecoding` by the SDK alone.
  */
-final class SdkSubscriptionTransport(client: () => KinesisAsyncClient) extends SubscriptionTransport {
+final class SdkSubscriptionTransport(client: () => KinesisAsyncClient, sdkDecoding: Boolean = false)
+  extends SubscriptionTransport {
 
   override def subscribe(consumerArn: String, shardId: String, start: ShardPosition, rangeCheck: Option[RangeCheck],
       subscriber: Subscriber[ShardEvent]): SubscriptionHandle = {
     val decoded = new SubscribeEventDecoding.Decoded(rangeCheck)
-    val request = SubscribeToShardRequest.builder()
-      .consumerARN(consumerArn)
-      .shardId(shardId)
-      .startingPosition(SdkPositions.startingPosition(start))
-      .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) =>
-        o.putExecutionAttribute(SubscribeEventDecoding.Attribute, decoded))
-      .build()
+    val request = SdkSubscriptionTransport.request(consumerArn, shardId, start, decoded, sdkDecoding)
     val once = new TerminatingOnce(subscriber)
     val handler = new SubscribeToShardResponseHandler {
       override def responseReceived(response: SubscribeToShardResponse): Unit = ()
@@ -55,6 +51,18 @@ final class SdkSubscriptionTransport(client: () => KinesisAsyncClient) extends S
 }
 
 object SdkSubscriptionTransport {
+  /** A SubscribeToShard request whose events' records are read into `decoded`, or by the SDK alone with `sdkDecoding`. */
+  private[client] def request(consumerArn: String, shardId: String, start: ShardPosition,
+      decoded: SubscribeEventDecoding.Decoded, sdkDecoding: Boolean): SubscribeToShardRequest =
+    SubscribeToShardRequest.builder()
+      .consumerARN(consumerArn)
+      .shardId(shardId)
+      .startingPosition(SdkPositions.startingPosition(start))
+      .overrideConfiguration { (o: AwsRequestOverrideConfiguration.Builder) =>
+        if (!sdkDecoding) o.putExecutionAttribute(SubscribeEventDecoding.Attribute, decoded)
+      }
+      .build()
+
   /** The event, with the records [[SubscribeEventDecoding]] took out of it, or else those the SDK read. */
   private[client] def toShardEvent(e: SubscribeToShardEvent, readAside: Option[(Seq[KinesisRecord], KplCounts)],
       rangeCheck: Option[RangeCheck]): ShardEvent = {

@@ -31,6 +31,8 @@ object KinesisOptions {
    * @param writeDescription what the option does when writing, where it differs
    * @param emptyMeansNotGiven an empty value counts as not given (for options filled from an
    *                           unset environment variable); other options refuse an empty value
+   * @param sessionConf a Spark conf that sets the option for every query of a session (or a
+   *                    cluster) that does not give it
    */
   final case class OptionSpec(
       name: String,
@@ -42,7 +44,8 @@ object KinesisOptions {
       modes: Seq[Mode] = Mode.all,
       shownDefault: Option[String] = None,
       writeDescription: Option[String] = None,
-      emptyMeansNotGiven: Boolean = false) {
+      emptyMeansNotGiven: Boolean = false,
+      sessionConf: Option[String] = None) {
     def key: String = name.toLowerCase(Locale.ROOT)
   }
 
@@ -142,6 +145,12 @@ object KinesisOptions {
       "filter, drops every one (loses records of mixed-key producers). Counted in `outOfRangeRecords` and " +
       "`outOfRangeRecordsDropped`. See [KPL aggregated records](reading.md#kpl-aggregated-records).",
     kind = Choice(OutOfRangePolicy.all.map(_.name)))
+  val RecordDecoder = OptionSpec("recordDecoder", Some("connector"),
+    "Who reads GetRecords answers and SubscribeToShard events: `connector`, the connector's own decoders " +
+      "(several times less CPU per record), or `sdk`, the AWS SDK's own unmarshalling, with the same rows " +
+      "and offsets. Try `sdk` first when records are suspected of being read wrong. Also set for every " +
+      "query of a session by the Spark conf `spark.sparkkinesis.recordDecoder`.",
+    kind = Choice(Seq("connector", "sdk")), sessionConf = Some("spark.sparkkinesis.recordDecoder"))
   val MaxShardsPerDescribe = OptionSpec("maxShardsPerDescribe", Some("100"),
     "Shards per ListShards page.", kind = IntRange(1, 10000))
   val ConsumerName = OptionSpec("consumerName", None,
@@ -191,7 +200,7 @@ object KinesisOptions {
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
     AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId, RoleSessionName,
     StsEndpoint, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,
-    RequireConsumerDeregistration, FailOnDataLoss, OutOfRangeUserRecords, MaxShardsPerDescribe, ConsumerName,
+    RequireConsumerDeregistration, FailOnDataLoss, OutOfRangeUserRecords, RecordDecoder, MaxShardsPerDescribe, ConsumerName,
     ConsumerNamePrefix,
     ConsumerRefreshInterval,
     MaxRecordsPerPut, MaxBytesPerPut, MaxInFlightPuts, MaxPutRetries, PutRetryBackoff,
@@ -222,6 +231,9 @@ object KinesisOptions {
   def sinkNames: Array[String] = sinkOptions.map(_.name).toArray
 
   def isSecret(name: String): Boolean = find(name).exists(_.secret)
+
+  /** The Spark confs that set options for a whole session. */
+  def sessionConfs: Seq[String] = all.flatMap(_.sessionConf)
 
   /**
    * The known option closest to a misspelt one, if any is close enough to be a likely typo.

@@ -69,11 +69,15 @@ object KinesisSourceOptions {
   // Kinesis stream names: 1-128 characters of letters, digits, underscore, dot and hyphen.
   private[sparkkinesis] val StreamNamePattern = "[a-zA-Z0-9_.-]{1,128}".r
 
-  /** Parses case-insensitive options; throws a [[io.github.sparkkinesis.errors.KinesisConnectorException]]. */
-  def parse(options: Map[String, String]): KinesisSourceOptions = {
+  /**
+   * Parses case-insensitive options, with the session's settings of the options that have a
+   * Spark conf (`sessionConf`, by conf key) where the query does not give them; throws a
+   * [[io.github.sparkkinesis.errors.KinesisConnectorException]].
+   */
+  def parse(options: Map[String, String], sessionConf: Map[String, String] = Map.empty): KinesisSourceOptions = {
     // As the user wrote them, so the error names what they typed.
     rejectMisplaced(options.keys, Usage.Read)
-    val values = new OptionValues(options)
+    val values = new OptionValues(options, sessionConf)
 
     // Parse every option first, so a bad value is reported even for an unsupported option.
     val arns = StreamArns.parse(values)
@@ -104,7 +108,8 @@ object KinesisSourceOptions {
     val mode = values.choice(ConsumerMode)
     val efoSettings = EfoSettings.parse(values, streams)
     // Streams named by ARN stay keyed by name in offsets and checkpoints; only calls name the ARN.
-    val connection = ConnectionOptions.parse(values, arns.map(_.head.region)).copy(streamArns = StreamArns.byName(arns))
+    val connection = ConnectionOptions.parse(values, arns.map(_.head.region))
+      .copy(streamArns = StreamArns.byName(arns), sdkDecoding = values.choice(RecordDecoder) == "sdk")
 
     val efoOnly = sourceOptions.filterNot(_.modes.contains(Mode.Polling))
     if (mode == "polling") efoOnly.find(values.isSet).foreach { spec =>

@@ -10,19 +10,26 @@ import io.github.sparkkinesis.errors.KinesisErrors
 
 /**
  * Parsers for option values; each failure names the option as the user typed it, the value
- * and what is allowed. `options` are matched case-insensitively.
+ * and what is allowed. `options` are matched case-insensitively. `sessionConf` holds the Spark
+ * session's settings of options that have one (`OptionSpec.sessionConf`), which apply where the
+ * query does not give the option.
  */
-private[sparkkinesis] final class OptionValues(options: Map[String, String]) {
+private[sparkkinesis] final class OptionValues(options: Map[String, String],
+    sessionConf: Map[String, String] = Map.empty) {
   import KinesisOptions.OptionSpec
 
   private val raw: Map[String, String] = options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
   private val typed: Map[String, String] = options.keys.map(k => k.toLowerCase(Locale.ROOT) -> k).toMap
 
-  /** The option's name as the user typed it, or as documented when it was not given. */
-  def name(spec: OptionSpec): String = typed.getOrElse(spec.key, spec.name)
+  private def fromSession(spec: OptionSpec): Option[String] =
+    if (raw.contains(spec.key)) None else spec.sessionConf.flatMap(sessionConf.get)
 
-  /** The value the user gave, or the option's default. */
-  def get(spec: OptionSpec): Option[String] = raw.get(spec.key).orElse(spec.default)
+  /** The option's name as the user typed it, the Spark conf it came from, or as documented. */
+  def name(spec: OptionSpec): String =
+    typed.getOrElse(spec.key, if (fromSession(spec).isDefined) s"${spec.sessionConf.get} (Spark conf)" else spec.name)
+
+  /** The value the user gave, else the session's, else the option's default. */
+  def get(spec: OptionSpec): Option[String] = raw.get(spec.key).orElse(fromSession(spec)).orElse(spec.default)
 
   def isSet(spec: OptionSpec): Boolean = raw.contains(spec.key)
 

@@ -105,6 +105,10 @@ class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(batch.kpl == expectedKpl)
     assert(batch.nextIterator == Option(sdk.nextShardIterator()))
     assert(batch.millisBehindLatest == Option(sdk.millisBehindLatest()).fold(0L)(_.longValue))
+    // recordDecoder sdk: the SDK reads the records, with the same result.
+    val viaSdk = new SdkKinesisApi(() => ours, connection.copy(sdkDecoding = true)).getRecords("s", "it", 100, None)
+    assert(shape(viaSdk.records) == shape(expected))
+    assert(viaSdk.kpl == expectedKpl)
     val decoded = new GetRecordsDecoding.Decoded(None)
     val response = ours.getRecords(request(Some(decoded)))
     assert(response.childShards() == sdk.childShards(), "the rest of the answer reaches the SDK")
@@ -112,6 +116,14 @@ class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   private val millis = (g: CBORGenerator) => g.writeNumber(1700000000123L)
+
+  test("with recordDecoder sdk no answer is read by the connector: its requests do not ask for it") {
+    def asks(sdkDecoding: Boolean) = new SdkKinesisApi(() => ours, connection.copy(sdkDecoding = sdkDecoding))
+      .recordsRequest("s", "it", 100, new GetRecordsDecoding.Decoded(None))
+      .overrideConfiguration().get().executionAttributes().getAttribute(GetRecordsDecoding.Attribute) != null
+    assert(asks(sdkDecoding = false))
+    assert(!asks(sdkDecoding = true))
+  }
 
   test("plain records, their data, keys, sequence numbers and arrival times") {
     val data = (0 until 50).map(i => s"record-$i-${"x" * (i * 37)}".getBytes(UTF_8))

@@ -23,6 +23,7 @@ import software.amazon.awssdk.services.kinesis.model.{
 import software.amazon.eventstream.{HeaderValue, Message}
 
 import io.github.sparkkinesis.kpl.AggregateBuilder
+import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
  * SubscribeToShard events' records read by [[SubscribeEventJson]] give exactly what the SDK's own
@@ -137,6 +138,15 @@ class SubscribeEventDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   private val chunkSizes = Seq(1 << 20, 4096, 7, 1)
+
+  test("with recordDecoder sdk no event is read by the connector: its requests do not ask for it") {
+    def asks(sdkDecoding: Boolean) =
+      SdkSubscriptionTransport.request("arn", "shardId-000000000000", ShardPosition.TrimHorizon,
+        new SubscribeEventDecoding.Decoded(None), sdkDecoding)
+        .overrideConfiguration().get().executionAttributes().getAttribute(SubscribeEventDecoding.Attribute) != null
+    assert(asks(sdkDecoding = false))
+    assert(!asks(sdkDecoding = true))
+  }
 
   test("records, their data, keys, sequence numbers and arrival times, in frames of any size") {
     val data = (0 until 40).map(i => s"record-$i-${"x" * (i * 37)}".getBytes(UTF_8))

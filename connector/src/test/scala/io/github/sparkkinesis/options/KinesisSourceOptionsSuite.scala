@@ -112,7 +112,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
       Map("consumerMode" -> "efo")),
     OptionRow(FailOnDataLoss, "false", _.fetch.failOnDataLoss shouldBe false),
     OptionRow(OutOfRangeUserRecords, "dropAfterSplit",
-      _.outOfRangeUserRecords shouldBe OutOfRangePolicy.DropAfterSplit))
+      _.outOfRangeUserRecords shouldBe OutOfRangePolicy.DropAfterSplit),
+    OptionRow(RecordDecoder, "SDK", _.connection.sdkDecoding shouldBe true))
 
   test("the table below covers every source option of the registry") {
     rows.map(_.spec.name) should contain theSameElementsAs KinesisOptions.sourceOptions.map(_.name)
@@ -180,6 +181,17 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     options.outOfRangeUserRecords shouldBe OutOfRangePolicy.Keep
   }
 
+  test("recordDecoder comes from the session's Spark conf where the query does not give it") {
+    val conf = Map("spark.sparkkinesis.recordDecoder" -> "sdk")
+    KinesisSourceOptions.parse(base).connection.sdkDecoding shouldBe false
+    KinesisSourceOptions.parse(base, conf).connection.sdkDecoding shouldBe true
+    KinesisSourceOptions.parse(base + ("recordDecoder" -> "connector"), conf).connection.sdkDecoding shouldBe false
+    val e = intercept[KinesisOptionException](
+      KinesisSourceOptions.parse(base, Map("spark.sparkkinesis.recordDecoder" -> "fast")))
+    e.getMessage should (include("spark.sparkkinesis.recordDecoder (Spark conf)") and include("'fast'") and
+      include("connector, sdk"))
+  }
+
   // ---- invalid values ----
 
   private val invalidValues: Seq[(OptionSpec, String)] = Seq(
@@ -190,7 +202,7 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     MaxRecordsPerFetch -> "0", MaxRecordsPerFetch -> "10001", MaxRecordsPerFetch -> "many",
     MaxRecordsPerFetch -> "", MaxRecordsPerFetch -> "1.5",
     MaxShardsPerDescribe -> "10001", MaxShardsPerDescribe -> "0",
-    OutOfRangeUserRecords -> "filter", OutOfRangeUserRecords -> "",
+    OutOfRangeUserRecords -> "filter", OutOfRangeUserRecords -> "", RecordDecoder -> "jackson",
     ShardFetchInterval -> "0ms", ShardFetchInterval -> "often",
     ConsumerRefreshInterval -> "3601s", ConsumerRefreshInterval -> "2h",
     FetchBufferSize -> "lots", FetchBufferSize -> "1.5gb", FetchBufferSize -> "0",
