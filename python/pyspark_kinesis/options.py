@@ -344,6 +344,14 @@ class KinesisSourceOptions(_KinesisOptions):
             raise ValueError(f"recordDecoder must be {shown}, got {decoder!r}")
         return self._set("recordDecoder", value)
 
+    def stream_column_name(self, name: str) -> KinesisSourceOptions:
+        """``streamColumnName``: the name of the column holding each record's stream (default
+        ``"stream"``); ``"streamName"`` is what qubole's and awslabs' connectors call it."""
+        _require_type("streamColumnName", name, str, "str")
+        if not name.strip():
+            raise ValueError("streamColumnName must be a column name, got an empty string")
+        return self._set("streamColumnName", name.strip())
+
     def consumer_name(self, names: NameList) -> KinesisSourceOptions:
         """``consumerName``: one EFO consumer name for all streams, or one per stream."""
         return self._set("consumerName", _name_list("consumerName", names))

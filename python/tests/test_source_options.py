@@ -63,6 +63,7 @@ CASES = [
     ("out_of_range_user_records", "DROPAFTERSPLIT", "outOfRangeUserRecords", "dropAfterSplit"),
     ("out_of_range_user_records", " keep ", "outOfRangeUserRecords", "keep"),
     ("record_decoder", "SDK", "recordDecoder", "sdk"),
+    ("stream_column_name", "streamName", "streamColumnName", "streamName"),
     ("max_shards_per_describe", 1, "maxShardsPerDescribe", "1"),
     ("max_shards_per_describe", 10_000, "maxShardsPerDescribe", "10000"),
     ("consumer_name", "query-1", "consumerName", "query-1"),

@@ -38,10 +38,10 @@ class KinesisSourceProvider extends TableProvider with CreatableRelationProvider
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
     val named = options.asCaseSensitiveMap().asScala.toMap
-    KinesisSourceOptions.parse(named, KinesisSourceProvider.sessionConf())
+    val parsed = KinesisSourceOptions.parse(named, KinesisSourceProvider.sessionConf())
     KinesisSourceProvider.warnIfSecretsShowInPlans(named.keys).foreach(logWarning(_))
     schemaInferredForRead = true
-    KinesisSchema.schema
+    KinesisSchema.withStreamColumn(parsed.streamColumnName)
   }
 
   override def getTable(
@@ -49,7 +49,8 @@ class KinesisSourceProvider extends TableProvider with CreatableRelationProvider
       partitioning: Array[Transform],
       properties: util.Map[String, String]): Table = {
     val options = properties.asScala.toMap
-    if (schemaInferredForRead) KinesisTable.forRead(KinesisSourceOptions.parse(options, KinesisSourceProvider.sessionConf()))
+    if (schemaInferredForRead)
+      KinesisTable.forRead(KinesisSourceOptions.parse(options, KinesisSourceProvider.sessionConf()))
     else {
       val sinkOptions = KinesisSinkOptions.parse(options)
       KinesisSourceProvider.warnIfSecretsShowInPlans(options.keys).foreach(logWarning(_))

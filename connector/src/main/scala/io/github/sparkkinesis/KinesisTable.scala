@@ -36,7 +36,7 @@ final class KinesisTable private (use: KinesisTable.Use, batchWrite: Boolean = f
 
   /** What a read returns, or (for a write) the columns of the DataFrame written. */
   override def schema(): StructType = use match {
-    case ForRead(_) => KinesisSchema.schema
+    case ForRead(options) => KinesisSchema.withStreamColumn(options.streamColumnName)
     case ForWrite(_, written) => written
   }
 
@@ -92,7 +92,7 @@ object KinesisTable {
 
 /** The scan; its description is what `explain` and the progress report show (no secrets). */
 class KinesisScan(options: KinesisSourceOptions) extends Scan {
-  override def readSchema(): StructType = KinesisSchema.schema
+  override def readSchema(): StructType = KinesisSchema.withStreamColumn(options.streamColumnName)
 
   override def description(): String = s"KinesisV2[${options.streamNames.mkString(",")}]"
 

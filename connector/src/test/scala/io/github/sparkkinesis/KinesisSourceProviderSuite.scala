@@ -130,4 +130,11 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
     condition(badOption) shouldBe "KINESIS_INVALID_OPTION_VALUE"
     spark.streams.active shouldBe empty
   }
+
+  test("streamColumnName renames the stream's column only, and no other column may be shadowed") {
+    KinesisSchema.withStreamColumn("streamName").fieldNames shouldBe
+      KinesisSchema.schema.fieldNames.map(n => if (n == KinesisSchema.StreamColumn) "streamName" else n)
+    KinesisSchema.schema.fieldNames.filterNot(_ == KinesisSchema.StreamColumn).toSeq shouldBe
+      options.KinesisSourceOptions.OtherColumns
+  }
 }

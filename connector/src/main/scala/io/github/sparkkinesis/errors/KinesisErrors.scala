@@ -21,6 +21,10 @@ object KinesisErrors {
     optionError("KINESIS_UNKNOWN_OPTION", null, "option" -> option,
       "suggestion" -> suggestion.map(s => s" Did you mean '$s'?").getOrElse(""))
 
+  def optionWithoutCounterpart(option: String, connector: String, advice: String): KinesisOptionException =
+    optionError("KINESIS_OPTION_WITHOUT_COUNTERPART", null, "option" -> option, "connector" -> connector,
+      "advice" -> advice)
+
   def conflictingOptions(options: Seq[String], detail: String): KinesisOptionException =
     optionError("KINESIS_CONFLICTING_OPTIONS", null,
       "options" -> options.map(o => s"'$o'").mkString(", "), "detail" -> detail)

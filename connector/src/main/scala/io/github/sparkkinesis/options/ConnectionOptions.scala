@@ -35,10 +35,20 @@ private[sparkkinesis] object ConnectionOptions {
   private val SessionNamePattern = "[A-Za-z0-9+=,.@_-]{2,64}".r
   private val ExternalIdPattern = "[A-Za-z0-9+=,.@:/_-]{2,1224}".r
 
+  // An AWS Kinesis endpoint names its region (kinesis.us-east-1.amazonaws.com, the FIPS and
+  // China ones too): the region of a query that gives the endpoint but no region.
+  private val RegionalEndpoint = """(?i)https?://kinesis(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?/?""".r
+
+  private[options] def regionOfEndpoint(endpoint: String): Option[String] = endpoint.trim match {
+    case RegionalEndpoint(region) => Some(region.toLowerCase(Locale.ROOT))
+    case _ => None
+  }
+
   /** `regionOfStreams`: the region the streamARN option names, which region may not contradict. */
   def parse(values: OptionValues, regionOfStreams: Option[String] = None): ConnectionConfig = {
     val endpoint = url(values, Endpoint, "https://kinesis.us-east-1.amazonaws.com")
-    val region = values.get(Region).map(_.trim).filter(_.nonEmpty).orElse(regionOfStreams) match {
+    val given = values.get(Region).map(_.trim).filter(_.nonEmpty).orElse(regionOfStreams)
+    val region = given.orElse(endpoint.flatMap(ConnectionOptions.regionOfEndpoint)) match {
       case Some(r) => checkRegion(values, r, "")
       case None =>
         checkRegion(values, AwsRegions.fromEnvironment(),

@@ -151,6 +151,10 @@ object KinesisOptions {
       "and offsets. Try `sdk` first when records are suspected of being read wrong. Also set for every " +
       "query of a session by the Spark conf `spark.sparkkinesis.recordDecoder`.",
     kind = Choice(Seq("connector", "sdk")), sessionConf = Some("spark.sparkkinesis.recordDecoder"))
+  val StreamColumnName = OptionSpec("streamColumnName", Some("stream"),
+    "The name of the column that holds each record's stream: `streamName` gives the column the name " +
+      "qubole's and awslabs' connectors give it, so a query moved from them reads on unchanged.",
+    kind = Text)
   val MaxShardsPerDescribe = OptionSpec("maxShardsPerDescribe", Some("100"),
     "Shards per ListShards page.", kind = IntRange(1, 10000))
   val ConsumerName = OptionSpec("consumerName", None,
@@ -200,7 +204,8 @@ object KinesisOptions {
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
     AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId, RoleSessionName,
     StsEndpoint, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,
-    RequireConsumerDeregistration, FailOnDataLoss, OutOfRangeUserRecords, RecordDecoder, MaxShardsPerDescribe, ConsumerName,
+    RequireConsumerDeregistration, FailOnDataLoss, OutOfRangeUserRecords, RecordDecoder, StreamColumnName,
+    MaxShardsPerDescribe, ConsumerName,
     ConsumerNamePrefix,
     ConsumerRefreshInterval,
     MaxRecordsPerPut, MaxBytesPerPut, MaxInFlightPuts, MaxPutRetries, PutRetryBackoff,
@@ -230,7 +235,7 @@ object KinesisOptions {
   /** Names of the sink's options, for the Python builders' drift test (called through py4j). */
   def sinkNames: Array[String] = sinkOptions.map(_.name).toArray
 
-  def isSecret(name: String): Boolean = find(name).exists(_.secret)
+  def isSecret(name: String): Boolean = resolve(name).exists(_._1.secret)
 
   /** The Spark confs that set options for a whole session. */
   def sessionConfs: Seq[String] = all.flatMap(_.sessionConf)
@@ -260,15 +265,31 @@ object KinesisOptions {
       usage: Usage,
       passThrough: Set[String] = Set.empty): Unit = {
     val pass = passThrough.map(_.toLowerCase(Locale.ROOT))
-    names.filterNot(k => pass.contains(k.toLowerCase(Locale.ROOT))).foreach { k =>
-      find(k) match {
-        case None => throw KinesisErrors.unknownOption(k, suggest(k, usage))
-        case Some(spec) if (usage.reads && !spec.usage.reads) || (usage.writes && !spec.usage.writes) =>
+    val given = names.filterNot(k => pass.contains(k.toLowerCase(Locale.ROOT))).toSeq
+    val resolved = given.map { k =>
+      resolve(k) match {
+        case None =>
+          OptionAliases.findRetired(k) match {
+            case Some(r) => throw KinesisErrors.optionWithoutCounterpart(k, r.dialect.described, r.advice)
+            case None => throw KinesisErrors.unknownOption(k, suggest(k, usage))
+          }
+        case Some((spec, _)) if (usage.reads && !spec.usage.reads) || (usage.writes && !spec.usage.writes) =>
           throw KinesisErrors.optionNotApplicable(k, spec.usage.described, usage.described)
-        case _ =>
+        case Some((spec, alias)) =>
+          alias.foreach(AliasLog.used(_, spec.name))
+          spec -> k
       }
     }
+    resolved.groupBy(_._1).collectFirst {
+      case (spec, twice) if twice.size > 1 =>
+        throw KinesisErrors.conflictingOptions(twice.map(_._2).sorted,
+          s"they are names of one option, ${spec.name} (other connectors' names are read as aliases): give it once")
+    }
   }
+
+  /** The option `name` stands for, by its own name or another connector's, and the alias when it was one. */
+  def resolve(name: String): Option[(OptionSpec, Option[OptionAlias])] =
+    find(name).map(_ -> None).orElse(OptionAliases.find(name).map { case (spec, alias) => spec -> Some(alias) })
 
   /** The option of `among` closest to a misspelt one, if any is close enough. */
   def suggest(name: String, among: Seq[OptionSpec]): Option[String] = {

@@ -55,9 +55,11 @@ final case class KinesisSourceOptions(
     maxShardsPerDescribe: Int,
     /** Enhanced fan-out (consumerMode efo); None when polling. */
     efo: Option[EfoSettings] = None,
-    /** The options the user set, by lower-case name, as they typed the name. */
+    /** The options the user set, by lower-case name (of this connector), as they typed the name. */
     givenNames: Map[String, String] = Map.empty,
-    outOfRangeUserRecords: OutOfRangePolicy = OutOfRangePolicy.Keep) {
+    outOfRangeUserRecords: OutOfRangePolicy = OutOfRangePolicy.Keep,
+    /** The name of the stream's column (`stream` unless `streamColumnName` says otherwise). */
+    streamColumnName: String = "stream") {
 
   /** Whether the user set `spec`, and the name they gave it. */
   def givenName(spec: KinesisOptions.OptionSpec): Option[String] = givenNames.get(spec.key)
@@ -120,8 +122,24 @@ object KinesisSourceOptions {
     val batchStart = if (values.isSet(InitialPositionOption)) position else InitialPosition.TrimHorizon
     KinesisSourceOptions(streams, connection, position, batchStart, ending, fetch, buffer,
       shardFetchInterval, maxShardsPerDescribe, if (mode == "efo") Some(efoSettings) else None,
-      options.keys.map(k => k.toLowerCase(Locale.ROOT) -> k).toMap,
-      OutOfRangePolicy.named(values.choice(OutOfRangeUserRecords)).get)
+      options.keys.map(k => KinesisOptions.resolve(k).fold(k.toLowerCase(Locale.ROOT))(_._1.key) -> k).toMap,
+      OutOfRangePolicy.named(values.choice(OutOfRangeUserRecords)).get,
+      streamColumnName(values))
+  }
+
+  /** The source's columns but the stream's (KinesisSchema; a test keeps the two alike). */
+  private[sparkkinesis] val OtherColumns =
+    Seq("partitionKey", "data", "shardId", "sequenceNumber", "approximateArrivalTimestamp", "subSequenceNumber")
+
+  /** Any name but another column's: the stream's column may not shadow one. */
+  private def streamColumnName(values: OptionValues): String = {
+    val name = values.get(StreamColumnName).get.trim
+    val others = OtherColumns
+    if (name.isEmpty || others.exists(_.equalsIgnoreCase(name))) {
+      throw values.invalid(StreamColumnName, name,
+        s"a column name other than those of the other columns (${others.mkString(", ")}), such as streamName")
+    }
+    name
   }
 
   private def endingPosition(values: OptionValues): EndingPosition = {

@@ -18,8 +18,16 @@ private[sparkkinesis] final class OptionValues(options: Map[String, String],
     sessionConf: Map[String, String] = Map.empty) {
   import KinesisOptions.OptionSpec
 
-  private val raw: Map[String, String] = options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
-  private val typed: Map[String, String] = options.keys.map(k => k.toLowerCase(Locale.ROOT) -> k).toMap
+  // By the key of the option each name stands for: its own name, or another connector's
+  // (OptionAliases), whose value is translated; names no option has are kept as given.
+  private val resolved: Map[String, (String, String)] = options.map { case (k, v) =>
+    KinesisOptions.resolve(k) match {
+      case Some((spec, alias)) => spec.key -> (k -> alias.fold(v)(_.translate(v)))
+      case None => k.toLowerCase(Locale.ROOT) -> (k -> v)
+    }
+  }
+  private val raw: Map[String, String] = resolved.map { case (key, (_, v)) => key -> v }
+  private val typed: Map[String, String] = resolved.map { case (key, (k, _)) => key -> k }
 
   private def fromSession(spec: OptionSpec): Option[String] =
     if (raw.contains(spec.key)) None else spec.sessionConf.flatMap(sessionConf.get)

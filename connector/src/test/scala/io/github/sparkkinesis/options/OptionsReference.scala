@@ -23,7 +23,8 @@ object OptionsReference {
   val JsonPath = "python/pyspark_kinesis/_registry.json"
 
   /** The generated blocks of the options page, each between its begin and end marker. */
-  val Blocks: Seq[(String, () => String)] = Seq("source" -> (() => sourceTable), "sink" -> (() => sinkTable))
+  val Blocks: Seq[(String, () => String)] = Seq("source" -> (() => sourceTable), "sink" -> (() => sinkTable),
+    "aliases" -> (() => aliasTable), "retired" -> (() => retiredTable))
 
   def begin(block: String): String = s"<!-- options:$block:begin -->"
   def end(block: String): String = s"<!-- options:$block:end -->"
@@ -47,6 +48,22 @@ object OptionsReference {
     rows + s"\n| ${shared.map(_.name).mkString(", ")} | as for the source | as for the source | " +
       "How to reach AWS and authenticate, as for the source (see [Source options](#source-options) and " +
       "[Authentication](authentication.md)). |"
+  }
+
+  /** Each option other connectors name otherwise, with their names (OptionAliases). */
+  def aliasTable: String = {
+    def names(spec: OptionSpec, dialect: Dialect) =
+      OptionAliases.of(spec).filter(_.dialect == dialect).map(a => s"`${a.name}`").mkString(", ")
+    val lines = KinesisOptions.all.filter(o => OptionAliases.of(o).nonEmpty).map { o =>
+      s"| ${o.name} | ${names(o, Dialect.Qubole)} | ${names(o, Dialect.Awslabs)} |"
+    }
+    (Seq(Note, "| option | qubole's kinesis-sql | awslabs' connector |", "|---|---|---|") ++ lines).mkString("\n")
+  }
+
+  /** Other connectors' options with no counterpart here, and what to do instead. */
+  def retiredTable: String = {
+    val lines = OptionAliases.retired.map(r => s"| `${r.name}` | ${r.dialect.described} | ${r.advice} |")
+    (Seq(Note, "| option | of | instead |", "|---|---|---|") ++ lines).mkString("\n")
   }
 
   private def table(rows: Seq[(OptionSpec, String, String)]): String = {
