@@ -127,20 +127,23 @@ object KinesisSourceOptions {
       streamColumnName(values))
   }
 
+  private val ColumnNamePattern = "[A-Za-z_][A-Za-z0-9_]{0,127}".r
+
   /** The source's columns but the stream's (KinesisSchema; a test keeps the two alike). */
   private[sparkkinesis] val OtherColumns =
     Seq("partitionKey", "data", "shardId", "sequenceNumber", "approximateArrivalTimestamp", "subSequenceNumber")
 
-  /** Any name but another column's: the stream's column may not shadow one. */
+  /** A plain SQL name (no quoting needed) but another column's: the stream's column may not shadow one. */
   private def streamColumnName(values: OptionValues): String = {
     val name = values.get(StreamColumnName).get.trim
-    val others = OtherColumns
-    if (name.isEmpty || others.exists(_.equalsIgnoreCase(name))) {
+    if (!ColumnNamePattern.pattern.matcher(name).matches() || OtherColumns.exists(_.equalsIgnoreCase(name))) {
       throw values.invalid(StreamColumnName, name,
-        s"a column name other than those of the other columns (${others.mkString(", ")}), such as streamName")
+        "a column name of letters, digits and '_' (not starting with a digit) other than those of the other " +
+          s"columns (${OtherColumns.mkString(", ")}), such as streamName")
     }
     name
   }
+
 
   private def endingPosition(values: OptionValues): EndingPosition = {
     val text = values.get(EndingPositionOption).get.trim
