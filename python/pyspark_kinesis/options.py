@@ -302,12 +302,7 @@ class KinesisSourceOptions(_KinesisOptions):
 
     def consumer_mode(self, mode: str) -> KinesisSourceOptions:
         """``consumerMode``: ``"polling"`` (the default) or ``"efo"`` (enhanced fan-out)."""
-        _require_type("consumerMode", mode, str, "str")
-        value = mode.strip().lower()
-        if value not in CONSUMER_MODES:
-            shown = " or ".join(repr(m) for m in CONSUMER_MODES)
-            raise ValueError(f"consumerMode must be {shown}, got {mode!r}")
-        return self._set("consumerMode", value)
+        return self._set("consumerMode", _choice("consumerMode", mode, CONSUMER_MODES))
 
     def require_consumer_deregistration(self, required: bool) -> KinesisSourceOptions:
         """``requireConsumerDeregistration``: deregister the EFO consumer when the query stops."""
@@ -325,24 +320,14 @@ class KinesisSourceOptions(_KinesisOptions):
         aggregate, also those whose hash key is outside the shard (mixed-key producers), except
         repeats their producer marked; ``"dropAfterSplit"`` also drops those a split explains
         (the KPL writes them again); ``"drop"`` is the KCL's filter and drops them all."""
-        _require_type("outOfRangeUserRecords", policy, str, "str")
-        value = next((p for p in OUT_OF_RANGE_POLICIES if p.lower() == policy.strip().lower()), None)
-        if value is None:
-            shown = ", ".join(repr(p) for p in OUT_OF_RANGE_POLICIES)
-            raise ValueError(f"outOfRangeUserRecords must be one of {shown}, got {policy!r}")
-        return self._set("outOfRangeUserRecords", value)
+        return self._set("outOfRangeUserRecords", _choice("outOfRangeUserRecords", policy, OUT_OF_RANGE_POLICIES))
 
     def record_decoder(self, decoder: str) -> KinesisSourceOptions:
         """``recordDecoder``: ``"connector"`` (the default) reads records with the connector's own
         decoders; ``"sdk"`` with the AWS SDK's unmarshalling (same rows and offsets, more CPU),
         the first thing to try when records are suspected of being read wrong. The Spark conf
         ``spark.sparkkinesis.recordDecoder`` sets it for every query of a session."""
-        _require_type("recordDecoder", decoder, str, "str")
-        value = decoder.strip().lower()
-        if value not in RECORD_DECODERS:
-            shown = " or ".join(repr(d) for d in RECORD_DECODERS)
-            raise ValueError(f"recordDecoder must be {shown}, got {decoder!r}")
-        return self._set("recordDecoder", value)
+        return self._set("recordDecoder", _choice("recordDecoder", decoder, RECORD_DECODERS))
 
     def stream_column_name(self, name: str) -> KinesisSourceOptions:
         """``streamColumnName``: the name of the column holding each record's stream (default
@@ -384,6 +369,16 @@ class KinesisSourceOptions(_KinesisOptions):
 def _require_type(option: str, value: Any, expected: type, described: str) -> None:
     if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
         raise TypeError(f"{option} must be a {described}, got {type(value).__name__}")
+
+
+def _choice(option: str, value: Any, allowed: Sequence[str]) -> str:
+    """One of `allowed`, matched case-insensitively, spelled as the registry spells it."""
+    _require_type(option, value, str, "str")
+    found = next((a for a in allowed if a.lower() == value.strip().lower()), None)
+    if found is None:
+        shown = " or ".join(repr(a) for a in allowed)
+        raise ValueError(f"{option} must be {shown}, got {value!r}")
+    return found
 
 
 def _non_empty_str(option: str, value: Any) -> str:
@@ -537,12 +532,7 @@ class KinesisSinkOptions(_KinesisOptions):
         this connector, the KCL and the Databricks Runtime split again: far fewer Kinesis
         records for small rows. The write then also needs ``kinesis:ListShards``.
         """
-        _require_type("aggregation", mode, str, "str")
-        value = mode.strip().lower()
-        if value not in AGGREGATIONS:
-            shown = " or ".join(repr(m) for m in AGGREGATIONS)
-            raise ValueError(f"aggregation must be {shown}, got {mode!r}")
-        return self._set("aggregation", value)
+        return self._set("aggregation", _choice("aggregation", mode, AGGREGATIONS))
 
     def order_per_key(self, ordered: bool) -> KinesisSinkOptions:
         """``orderPerKey``: keep each partition key's records in the order written (default true).

@@ -52,6 +52,9 @@ object OptionAliases {
   private val perBatch = "a batch takes what maxFetchDuration of prefetching buffers, bounded by fetchBufferSize: " +
     "set those instead"
   private val flush = "a task writes everything it was given before it ends; remove the option"
+  private val subscriptions = "subscriptions are renewed and retried by the connector itself; remove the option"
+  private val customCredentials = "custom credential providers are not supported yet: use roleArn, the keys " +
+    "options, or the AWS default credential chain"
 
   val retired: Seq[RetiredOption] = Seq(
     RetiredOption("awsUseInstanceProfile", Qubole,
@@ -84,16 +87,10 @@ object OptionAliases {
         "alone decides, as the connector keeps nothing beside the checkpoint; remove the option"),
     RetiredOption("kinesis.checkNewRecordThreads", Awslabs,
       "new records are found by the prefetching tasks, not by driver threads; remove the option"),
-    RetiredOption("kinesis.subscribeToShard.timeoutSec", Awslabs,
-      "subscriptions are renewed and retried by the connector itself; remove the option"),
-    RetiredOption("kinesis.subscribeToShard.maxRetries", Awslabs,
-      "subscriptions are renewed and retried by the connector itself; remove the option"),
-    RetiredOption("kinesis.credentialProviderClass", Awslabs,
-      "custom credential providers are not supported yet: use roleArn, the keys options, or the AWS default " +
-        "credential chain"),
-    RetiredOption("kinesis.credentialProviderParam", Awslabs,
-      "custom credential providers are not supported yet: use roleArn, the keys options, or the AWS default " +
-        "credential chain"))
+    RetiredOption("kinesis.subscribeToShard.timeoutSec", Awslabs, subscriptions),
+    RetiredOption("kinesis.subscribeToShard.maxRetries", Awslabs, subscriptions),
+    RetiredOption("kinesis.credentialProviderClass", Awslabs, customCredentials),
+    RetiredOption("kinesis.credentialProviderParam", Awslabs, customCredentials))
 
   private val byAlias: Map[String, (OptionSpec, OptionAlias)] = all.map { case (spec, a) => a.key -> (spec -> a) }.toMap
   private val retiredByKey: Map[String, RetiredOption] = retired.map(r => r.key -> r).toMap
