@@ -144,7 +144,6 @@ object KinesisSourceOptions {
     name
   }
 
-
   private def endingPosition(values: OptionValues): EndingPosition = {
     val text = values.get(EndingPositionOption).get.trim
     if (text.equalsIgnoreCase("latest")) EndingPosition.Latest
