@@ -9,7 +9,7 @@ import java.util.{Arrays, Base64}
  * for, straight into [[UserRecords.Expansion]]: one copy of each record's data, no SDK objects.
  * The rest of the answer (`NextShardIterator`, `MillisBehindLatest`, `ChildShards`) is handed
  * back as CBOR for the SDK to read as usual. Values are read as the SDK reads them: the arrival
- * time is epoch milliseconds (any number, tags ignored), data is a byte string (or base64
+ * time is epoch milliseconds (any number a long holds, fractions cut off, most tags ignored), data is a byte string (or base64
  * text), `null` is a missing field and unknown fields are skipped.
  *
  * Anything else (not a map, a truncated body, an unexpected type) is a [[GetRecordsCbor.Unreadable]],
@@ -27,6 +27,11 @@ private[client] object GetRecordsCbor {
   private val MajorTag = 6
   private val MajorSimple = 7
   private val Indefinite = -1L
+  /**
+   * Tags the SDK's CBOR parser reads a meaning into: bignums (2, 3) and decimal and binary
+   * fractions (4, 5) become numbers, string references (25, 256) stand for earlier strings.
+   */
+  private val MeaningfulTags = Set(2L, 3L, 4L, 5L, 25L, 256L)
   private val Break = 0xff
   private val Null = 0xf6
   private val Undefined = 0xf7
@@ -144,7 +149,12 @@ private[client] object GetRecordsCbor {
     /** Reads the next item's head, tags skipped, into [[major]] and [[argument]]; returns the major type. */
     def head(): Int = {
       var b = byte()
-      while (b >>> 5 == MajorTag) { readArgument(b & 0x1f); b = byte() }
+      while (b >>> 5 == MajorTag) {
+        // The SDK's parser refuses a tag beyond an int (and an indefinite one), and gives some a meaning.
+        val tag = readArgument(b & 0x1f)
+        if (tag < 0 || tag > Int.MaxValue || MeaningfulTags.contains(tag)) throw new Unreadable(s"CBOR tag $tag")
+        b = byte()
+      }
       major = b >>> 5
       val info = b & 0x1f
       argument = if (major == MajorSimple) info.toLong else readArgument(info)
@@ -206,12 +216,17 @@ private[client] object GetRecordsCbor {
       major match {
         case MajorUnsigned if n >= 0 => n
         case MajorNegative if n >= 0 => -1L - n
-        case MajorSimple if n == 25 => halfToFloat(readArgument(25).toInt).toLong
-        case MajorSimple if n == 26 => java.lang.Float.intBitsToFloat(readArgument(26).toInt).toLong
-        case MajorSimple if n == 27 => java.lang.Double.longBitsToDouble(readArgument(27)).toLong
+        case MajorSimple if n == 25 => wholeNumber(halfToFloat(readArgument(25).toInt))
+        case MajorSimple if n == 26 => wholeNumber(java.lang.Float.intBitsToFloat(readArgument(26).toInt))
+        case MajorSimple if n == 27 => wholeNumber(java.lang.Double.longBitsToDouble(readArgument(27)))
         case _ => throw new Unreadable(s"CBOR item ($major, $n) where a number was expected")
       }
     }
+
+    /** A float cut toward zero, as the SDK's parser reads it as a long: one beyond a long's range (or infinite) fails there. */
+    private def wholeNumber(d: Double): Long =
+      if (d < Long.MinValue.toDouble || d > Long.MaxValue.toDouble) throw new Unreadable(s"a number $d beyond a long")
+      else d.toLong
 
     /** The index in `names` (UTF-8) of the next item, a map key, or -1 for another name. */
     def key(names: Array[Array[Byte]]): Int = {
