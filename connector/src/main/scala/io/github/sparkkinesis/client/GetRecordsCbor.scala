@@ -181,8 +181,10 @@ private[client] object GetRecordsCbor {
       } else {
         val joined = new ByteArrayOutputStream()
         while (!atBreak()) {
-          if (head() != stringMajor || argument == Indefinite) throw new Unreadable("a malformed CBOR string chunk")
-          val len = checkedLength(argument)
+          // A chunk is a definite string of the same type, with no tag.
+          val b = byte()
+          if (b >>> 5 != stringMajor || (b & 0x1f) == 31) throw new Unreadable("a malformed CBOR string chunk")
+          val len = checkedLength(readArgument(b & 0x1f))
           joined.write(bytes, pos, len)
           pos += len
         }
@@ -195,7 +197,18 @@ private[client] object GetRecordsCbor {
     def text(): String = {
       if (head() != MajorText) throw new Unreadable(s"CBOR major type $major where text was expected")
       string()
-      new String(array, offset, length, UTF_8)
+      utf8()
+    }
+
+    /** The string just read as text; the SDK's parser refuses one that is not UTF-8 (the JDK would replace what is wrong). */
+    private def utf8(): String = {
+      val s = new String(array, offset, length, UTF_8)
+      if (s.indexOf('\uFFFD') >= 0) {
+        val valid = s.getBytes(UTF_8)
+        if (!Arrays.equals(valid, 0, valid.length, array, offset, offset + length))
+          throw new Unreadable("CBOR text that is not UTF-8")
+      }
+      s
     }
 
     /** Binary data as the SDK reads it: a byte string, or base64 text. */
@@ -205,7 +218,8 @@ private[client] object GetRecordsCbor {
         Arrays.copyOfRange(array, offset, offset + length)
       case MajorText =>
         string()
-        Base64.getDecoder.decode(new String(array, offset, length, UTF_8))
+        try Base64.getDecoder.decode(new String(array, offset, length, UTF_8))
+        catch { case e: IllegalArgumentException => throw new Unreadable(s"base64 data: ${e.getMessage}") }
       case other => throw new Unreadable(s"CBOR major type $other where binary data was expected")
     }
 
@@ -230,11 +244,13 @@ private[client] object GetRecordsCbor {
 
     /** The index in `names` (UTF-8) of the next item, a map key, or -1 for another name. */
     def key(names: Array[Array[Byte]]): Int = {
-      if (head() != MajorText) throw new Unreadable(s"CBOR major type $major where a field name was expected")
+      if (peek() >>> 5 != MajorText) throw new Unreadable(s"CBOR major type ${peek() >>> 5} where a field name was expected")
+      head()
       string()
       var i = 0
       while (i < names.length && !Arrays.equals(array, offset, offset + length, names(i), 0, names(i).length)) i += 1
-      if (i < names.length) i else -1
+      if (i < names.length) i
+      else { utf8(); -1 }
     }
 
     /** Past one whole data item (nested ones included). */
@@ -244,7 +260,7 @@ private[client] object GetRecordsCbor {
         case MajorUnsigned | MajorNegative =>
         case MajorBytes | MajorText => string()
         case MajorArray => items(argument, 1)
-        case MajorMap => items(argument, 2)
+        case MajorMap => fields(argument)
         case MajorSimple =>
           argument match {
             case 24 => byte()
@@ -261,6 +277,20 @@ private[client] object GetRecordsCbor {
         var i = 0L
         while (i < count * per) { skip(); i += 1 }
       }
+
+    /** Past a map's entries. The SDK's parser takes only UTF-8 text and integers (untagged) as keys. */
+    private def fields(count: Long): Unit = {
+      var i = 0L
+      while (if (count == Indefinite) !atBreak() else i < count) {
+        peek() >>> 5 match {
+          case MajorText => head(); string(); utf8()
+          case MajorUnsigned | MajorNegative => skip()
+          case other => throw new Unreadable(s"CBOR major type $other as a map key")
+        }
+        skip()
+        i += 1
+      }
+    }
   }
 
   /** A CBOR head: major type and argument, in its shortest form. */

@@ -63,13 +63,11 @@ object WireGen {
     else Gen.choose(0, max).flatMap(n => Gen.listOfN(n, Gen.choose(0, length))).map(_.distinct.sorted)
 
   /** Sizes of chunks of a UTF-8 text cut only between characters (each chunk valid UTF-8 on its own). */
-  def textChunks(s: String, max: Int): Gen[Seq[Int]] = {
-    val bytesBefore = s.indices.scanLeft(0)((n, i) => n + (if (Character.isLowSurrogate(s.charAt(i))) 0
-      else new String(Character.toChars(s.codePointAt(i))).getBytes(UTF_8).length))
-    val boundaries = (0 to s.length).filter(i => i == s.length || !Character.isLowSurrogate(s.charAt(i)))
-      .map(bytesBefore)
-    Gen.choose(0, max).flatMap(n => Gen.listOfN(n, Gen.oneOf(boundaries))).map(toSizes)
-  }
+  def textChunks(s: String, max: Int): Gen[Seq[Int]] =
+    cuts(s.length, max).map { at =>
+      val between = at.map(i => if (i > 0 && i < s.length && Character.isLowSurrogate(s.charAt(i))) i - 1 else i)
+      toSizes(between.map(i => s.substring(0, i).getBytes(UTF_8).length))
+    }
 
   def byteChunks(length: Int, max: Int): Gen[Seq[Int]] = cuts(length, max).map(toSizes)
 
