@@ -53,22 +53,25 @@ class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with Befor
     val ours = Try(http.kinesis.getRecords(request(Some(decoded))))
     (sdk.toEither, ours.toEither) match {
       case (Right(expected), Right(actual)) =>
-        assert(withoutRecords(actual) == withoutRecords(expected), "the rest of the answer")
+        if (withoutRecords(actual) != withoutRecords(expected)) fail(
+          s"the rest of the answer: ${WireGen.printable(withoutRecords(expected))}")
         val expectedRecords = SdkRecords.toKinesisRecords(expected.records(), None)
         decoded.records match {
           case Some((records, kpl)) =>
             assert(!actual.hasRecords || actual.records().isEmpty, "the SDK was not given the records read")
-            assert(shape(records) == shape(expectedRecords._1), "the records")
+            if (shape(records) != shape(expectedRecords._1)) fail(s"the records: the SDK read " +
+              s"${WireGen.printable(shape(expectedRecords._1))}, the connector ${WireGen.printable(shape(records))}")
             assert(kpl == expectedRecords._2, "the KPL counts")
             "read by the connector"
           case None =>
-            assert(actual.records() == expected.records())
+            if (actual.records() != expected.records()) fail("the records the SDK read differ")
             "left to the SDK"
         }
       case (Left(expected), Left(actual)) =>
-        assert(failure(actual) == failure(expected), "the failure")
+        if (failure(actual) != failure(expected)) fail(
+          s"the failure: the SDK's ${WireGen.printable(failure(expected))}, the connector's ${WireGen.printable(failure(actual))}")
         "failed on both"
-      case (expected, actual) => fail(s"the SDK read $expected, the connector $actual")
+      case (expected, actual) => fail(s"the SDK read ${WireGen.printable(expected)}, the connector ${WireGen.printable(actual)}")
     }
   }
 

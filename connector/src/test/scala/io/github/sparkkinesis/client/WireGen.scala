@@ -57,6 +57,10 @@ object WireGen {
     Gen.const(((BigInt(1) << 128) - 1).toString),
     Gen.listOfN(39, Gen.numChar).map(_.mkString.dropWhile(_ == '0')).map(s => if (s.isEmpty) "0" else s))
 
+  /** `value` as printable ASCII (anything else as `\\uXXXX`), for failure messages that any report can hold. */
+  def printable(value: Any): String =
+    String.valueOf(value).flatMap(c => if (c >= 0x20 && c < 0x7f) c.toString else f"\\u${c.toInt}%04x")
+
   /** Cut points of a sequence of `length`, ascending, for chunked strings and split frames. */
   def cuts(length: Int, max: Int): Gen[Seq[Int]] =
     if (length == 0) Gen.const(Nil)
