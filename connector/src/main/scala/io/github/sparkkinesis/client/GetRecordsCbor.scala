@@ -9,11 +9,13 @@ import java.util.{Arrays, Base64}
  * for, straight into [[UserRecords.Expansion]]: one copy of each record's data, no SDK objects.
  * The rest of the answer (`NextShardIterator`, `MillisBehindLatest`, `ChildShards`) is handed
  * back as CBOR for the SDK to read as usual. Values are read as the SDK reads them: the arrival
- * time is epoch milliseconds (any number a long holds, fractions cut off, most tags ignored), data is a byte string (or base64
- * text), `null` is a missing field and unknown fields are skipped.
+ * time is epoch milliseconds (any number a long holds, fractions cut off, other tags ignored),
+ * data is a byte string (or base64 text), `null` is a missing field and unknown fields are skipped.
  *
- * Anything else (not a map, a truncated body, an unexpected type) is a [[GetRecordsCbor.Unreadable]],
- * on which the caller lets the SDK read the answer instead.
+ * Anything else (not a map, a truncated body, an unexpected type), and whatever the SDK's parser
+ * refuses or reads otherwise (text that is not UTF-8, base64 it cannot decode, a number beyond a
+ * long, tags it gives a meaning, map keys other than text and integers) is a
+ * [[GetRecordsCbor.Unreadable]], on which the caller lets the SDK read the answer instead.
  */
 private[client] object GetRecordsCbor {
   final class Unreadable(why: String) extends RuntimeException(why, null, false, false)
@@ -244,7 +246,8 @@ private[client] object GetRecordsCbor {
 
     /** The index in `names` (UTF-8) of the next item, a map key, or -1 for another name. */
     def key(names: Array[Array[Byte]]): Int = {
-      if (peek() >>> 5 != MajorText) throw new Unreadable(s"CBOR major type ${peek() >>> 5} where a field name was expected")
+      if (peek() >>> 5 != MajorText)
+        throw new Unreadable(s"CBOR major type ${peek() >>> 5} where a field name was expected")
       head()
       string()
       var i = 0

@@ -14,8 +14,9 @@ import java.util.{Arrays, Base64}
  * millisecond cut off), `null` is a missing field and unknown fields are skipped.
  *
  * Anything else (not an object, a string with escapes where base64 or a field name is
- * expected, a quoted time, malformed JSON) is a [[SubscribeEventJson.Unreadable]], on which
- * the caller lets the SDK read the event instead.
+ * expected, a quoted time, malformed JSON, a string JSON forbids even in a field it skips: raw
+ * control characters, malformed escapes) is a [[SubscribeEventJson.Unreadable]], on which the
+ * caller lets the SDK read the event instead.
  */
 private[client] object SubscribeEventJson {
   final class Unreadable(why: String) extends RuntimeException(why, null, false, false)

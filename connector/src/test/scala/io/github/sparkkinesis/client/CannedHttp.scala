@@ -6,11 +6,10 @@ import java.util.concurrent.CompletableFuture
 
 import org.reactivestreams.{Subscriber, Subscription}
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
-import software.amazon.awssdk.core.retry.RetryPolicy
 import software.amazon.awssdk.http.{
-  AbortableInputStream, ExecutableHttpRequest, HttpExecuteRequest, HttpExecuteResponse, SdkHttpClient,
-  SdkHttpResponse
+  AbortableInputStream, ExecutableHttpRequest, HttpExecuteRequest, HttpExecuteResponse, SdkHttpClient, SdkHttpResponse
 }
 import software.amazon.awssdk.http.async.{AsyncExecuteRequest, SdkAsyncHttpClient}
 import software.amazon.awssdk.regions.Region
@@ -27,7 +26,9 @@ object CannedHttp {
   private val credentials = StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"))
 
   private def config(interceptor: software.amazon.awssdk.core.interceptor.ExecutionInterceptor) =
-    ClientOverrideConfiguration.builder().addExecutionInterceptor(interceptor).retryPolicy(RetryPolicy.none()).build()
+    ClientOverrideConfiguration.builder().addExecutionInterceptor(interceptor).retryStrategy(
+      AwsRetryStrategy.doNotRetry())
+      .build()
 
   private def response(contentType: String, length: Option[Int]): SdkHttpResponse = {
     val b = SdkHttpResponse.builder().statusCode(200).putHeader("Content-Type", contentType)

@@ -42,12 +42,15 @@ object CborAnswers {
   /** Epoch milliseconds as every kind of CBOR number, at both ends of each one's range (of a long's, if readable). */
   def arrival(forms: Forms): Gen[Cbor] = {
     val inRange = (d: Double) => forms.any || (d >= Long.MinValue.toDouble && d <= Long.MaxValue.toDouble)
-    val halves = Gen.oneOf(Gen.choose(0, 0xffff), Gen.oneOf(0x0000, 0x8000, 0x0001, 0x03ff, 0x0400, 0x7bff, 0xfbff,
-      0x7c00, 0xfc00, 0x7e00))
+    val halves = Gen.oneOf(Gen.choose(0, 0xffff),
+      Gen.oneOf(0x0000, 0x8000, 0x0001, 0x03ff, 0x0400, 0x7bff, 0xfbff,
+        0x7c00, 0xfc00, 0x7e00))
     Gen.frequency(
-      4 -> Gen.oneOf(Gen.choose(0L, Long.MaxValue), Gen.oneOf(0L, 23L, 24L, 255L, 256L, 65535L, 65536L,
+      4 -> Gen.oneOf(Gen.choose(0L, Long.MaxValue),
+        Gen.oneOf(0L, 23L, 24L, 255L, 256L, 65535L, 65536L,
           4294967295L, 4294967296L, 1700000000123L, Long.MaxValue)).map(Unsigned),
-      (if (forms.any) 1 else 0) -> Gen.oneOf(Gen.choose(Long.MinValue, -1L), Gen.oneOf(-1L, Long.MinValue)).map(Unsigned),
+      (if (forms.any) 1 else 0) -> Gen.oneOf(Gen.choose(Long.MinValue, -1L), Gen.oneOf(-1L, Long.MinValue)).map(
+        Unsigned),
       2 -> Gen.oneOf(Gen.choose(0L, Long.MaxValue), Gen.oneOf(0L, 1L, Long.MaxValue - 1, Long.MaxValue)).map(Negative),
       (if (forms.any) 1 else 0) -> Gen.choose(Long.MinValue, -1L).map(Negative),
       3 -> doubles.filter(inRange).map(Double64),
@@ -83,8 +86,8 @@ object CborAnswers {
         } yield Items(items, indefinite)),
         1 -> (for {
           entries <- Gen.choose(0, 4).flatMap(Gen.listOfN(_,
-            Gen.zip(Gen.frequency(4 -> WireGen.unicode(6).map(text), 1 -> Gen.choose(0L, 100L).map(Unsigned)),
-              anyItem(forms, depth - 1))))
+              Gen.zip(Gen.frequency(4 -> WireGen.unicode(6).map(text), 1 -> Gen.choose(0L, 100L).map(Unsigned)),
+                anyItem(forms, depth - 1))))
           indefinite <- Gen.oneOf(true, false)
         } yield Fields(entries, indefinite)))
       maybeTagged(forms)(nested)
@@ -107,10 +110,12 @@ object CborAnswers {
     indefinite <- Gen.oneOf(true, false)
   } yield Fields(new scala.util.Random(order).shuffle(present.flatten ++ extra), indefinite)
 
-  val encryptionType: Gen[Cbor] = Gen.frequency(4 -> Gen.oneOf("NONE", "KMS").map(text), 1 -> WireGen.unicode(5).map(text))
+  val encryptionType: Gen[Cbor] =
+    Gen.frequency(4 -> Gen.oneOf("NONE", "KMS").map(text), 1 -> WireGen.unicode(5).map(text))
 
   /** One record: the four fields the connector reads, its encryption type, and unknown ones. */
-  def record(forms: Forms, data: Gen[Array[Byte]] = WireGen.data): Gen[Cbor] = fields(forms, Seq(
+  def record(forms: Forms, data: Gen[Array[Byte]] = WireGen.data): Gen[Cbor] = fields(forms,
+    Seq(
       field("Data", data.flatMap(d => maybeTagged(forms)(dataItem(d)))),
       field("PartitionKey", WireGen.partitionKey.flatMap(k => maybeTagged(forms)(textItem(k)))),
       field("SequenceNumber", WireGen.sequenceNumber.flatMap(textItem)),
@@ -123,19 +128,22 @@ object CborAnswers {
     parents <- Gen.choose(1, 2).flatMap(Gen.listOfN(_, Gen.choose(0, 999).map(i => text(f"shardId-$i%012d"))))
     start <- WireGen.hashKey
     end <- WireGen.hashKey
-    shard <- fields(forms, Seq(field("ShardId", Gen.const(text(id))), field("ParentShards", Gen.const(Items(parents))),
+    shard <- fields(forms,
+      Seq(field("ShardId", Gen.const(text(id))), field("ParentShards", Gen.const(Items(parents))),
         field("HashKeyRange", Gen.const(map("StartingHashKey" -> text(start), "EndingHashKey" -> text(end))))),
       unknown = 1)
   } yield shard
 
   /** A whole answer: records, the next iterator, how far behind, child shards at a shard's end, unknown fields. */
-  def answer(forms: Forms, count: Gen[Int] = Gen.frequency(1 -> Gen.const(0), 6 -> Gen.choose(1, 8),
-      1 -> Gen.choose(9, 60)), data: Gen[Array[Byte]] = WireGen.data): Gen[Cbor] = for {
+  def answer(forms: Forms,
+      count: Gen[Int] = Gen.frequency(1 -> Gen.const(0), 6 -> Gen.choose(1, 8),
+        1 -> Gen.choose(9, 60)), data: Gen[Array[Byte]] = WireGen.data): Gen[Cbor] = for {
     records <- count.flatMap(Gen.listOfN(_, record(forms, data)))
     indefinite <- Gen.oneOf(true, false)
     children <- Gen.choose(0, 2).flatMap(Gen.listOfN(_, childShard(forms)))
     millisBehind <- Gen.oneOf(Gen.choose(0L, Long.MaxValue), Gen.choose(0L, 100000L))
-    whole <- fields(forms, Seq(
+    whole <- fields(forms,
+      Seq(
         Gen.frequency(20 -> Gen.const(Some((text("Records"), Items(records, indefinite)))),
           1 -> Gen.const(Some((text("Records"), Null))), 1 -> Gen.const(None)),
         field("NextShardIterator", WireGen.unicode(80).flatMap(textItem)),

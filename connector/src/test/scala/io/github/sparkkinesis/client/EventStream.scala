@@ -39,7 +39,8 @@ object EventStream {
           val s = v.getBytes(UTF_8)
           h.writeByte(7); h.writeShort(s.length); h.write(s)
         case TimestampHeader(v) => h.writeByte(8); h.writeLong(v)
-        case UuidHeader(v) => h.writeByte(9); h.writeLong(v.getMostSignificantBits); h.writeLong(v.getLeastSignificantBits)
+        case UuidHeader(v) =>
+          h.writeByte(9); h.writeLong(v.getMostSignificantBits); h.writeLong(v.getLeastSignificantBits)
       }
     }
     val headersArray = headerBytes.toByteArray
@@ -57,7 +58,7 @@ object EventStream {
 
   def event(eventType: String, payload: String, extra: Seq[(String, Header)] = Nil): Array[Byte] =
     message(Seq(":message-type" -> StringHeader("event"), ":event-type" -> StringHeader(eventType),
-      ":content-type" -> StringHeader("application/json")) ++ extra, payload.getBytes(UTF_8))
+        ":content-type" -> StringHeader("application/json")) ++ extra, payload.getBytes(UTF_8))
 
   private def crc(bytes: Array[Byte]): Int = {
     val c = new CRC32()

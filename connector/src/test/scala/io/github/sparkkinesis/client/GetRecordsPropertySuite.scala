@@ -32,7 +32,8 @@ class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with Befor
   }
 
   private def shape(records: Seq[KinesisRecord]) = records.map(r =>
-    (r.partitionKey, java.nio.ByteBuffer.wrap(r.data), r.sequenceNumber, r.approximateArrivalMillis, r.subSequenceNumber,
+    (r.partitionKey, java.nio.ByteBuffer.wrap(r.data), r.sequenceNumber, r.approximateArrivalMillis,
+      r.subSequenceNumber,
       r.endsKinesisRecord))
 
   private def withoutRecords(r: GetRecordsResponse) = r.toBuilder.records(Collections.emptyList[Record]()).build()
@@ -71,7 +72,8 @@ class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with Befor
         if (failure(actual) != failure(expected)) fail(
           s"the failure: the SDK's ${WireGen.printable(failure(expected))}, the connector's ${WireGen.printable(failure(actual))}")
         "failed on both"
-      case (expected, actual) => fail(s"the SDK read ${WireGen.printable(expected)}, the connector ${WireGen.printable(actual)}")
+      case (expected, actual) =>
+        fail(s"the SDK read ${WireGen.printable(expected)}, the connector ${WireGen.printable(actual)}")
     }
   }
 
@@ -98,37 +100,38 @@ class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with Befor
   import CborAnswers.{Any, SdkReadable}
 
   differential("answers in every form the SDK reads are read by the connector itself, as the SDK reads them",
-    encoded(CborAnswers.answer(SdkReadable)), cases = 500, seed = 11L, mustRead = true)
+    encoded(CborAnswers.answer(SdkReadable)), cases = 300, seed = 11L, mustRead = true)
 
   differential("answers in any form the wire format allows read alike, or fail alike",
-    encoded(CborAnswers.answer(Any)), cases = 400, seed = 12L)
+    encoded(CborAnswers.answer(Any)), cases = 300, seed = 12L)
 
   differential("answers sent without a declared length read alike",
     encoded(CborAnswers.answer(SdkReadable)), cases = 100, seed = 13L, mustRead = true, declareLength = false)
 
   differential("records of up to 10 MiB read alike",
     encoded(CborAnswers.answer(SdkReadable, count = Gen.const(1),
-      data = Gen.oneOf(WireGen.sized(1 << 20, 2 << 20), WireGen.sized(10 << 20, 10 << 20)))),
+        data = Gen.oneOf(WireGen.sized(1 << 20, 2 << 20), WireGen.sized(10 << 20, 10 << 20)))),
     cases = 3, seed = 14L, mustRead = true)
 
   /** An answer cut short, with a byte changed, or with one inserted. */
-  private val damaged: Gen[Array[Byte]] = for {
-    body <- encoded(CborAnswers.answer(SdkReadable, count = Gen.choose(1, 4)))
-    at <- Gen.choose(0, body.length - 1)
-    value <- Gen.choose(0, 255)
-    how <- Gen.oneOf("cut", "change", "insert")
-  } yield how match {
-    case "cut" => body.take(at)
-    case "change" => body.updated(at, value.toByte)
-    case _ => (body.take(at) :+ value.toByte) ++ body.drop(at)
-  }
+  private val damaged: Gen[Array[Byte]] =
+    for {
+      body <- encoded(CborAnswers.answer(SdkReadable, count = Gen.choose(1, 4)))
+      at <- Gen.choose(0, body.length - 1)
+      value <- Gen.choose(0, 255)
+      how <- Gen.oneOf("cut", "change", "insert")
+    } yield how match {
+      case "cut" => body.take(at)
+      case "change" => body.updated(at, value.toByte)
+      case _ => (body.take(at) :+ value.toByte) ++ body.drop(at)
+    }
 
-  differential("damaged answers read alike, or fail alike", damaged, cases = 500, seed = 15L)
+  differential("damaged answers read alike, or fail alike", damaged, cases = 300, seed = 15L)
 
   /** Partition keys and sequence numbers of bytes that need not be UTF-8 (stray continuation bytes, overlong forms, surrogates). */
   private val badText: Gen[Array[Byte]] = for {
     key <- Gen.listOf(Gen.oneOf(Gen.choose(0, 255).map(Seq(_)),
-      Gen.oneOf(Seq(0xc0, 0x80), Seq(0xed, 0xa0, 0x80), Seq(0xf4, 0x90, 0x80, 0x80), Seq(0xe2, 0x82), Seq(0x61))))
+        Gen.oneOf(Seq(0xc0, 0x80), Seq(0xed, 0xa0, 0x80), Seq(0xf4, 0x90, 0x80, 0x80), Seq(0xe2, 0x82), Seq(0x61))))
       .map(_.flatten.map(_.toByte).toArray)
     where <- Gen.oneOf("PartitionKey", "SequenceNumber", "unknown field's name", "unknown field's value")
   } yield {
@@ -138,10 +141,10 @@ class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with Befor
       case known => (Cbor.text(known), Cbor.Text(key))
     }
     Cbor.encode(Cbor.map("Records" -> Cbor.Items(Seq(Cbor.Fields(Seq(Cbor.text("Data") -> Cbor.Bytes(Array[Byte](1)),
-      field)))), "NextShardIterator" -> Cbor.text("n")))
+                field)))), "NextShardIterator" -> Cbor.text("n")))
   }
 
-  differential("text that is not UTF-8 reads alike", badText, cases = 300, seed = 16L)
+  differential("text that is not UTF-8 reads alike", badText, cases = 200, seed = 16L)
 
   // ---- cases the properties found, kept by name (each was read differently before its fix) ----
 
@@ -156,22 +159,25 @@ class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with Befor
   example("an infinite half-float arrival time fails as the SDK fails", "failed on both")(
     answerWith("Data" -> Cbor.Bytes(Array[Byte](1)), "ApproximateArrivalTimestamp" -> Cbor.Half(0xfc00)))
   example("an arrival time of exactly 2^63 ms as a double is read as the largest long", "read by the connector")(
-    answerWith("Data" -> Cbor.Bytes(Array[Byte](1)), "ApproximateArrivalTimestamp" -> Cbor.Double64(9.223372036854775807e18)))
+    answerWith("Data" -> Cbor.Bytes(Array[Byte](1)),
+      "ApproximateArrivalTimestamp" -> Cbor.Double64(9.223372036854775807e18)))
   example("a tag beyond an int, which the SDK's parser refuses, is left to it", "failed on both")(
     answerWith("Data" -> Cbor.Tagged(1L << 40, Cbor.Bytes(Array[Byte](1)))))
   example("a byte string tagged as a bignum, a number to the SDK's parser, is left to it", "failed on both")(
     answerWith("Data" -> Cbor.Tagged(2, Cbor.Bytes(Array[Byte](1)))))
   example("a partition key that is not UTF-8, which the SDK's parser refuses, is left to it", "failed on both")(
-    answerWith("Data" -> Cbor.Bytes(Array[Byte](1)), "PartitionKey" -> Cbor.Text(Array(0x61, 0xc3, 0x71).map(_.toByte))))
+    answerWith("Data" -> Cbor.Bytes(Array[Byte](1)),
+      "PartitionKey" -> Cbor.Text(Array(0x61, 0xc3, 0x71).map(_.toByte))))
   example("data as text that is not base64 is left to the SDK, which fails on it", "failed on both")(
     answerWith("Data" -> Cbor.text("AQ?=")))
   example("an indefinite byte string with a tagged chunk, which the SDK's parser refuses, is left to it",
-    "failed on both")(answerWith("Data" -> Cbor.Bytes(Array[Byte](1, 2), Some(Seq(1))), "Other" -> Cbor.text("x")) match {
-    case body => body.patch(body.indexOfSlice(Array(0x5f, 0x41).map(_.toByte)) + 1, Array(0xc1.toByte), 0)
-  })
+    "failed on both")(answerWith("Data" -> Cbor.Bytes(Array[Byte](1, 2), Some(Seq(1))),
+      "Other" -> Cbor.text("x")) match {
+      case body => body.patch(body.indexOfSlice(Array(0x5f, 0x41).map(_.toByte)) + 1, Array(0xc1.toByte), 0)
+    })
   example("an unknown field holding a map with a float key, which the SDK's parser refuses, is left to it",
     "failed on both")(answerWith("Data" -> Cbor.Bytes(Array[Byte](1)),
-    "Other" -> Cbor.Fields(Seq(Cbor.Double64(1.5) -> Cbor.Unsigned(1)))))
+      "Other" -> Cbor.Fields(Seq(Cbor.Double64(1.5) -> Cbor.Unsigned(1)))))
   example("a nested map's key that is not UTF-8, which the SDK's parser refuses, is left to it", "failed on both")(
     answerWith("Data" -> Cbor.Bytes(Array[Byte](1)),
       "Other" -> Cbor.Fields(Seq(Cbor.Text(Array(0xf9.toByte)) -> Cbor.Unsigned(1)))))

@@ -4,8 +4,8 @@ import scala.util.Random
 
 /**
  * JSON values (RFC 8259) as the property tests write them: any whitespace between tokens, and
- * strings with the escapes JSON allows for any character (`\/`, `\u00e9`, surrogate pairs as
- * two `\u` escapes), which no production encoder here emits.
+ * strings with the escapes JSON allows for any character (an escaped slash, any character as a
+ * hexadecimal escape, surrogate pairs as two of them), which no production encoder here emits.
  */
 sealed trait Json
 

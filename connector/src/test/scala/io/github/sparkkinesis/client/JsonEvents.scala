@@ -59,7 +59,8 @@ object JsonEvents {
     Gen.delay(Gen.const(Str(Base64.getEncoder.encodeToString(data), plain = true))),
     Gen.delay(Gen.const(Str(Base64.getEncoder.withoutPadding().encodeToString(data), plain = true))))
 
-  def record(data: Gen[Array[Byte]] = WireGen.data): Gen[Json] = obj(Seq(
+  def record(data: Gen[Array[Byte]] = WireGen.data): Gen[Json] = obj(
+    Seq(
       field("Data", data.flatMap(base64)),
       field("PartitionKey", WireGen.partitionKey.map(Str(_))),
       field("SequenceNumber", WireGen.sequenceNumber.map(Str(_))),
@@ -94,22 +95,24 @@ object JsonEvents {
    * Extra headers, which readers must step over to find the ones they want: strings, or (with
    * `anyType`) every type the framing defines, which the SDK refuses in an event.
    */
-  def extraHeaders(anyType: Boolean): Gen[Seq[(String, Header)]] = Gen.choose(0, 3).flatMap(Gen.listOfN(_, Gen.zip(
-    Gen.oneOf("x-extra", ":date", "a", "z-long-header-name"),
-    if (!anyType) Gen.oneOf(StringHeader("v\u00e9"), StringHeader(":event-type"), StringHeader(" "))
-    else Gen.oneOf[Header](BoolHeader(true), BoolHeader(false), ByteHeader(-1), ShortHeader(-2), IntHeader(7),
-      LongHeader(Long.MinValue), BytesHeader(Array[Byte](1, 2, 3)), StringHeader("v\u00e9"), TimestampHeader(0L),
-      UuidHeader(new UUID(1L, 2L)), BytesHeader(Array.emptyByteArray)))))
+  def extraHeaders(anyType: Boolean): Gen[Seq[(String, Header)]] = Gen.choose(0, 3).flatMap(Gen.listOfN(_,
+      Gen.zip(
+        Gen.oneOf("x-extra", ":date", "a", "z-long-header-name"),
+        if (!anyType) Gen.oneOf(StringHeader("v\u00e9"), StringHeader(":event-type"), StringHeader(" "))
+        else Gen.oneOf[Header](BoolHeader(true), BoolHeader(false), ByteHeader(-1), ShortHeader(-2), IntHeader(7),
+          LongHeader(Long.MinValue), BytesHeader(Array[Byte](1, 2, 3)), StringHeader("v\u00e9"), TimestampHeader(0L),
+          UuidHeader(new UUID(1L, 2L)), BytesHeader(Array.emptyByteArray)))))
 
   /** One SubscribeToShardEvent message, its standard headers in any order among extra ones. */
-  def eventMessage(payload: Gen[String], anyHeaders: Boolean = false): Gen[Array[Byte]] = for {
-    json <- payload
-    extra <- extraHeaders(anyHeaders)
-    order <- Gen.long
-    contentType <- Gen.oneOf("application/json", "application/x-amz-json-1.1")
-  } yield message(new scala.util.Random(order).shuffle(Seq(":message-type" -> StringHeader("event"),
-    ":event-type" -> StringHeader("SubscribeToShardEvent"), ":content-type" -> StringHeader(contentType)) ++ extra),
-    json.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+  def eventMessage(payload: Gen[String], anyHeaders: Boolean = false): Gen[Array[Byte]] =
+    for {
+      json <- payload
+      extra <- extraHeaders(anyHeaders)
+      order <- Gen.long
+      contentType <- Gen.oneOf("application/json", "application/x-amz-json-1.1")
+    } yield message(new scala.util.Random(order).shuffle(Seq(":message-type" -> StringHeader("event"),
+        ":event-type" -> StringHeader("SubscribeToShardEvent"), ":content-type" -> StringHeader(contentType)) ++ extra),
+      json.getBytes(java.nio.charset.StandardCharsets.UTF_8))
 
   val initialResponse: Array[Byte] = EventStream.event("initial-response", "{}")
 

@@ -21,8 +21,9 @@ class BlockCodecPropertySuite extends AnyFunSuite with PropertyChecks {
 
   private val record: Gen[KinesisRecord] = for {
     key <- WireGen.partitionKey
-    data <- Gen.frequency(20 -> WireGen.sized(0, 2000), 1 -> WireGen.sized(RecordBlock.ChunkLength - 40,
-      RecordBlock.ChunkLength + 40))
+    data <- Gen.frequency(20 -> WireGen.sized(0, 2000),
+      1 -> WireGen.sized(RecordBlock.ChunkLength - 40,
+        RecordBlock.ChunkLength + 40))
     sequence <- sequenceNumber
     arrival <- Gen.oneOf(Gen.long, Gen.oneOf(0L, Long.MinValue, Long.MaxValue))
     sub <- Gen.oneOf(Gen.long, Gen.const(0L))
@@ -46,7 +47,7 @@ class BlockCodecPropertySuite extends AnyFunSuite with PropertyChecks {
     d
   }
 
-  property("a block of any records reads back the same, in chunks, joined and from direct buffers", 200, 41L) {
+  property("a block of any records reads back the same, in chunks, joined and from direct buffers", 100, 41L) {
     Prop.forAllNoShrink(Gen.frequency(1 -> Gen.const(0), 8 -> Gen.choose(1, 40)).flatMap(Gen.listOfN(_, record))) {
       records =>
         val writer = new RecordBlock.RecordBlockWriter
