@@ -53,6 +53,8 @@ private[client] object GetRecordsCbor {
     while (if (count == Indefinite) !in.atBreak() else fields < count) {
       val fieldAt = in.pos
       if (in.key(RecordsField) == 0) {
+        // The SDK keeps one of two; the answer without one of them would still hold the other.
+        if (recordsAt >= 0) throw new Unreadable("the answer has two Records fields")
         if (!in.atNull()) records(in, out) else in.skip()
         recordsAt = fieldAt
         recordsEnd = in.pos

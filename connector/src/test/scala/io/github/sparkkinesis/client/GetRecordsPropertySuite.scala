@@ -181,6 +181,13 @@ class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with Befor
   example("a nested map's key that is not UTF-8, which the SDK's parser refuses, is left to it", "failed on both")(
     answerWith("Data" -> Cbor.Bytes(Array[Byte](1)),
       "Other" -> Cbor.Fields(Seq(Cbor.Text(Array(0xf9.toByte)) -> Cbor.Unsigned(1)))))
+  example("an answer with two Records fields reads as the SDK reads it", "left to the SDK")(Cbor.encode(Cbor.map(
+        "Records" -> Cbor.Items(Seq(Cbor.map("Data" -> Cbor.Bytes(Array[Byte](1)), "PartitionKey" -> Cbor.text("a")))),
+        "Records" -> Cbor.Items(Seq(Cbor.map("Data" -> Cbor.Bytes(Array[Byte](2)),
+              "PartitionKey" -> Cbor.text("b")))))))
+  example("a record with two Data fields reads as the SDK reads it", "read by the connector")(
+    answerWith("Data" -> Cbor.Bytes(Array[Byte](1)), "PartitionKey" -> Cbor.text("a"),
+      "Data" -> Cbor.Bytes(Array[Byte](2))))
   example("a record without data reads as empty data on both paths (the SDK's path threw)", "read by the connector")(
     answerWith("PartitionKey" -> Cbor.text("k"), "SequenceNumber" -> Cbor.text("1")))
   example("a record with null data reads as empty data on both paths", "read by the connector")(
