@@ -14,9 +14,9 @@ import java.util.{Arrays, Base64}
  * millisecond cut off), `null` is a missing field and unknown fields are skipped.
  *
  * Anything else (not an object, a string with escapes where base64 or a field name is
- * expected, a quoted time, malformed JSON, a string JSON forbids even in a field it skips: raw
- * control characters, malformed escapes) is a [[SubscribeEventJson.Unreadable]], on which the
- * caller lets the SDK read the event instead.
+ * expected, a quoted time, malformed JSON, even in a field it skips: raw control characters or
+ * malformed escapes in a string, a number such as `01` or `1.`) is a
+ * [[SubscribeEventJson.Unreadable]], on which the caller lets the SDK read the event instead.
  */
 private[client] object SubscribeEventJson {
   final class Unreadable(why: String) extends RuntimeException(why, null, false, false)
@@ -249,12 +249,28 @@ private[client] object SubscribeEventJson {
       }
     }
 
-    /** Past the characters a JSON number is made of (what they make is checked where it is read). */
-    private def skipNumber(): Unit =
-      while (pos < until && {
-          val b = bytes(pos)
-          (b >= '0' && b <= '9') || b == '.' || b == '-' || b == '+' || b == 'e' || b == 'E'
-        }) pos += 1
+    /**
+     * Past a JSON number, which must be one as RFC 8259 writes it (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`):
+     * the SDK's parser refuses others (`01`, `1.`, `+1`), even in a field it skips.
+     */
+    private def skipNumber(): Unit = {
+      if (pos < until && bytes(pos) == '-') pos += 1
+      if (pos < until && bytes(pos) == '0') pos += 1
+      else digits()
+      if (pos < until && bytes(pos) == '.') { pos += 1; digits() }
+      if (pos < until && (bytes(pos) == 'e' || bytes(pos) == 'E')) {
+        pos += 1
+        if (pos < until && (bytes(pos) == '+' || bytes(pos) == '-')) pos += 1
+        digits()
+      }
+    }
+
+    /** Past one or more decimal digits. */
+    private def digits(): Unit = {
+      val start = pos
+      while (pos < until && bytes(pos) >= '0' && bytes(pos) <= '9') pos += 1
+      if (pos == start) throw new Unreadable("a malformed number")
+    }
 
     private def onlyDigits(from: Int, until: Int): Boolean = {
       var at = from

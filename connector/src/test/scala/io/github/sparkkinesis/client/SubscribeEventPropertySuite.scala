@@ -200,4 +200,14 @@ class SubscribeEventPropertySuite extends AnyFunSuite with PropertyChecks with B
     eventWith("{\"Data\":\"AQ==\",\"ApproximateArrivalTimestamp\":1700000000.12345678901}"))
   example("an unknown field with a malformed escape, which the SDK's parser refuses, fails as the SDK fails",
     "failed on both")(eventWith("{\"Data\":\"AQ==\",\"Other\":\"\\u12,\"}"))
+  example("an unknown field holding 01, a number JSON forbids, fails as the SDK fails", "failed on both")(
+    eventWith("{\"Data\":\"AQ==\",\"Other\":01}"))
+  example("an unknown field holding 1., a number JSON forbids, fails as the SDK fails", "failed on both")(
+    eventWith("{\"Data\":\"AQ==\",\"Other\":1.}"))
+  example("an arrival time of 1., a number JSON forbids, fails as the SDK fails", "failed on both")(
+    eventWith("{\"Data\":\"AQ==\",\"ApproximateArrivalTimestamp\":1.}"))
+  example("an arrival time of 017, a number JSON forbids, fails as the SDK fails", "failed on both")(
+    eventWith("{\"Data\":\"AQ==\",\"ApproximateArrivalTimestamp\":017}"))
+  example("an unknown field holding a lone minus sign fails as the SDK fails", "failed on both")(
+    eventWith("{\"Data\":\"AQ==\",\"Other\":-}"))
 }
