@@ -30,6 +30,7 @@ object Dependencies {
 
   def test(sparkVersion: String): Seq[ModuleID] = Seq(
     "org.scalatest" %% "scalatest" % Versions.scalatest % Test,
+    "org.scalatestplus" %% "scalacheck-1-18" % Versions.scalatestScalacheck % Test,
     "org.apache.spark" %% "spark-sql" % sparkVersion % Test
   )
 

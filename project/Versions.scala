@@ -6,6 +6,8 @@ object Versions {
   // Spark release may carry. This is the release Spark 4.2 itself is built with.
   val awsSdk = "2.35.4"
   val scalatest = "3.2.19"
+  // ScalaTest's ScalaCheck bridge for property tests; its version follows ScalaTest's.
+  val scalatestScalacheck = "3.2.19.0"
   // 2.13-only collection APIs (scala.jdk.CollectionConverters and the like) on Scala 2.12.
   val scalaCollectionCompat = "2.12.0"
 }

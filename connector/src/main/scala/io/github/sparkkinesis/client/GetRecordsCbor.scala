@@ -9,11 +9,13 @@ import java.util.{Arrays, Base64}
  * for, straight into [[UserRecords.Expansion]]: one copy of each record's data, no SDK objects.
  * The rest of the answer (`NextShardIterator`, `MillisBehindLatest`, `ChildShards`) is handed
  * back as CBOR for the SDK to read as usual. Values are read as the SDK reads them: the arrival
- * time is epoch milliseconds (any number, tags ignored), data is a byte string (or base64
- * text), `null` is a missing field and unknown fields are skipped.
+ * time is epoch milliseconds (any number a long holds, fractions cut off, other tags ignored),
+ * data is a byte string (or base64 text), `null` is a missing field and unknown fields are skipped.
  *
- * Anything else (not a map, a truncated body, an unexpected type) is a [[GetRecordsCbor.Unreadable]],
- * on which the caller lets the SDK read the answer instead.
+ * Anything else (not a map, a truncated body, an unexpected type), and whatever the SDK's parser
+ * refuses or reads otherwise (text that is not UTF-8, base64 it cannot decode, a number beyond a
+ * long, tags it gives a meaning, map keys other than text and integers) is a
+ * [[GetRecordsCbor.Unreadable]], on which the caller lets the SDK read the answer instead.
  */
 private[client] object GetRecordsCbor {
   final class Unreadable(why: String) extends RuntimeException(why, null, false, false)
@@ -27,6 +29,11 @@ private[client] object GetRecordsCbor {
   private val MajorTag = 6
   private val MajorSimple = 7
   private val Indefinite = -1L
+  /**
+   * Tags the SDK's CBOR parser reads a meaning into: bignums (2, 3) and decimal and binary
+   * fractions (4, 5) become numbers, string references (25, 256) stand for earlier strings.
+   */
+  private val MeaningfulTags = Set(2L, 3L, 4L, 5L, 25L, 256L)
   private val Break = 0xff
   private val Null = 0xf6
   private val Undefined = 0xf7
@@ -46,6 +53,8 @@ private[client] object GetRecordsCbor {
     while (if (count == Indefinite) !in.atBreak() else fields < count) {
       val fieldAt = in.pos
       if (in.key(RecordsField) == 0) {
+        // The SDK keeps one of two; the answer without one of them would still hold the other.
+        if (recordsAt >= 0) throw new Unreadable("the answer has two Records fields")
         if (!in.atNull()) records(in, out) else in.skip()
         recordsAt = fieldAt
         recordsEnd = in.pos
@@ -144,7 +153,12 @@ private[client] object GetRecordsCbor {
     /** Reads the next item's head, tags skipped, into [[major]] and [[argument]]; returns the major type. */
     def head(): Int = {
       var b = byte()
-      while (b >>> 5 == MajorTag) { readArgument(b & 0x1f); b = byte() }
+      while (b >>> 5 == MajorTag) {
+        // The SDK's parser refuses a tag beyond an int (and an indefinite one), and gives some a meaning.
+        val tag = readArgument(b & 0x1f)
+        if (tag < 0 || tag > Int.MaxValue || MeaningfulTags.contains(tag)) throw new Unreadable(s"CBOR tag $tag")
+        b = byte()
+      }
       major = b >>> 5
       val info = b & 0x1f
       argument = if (major == MajorSimple) info.toLong else readArgument(info)
@@ -171,8 +185,10 @@ private[client] object GetRecordsCbor {
       } else {
         val joined = new ByteArrayOutputStream()
         while (!atBreak()) {
-          if (head() != stringMajor || argument == Indefinite) throw new Unreadable("a malformed CBOR string chunk")
-          val len = checkedLength(argument)
+          // A chunk is a definite string of the same type, with no tag.
+          val b = byte()
+          if (b >>> 5 != stringMajor || (b & 0x1f) == 31) throw new Unreadable("a malformed CBOR string chunk")
+          val len = checkedLength(readArgument(b & 0x1f))
           joined.write(bytes, pos, len)
           pos += len
         }
@@ -185,7 +201,18 @@ private[client] object GetRecordsCbor {
     def text(): String = {
       if (head() != MajorText) throw new Unreadable(s"CBOR major type $major where text was expected")
       string()
-      new String(array, offset, length, UTF_8)
+      utf8()
+    }
+
+    /** The string just read as text; the SDK's parser refuses one that is not UTF-8 (the JDK would replace what is wrong). */
+    private def utf8(): String = {
+      val s = new String(array, offset, length, UTF_8)
+      if (s.indexOf('\uFFFD') >= 0) {
+        val valid = s.getBytes(UTF_8)
+        if (!Arrays.equals(valid, 0, valid.length, array, offset, offset + length))
+          throw new Unreadable("CBOR text that is not UTF-8")
+      }
+      s
     }
 
     /** Binary data as the SDK reads it: a byte string, or base64 text. */
@@ -195,7 +222,8 @@ private[client] object GetRecordsCbor {
         Arrays.copyOfRange(array, offset, offset + length)
       case MajorText =>
         string()
-        Base64.getDecoder.decode(new String(array, offset, length, UTF_8))
+        try Base64.getDecoder.decode(new String(array, offset, length, UTF_8))
+        catch { case e: IllegalArgumentException => throw new Unreadable(s"base64 data: ${e.getMessage}") }
       case other => throw new Unreadable(s"CBOR major type $other where binary data was expected")
     }
 
@@ -206,20 +234,28 @@ private[client] object GetRecordsCbor {
       major match {
         case MajorUnsigned if n >= 0 => n
         case MajorNegative if n >= 0 => -1L - n
-        case MajorSimple if n == 25 => halfToFloat(readArgument(25).toInt).toLong
-        case MajorSimple if n == 26 => java.lang.Float.intBitsToFloat(readArgument(26).toInt).toLong
-        case MajorSimple if n == 27 => java.lang.Double.longBitsToDouble(readArgument(27)).toLong
+        case MajorSimple if n == 25 => wholeNumber(halfToFloat(readArgument(25).toInt))
+        case MajorSimple if n == 26 => wholeNumber(java.lang.Float.intBitsToFloat(readArgument(26).toInt))
+        case MajorSimple if n == 27 => wholeNumber(java.lang.Double.longBitsToDouble(readArgument(27)))
         case _ => throw new Unreadable(s"CBOR item ($major, $n) where a number was expected")
       }
     }
 
+    /** A float cut toward zero, as the SDK's parser reads it as a long: one beyond a long's range (or infinite) fails there. */
+    private def wholeNumber(d: Double): Long =
+      if (d < Long.MinValue.toDouble || d > Long.MaxValue.toDouble) throw new Unreadable(s"a number $d beyond a long")
+      else d.toLong
+
     /** The index in `names` (UTF-8) of the next item, a map key, or -1 for another name. */
     def key(names: Array[Array[Byte]]): Int = {
-      if (head() != MajorText) throw new Unreadable(s"CBOR major type $major where a field name was expected")
+      if (peek() >>> 5 != MajorText)
+        throw new Unreadable(s"CBOR major type ${peek() >>> 5} where a field name was expected")
+      head()
       string()
       var i = 0
       while (i < names.length && !Arrays.equals(array, offset, offset + length, names(i), 0, names(i).length)) i += 1
-      if (i < names.length) i else -1
+      if (i < names.length) i
+      else { utf8(); -1 }
     }
 
     /** Past one whole data item (nested ones included). */
@@ -229,7 +265,7 @@ private[client] object GetRecordsCbor {
         case MajorUnsigned | MajorNegative =>
         case MajorBytes | MajorText => string()
         case MajorArray => items(argument, 1)
-        case MajorMap => items(argument, 2)
+        case MajorMap => fields(argument)
         case MajorSimple =>
           argument match {
             case 24 => byte()
@@ -246,6 +282,20 @@ private[client] object GetRecordsCbor {
         var i = 0L
         while (i < count * per) { skip(); i += 1 }
       }
+
+    /** Past a map's entries. The SDK's parser takes only UTF-8 text and integers (untagged) as keys. */
+    private def fields(count: Long): Unit = {
+      var i = 0L
+      while (if (count == Indefinite) !atBreak() else i < count) {
+        peek() >>> 5 match {
+          case MajorText => head(); string(); utf8()
+          case MajorUnsigned | MajorNegative => skip()
+          case other => throw new Unreadable(s"CBOR major type $other as a map key")
+        }
+        skip()
+        i += 1
+      }
+    }
   }
 
   /** A CBOR head: major type and argument, in its shortest form. */

@@ -21,8 +21,9 @@ object SdkRecords {
       val r = each.next()
       val arrival = r.approximateArrivalTimestamp()
       // The SDK made this array for this answer alone and nothing else writes to it: no copy needed.
-      out.add(r.partitionKey(), r.data().asByteArrayUnsafe(), r.sequenceNumber(),
-        if (arrival == null) 0L else arrival.toEpochMilli)
+      // A record without data (or with null) is empty, as the connector's own decoders read it.
+      val data = if (r.data() == null) Array.emptyByteArray else r.data().asByteArrayUnsafe()
+      out.add(r.partitionKey(), data, r.sequenceNumber(), if (arrival == null) 0L else arrival.toEpochMilli)
     }
     out.result()
   }

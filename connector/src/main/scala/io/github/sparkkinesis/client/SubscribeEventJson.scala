@@ -14,8 +14,9 @@ import java.util.{Arrays, Base64}
  * millisecond cut off), `null` is a missing field and unknown fields are skipped.
  *
  * Anything else (not an object, a string with escapes where base64 or a field name is
- * expected, a quoted time, malformed JSON) is a [[SubscribeEventJson.Unreadable]], on which
- * the caller lets the SDK read the event instead.
+ * expected, a quoted time, malformed JSON, even in a field it skips: raw control characters or
+ * malformed escapes in a string, a number such as `01` or `1.`) is a
+ * [[SubscribeEventJson.Unreadable]], on which the caller lets the SDK read the event instead.
  */
 private[client] object SubscribeEventJson {
   final class Unreadable(why: String) extends RuntimeException(why, null, false, false)
@@ -106,12 +107,16 @@ private[client] object SubscribeEventJson {
   private val Highs = 0x8080808080808080L
   private val Quotes = '"' * Ones
   private val Backslashes = '\\' * Ones
+  private val Spaces = ' ' * Ones
 
-  /** Whether any of the eight bytes of `word` is a quote or a backslash (the classic zero-byte test, twice). */
-  private def hasQuoteOrBackslash(word: Long): Boolean = {
+  /**
+   * Whether any of the eight bytes of `word` is a quote, a backslash (the classic zero-byte
+   * test, twice) or a control character (the same test for bytes below a space).
+   */
+  private def hasQuoteBackslashOrControl(word: Long): Boolean = {
     val q = word ^ Quotes
     val b = word ^ Backslashes
-    ((((q - Ones) & ~q) | ((b - Ones) & ~b)) & Highs) != 0L
+    ((((q - Ones) & ~q) | ((b - Ones) & ~b) | ((word - Spaces) & ~word)) & Highs) != 0L
   }
 
   /** A cursor over JSON tokens in `bytes(from until until)`; every read checks the bounds. */
@@ -153,13 +158,27 @@ private[client] object SubscribeEventJson {
       if (peek() != '"') throw new Unreadable(s"'${peek().toChar}' where a string was expected")
       escaped = false
       var at = pos + 1
-      while (at + 8 <= until && !hasQuoteOrBackslash(words.getLong(at))) at += 8
+      while (at + 8 <= until && !hasQuoteBackslashOrControl(words.getLong(at))) at += 8
       while (at < until && bytes(at) != '"') {
-        if (bytes(at) == '\\') { escaped = true; at += 1 }
+        val b = bytes(at)
+        if (b == '\\') { escaped = true; at = escapeEnd(at) }
+        // JSON forbids raw control characters in strings, and the SDK's parser refuses them.
+        else if (b >= 0 && b < ' ') throw new Unreadable("a control character in a string")
         at += 1
       }
       if (at >= until) throw new Unreadable("a string runs past the event")
       at
+    }
+
+    /** The last character of the escape whose backslash is at `at`: JSON allows only these, and the SDK's parser refuses others. */
+    private def escapeEnd(at: Int): Int = {
+      def hex(i: Int) = i < until && Character.digit((bytes(i) & 0xff).toChar, 16) >= 0 && bytes(i) >= 0
+      if (at + 1 >= until) throw new Unreadable("a string runs past the event")
+      bytes(at + 1) match {
+        case '"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' => at + 1
+        case 'u' if (2 to 5).forall(i => hex(at + i)) => at + 5
+        case _ => throw new Unreadable("a malformed escape in a string")
+      }
     }
 
     /** The index in `names` (UTF-8) of the next field name, or -1 for another name. */
@@ -230,12 +249,28 @@ private[client] object SubscribeEventJson {
       }
     }
 
-    /** Past the characters a JSON number is made of (what they make is checked where it is read). */
-    private def skipNumber(): Unit =
-      while (pos < until && {
-          val b = bytes(pos)
-          (b >= '0' && b <= '9') || b == '.' || b == '-' || b == '+' || b == 'e' || b == 'E'
-        }) pos += 1
+    /**
+     * Past a JSON number, which must be one as RFC 8259 writes it (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`):
+     * the SDK's parser refuses others (`01`, `1.`, `+1`), even in a field it skips.
+     */
+    private def skipNumber(): Unit = {
+      if (pos < until && bytes(pos) == '-') pos += 1
+      if (pos < until && bytes(pos) == '0') pos += 1
+      else digits()
+      if (pos < until && bytes(pos) == '.') { pos += 1; digits() }
+      if (pos < until && (bytes(pos) == 'e' || bytes(pos) == 'E')) {
+        pos += 1
+        if (pos < until && (bytes(pos) == '+' || bytes(pos) == '-')) pos += 1
+        digits()
+      }
+    }
+
+    /** Past one or more decimal digits. */
+    private def digits(): Unit = {
+      val start = pos
+      while (pos < until && bytes(pos) >= '0' && bytes(pos) <= '9') pos += 1
+      if (pos == start) throw new Unreadable("a malformed number")
+    }
 
     private def onlyDigits(from: Int, until: Int): Boolean = {
       var at = from
