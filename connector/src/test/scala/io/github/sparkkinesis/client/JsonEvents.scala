@@ -82,7 +82,8 @@ object JsonEvents {
       data: Gen[Array[Byte]] = WireGen.data): Gen[Json] = for {
     records <- count.flatMap(Gen.listOfN(_, record(data)))
     children <- Gen.choose(0, 2).flatMap(Gen.listOfN(_, childShard))
-    whole <- obj(Seq(
+    whole <- obj(
+      Seq(
         Gen.frequency(20 -> Gen.const(Some("Records" -> Arr(records))), 1 -> Gen.const(Some("Records" -> Null)),
           1 -> Gen.const(None)),
         field("ContinuationSequenceNumber", WireGen.sequenceNumber.map(Str(_))),

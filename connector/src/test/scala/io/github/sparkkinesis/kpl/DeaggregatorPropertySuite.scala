@@ -147,7 +147,7 @@ class DeaggregatorPropertySuite extends AnyFunSuite with PropertyChecks {
       val dropped = policy == OutOfRangePolicy.Drop && outside > 0
       val d = split(a.bytes, Some(RangeCheck(r, Nil, policy)))
       d.corrupt.isEmpty && shape(d) == (if (dropped) inside else records) && d.outOfRange == outside &&
-        d.dropped == (if (dropped) outside else 0)
+      d.dropped == (if (dropped) outside else 0)
     }
   }
 }
