@@ -4,6 +4,9 @@ package io.github.sparkkinesis.bench
  * The control plane (streams, shards, consumers) and puts: small answers, written into `w`.
  * ListShards pages are at most 10,000 shards (MaxResults, default 1,000), as on Kinesis. Puts
  * go to the shard Kinesis would pick and, with `limits`, are refused past a shard's write limits.
+ * A stream takes records (data plus partition key) up to its `MaxRecordSizeInKiB` (1024 unless
+ * set at CreateStream or by UpdateMaxRecordSize, at most 10240); a put holding a larger one is
+ * refused whole, as Kinesis refuses it.
  */
 final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
 
@@ -16,7 +19,13 @@ final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
       val name = request.string("StreamName").getOrElse(throw KinesisFault.invalid("StreamName is required"))
       val shards = request.long("ShardCount").getOrElse(1L)
       if (shards < 1 || shards > 100000) throw KinesisFault.invalid(s"ShardCount $shards is not in 1..100000")
-      if (streams.create(name, shards.toInt, 0L, 0).isEmpty) throw KinesisFault.resourceInUse(s"Stream $name already exists")
+      val maxRecordKiB = recordSizeOf(request).getOrElse(BenchStream.DefaultMaxRecordKiB)
+      val created = streams.create(name, shards.toInt, 0L, 0)
+      created.getOrElse(throw KinesisFault.resourceInUse(s"Stream $name already exists")).maxRecordKiB = maxRecordKiB
+      w.startMap(0); w.endMap()
+    case "UpdateMaxRecordSize" =>
+      val stream = streamOf(request)
+      stream.maxRecordKiB = recordSizeOf(request).getOrElse(throw KinesisFault.validation("MaxRecordSizeInKiB is required"))
       w.startMap(0); w.endMap()
     case "DeleteStream" =>
       if (!streams.delete(streamOf(request).name)) throw KinesisFault.notFound("Stream not found")
@@ -26,12 +35,16 @@ final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
       w.startMap(2); w.key("StreamNames"); w.startArray(names.size); names.foreach(w.string); w.endArray()
       w.key("HasMoreStreams"); w.string("false"); w.endMap()
     case "PutRecord" =>
-      val (shard, position) = put(streamOf(request), request).fold(message => throw KinesisFault.throttled(message), identity)
+      val stream = streamOf(request)
+      refuseOverLimit(stream, Seq(request))
+      val (shard, position) = put(stream, request).fold(message => throw KinesisFault.throttled(message), identity)
       w.startMap(2); w.key("SequenceNumber"); w.sequence(shard.sequencePrefix, position)
       w.key("ShardId"); w.string(shard.shardId); w.endMap()
     case "PutRecords" =>
       val stream = streamOf(request)
-      val results = request.docs("Records").map(put(stream, _))
+      val records = request.docs("Records")
+      refuseOverLimit(stream, records)
+      val results = records.map(put(stream, _))
       w.startMap(2); w.key("FailedRecordCount"); w.long(results.count(_.isLeft).toLong)
       w.key("Records"); w.startArray(results.size)
       results.foreach {
@@ -90,6 +103,26 @@ final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
     w.endMap()
   }
 
+  private def recordSizeOf(request: RequestDoc): Option[Int] = request.long("MaxRecordSizeInKiB").map { kib =>
+    if (kib < BenchStream.DefaultMaxRecordKiB || kib > BenchStream.MostMaxRecordKiB) {
+      throw KinesisFault.validation(s"MaxRecordSizeInKiB $kib is not in " +
+        s"${BenchStream.DefaultMaxRecordKiB}..${BenchStream.MostMaxRecordKiB}")
+    }
+    kib.toInt
+  }
+
+  private def refuseOverLimit(stream: BenchStream, entries: Seq[RequestDoc]): Unit = {
+    val limit = stream.maxRecordKiB * 1024L
+    entries.zipWithIndex.foreach { case (entry, i) =>
+      val size = entry.blob("Data").length.toLong +
+        entry.string("PartitionKey").map(_.getBytes(java.nio.charset.StandardCharsets.UTF_8).length).getOrElse(0)
+      if (size > limit) {
+        throw KinesisFault.validation(s"Record ${i + 1} is $size bytes, over the limit of $limit bytes " +
+          s"(MaxRecordSizeInKiB ${stream.maxRecordKiB}) of stream ${stream.name}")
+      }
+    }
+  }
+
   /** The shard and position a record was stored at, or why it was refused (the shard's write limits). */
   private def put(stream: BenchStream, entry: RequestDoc): Either[String, (BenchShard, Long)] = {
     val key = entry.string("PartitionKey").getOrElse(throw KinesisFault.invalid("PartitionKey is required"))
@@ -138,7 +171,7 @@ final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
     val stream = streamOf(request)
     w.startMap(1)
     w.key("StreamDescriptionSummary")
-    w.startMap(9)
+    w.startMap(10)
     w.key("StreamName"); w.string(stream.name)
     w.key("StreamARN"); w.string(stream.arn)
     w.key("StreamStatus"); w.string("ACTIVE")
@@ -148,6 +181,7 @@ final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
     w.key("EnhancedMonitoring"); w.startArray(0); w.endArray()
     w.key("OpenShardCount"); w.long(stream.shards.size)
     w.key("ConsumerCount"); w.long(stream.consumers.size())
+    w.key("MaxRecordSizeInKiB"); w.long(stream.maxRecordKiB)
     w.endMap()
     w.endMap()
   }

@@ -30,8 +30,11 @@ final case class KinesisSinkOptions(
 object KinesisSinkOptions {
   import KinesisOptions._
 
-  /** The Kinesis limit of one record (data plus partition key). */
-  val MaxRecordBytes: Long = 1024L * 1024
+  /**
+   * The largest KPL aggregate the sink builds (with the partition key it goes under): the limit
+   * of every stream, so aggregates fit whatever the stream's own record size limit.
+   */
+  val MaxAggregateBytes: Long = 1024L * 1024
 
   val DefaultPutLingerMs = 50L
 
