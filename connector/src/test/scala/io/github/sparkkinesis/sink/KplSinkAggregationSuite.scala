@@ -119,7 +119,7 @@ class KplSinkAggregationSuite extends AnyFunSuite with Matchers {
   test("a row over 1 MiB, on a stream that takes it, goes alone; the rows around it still share 1 MiB aggregates") {
     val api = new FakeKinesisPutApi().recordLimit("s", 10L * 1024 * 1024)
     val w = new Writer(api)
-    val big = "B" * (10 * 1024 * 1024 - 1)
+    val big = "B" * (10 * 1024 * 1024 - 4) // with its key "key1", 10 MiB
     w.write(rows(3, 2) ++ Seq(entry(big, "key1")) ++ rows(3, 2, from = 2))
     w.finish()
     api.records("s").map(e => text(e.data)) should contain(big)
