@@ -5,8 +5,8 @@ package io.github.sparkkinesis.bench
  * ListShards pages are at most 10,000 shards (MaxResults, default 1,000), as on Kinesis. Puts
  * go to the shard Kinesis would pick and, with `limits`, are refused past a shard's write limits.
  * A stream takes records (data plus partition key) up to its `MaxRecordSizeInKiB` (1024 unless
- * set at CreateStream or by UpdateMaxRecordSize, at most 10240); a put holding a larger one is
- * refused whole, as Kinesis refuses it.
+ * set at CreateStream or by UpdateMaxRecordSize, at most 10240); a larger one is refused with
+ * InvalidArgumentException (PutRecords: that entry), as kinesis-mock refuses it.
  */
 final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
 
@@ -35,25 +35,21 @@ final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
       w.startMap(2); w.key("StreamNames"); w.startArray(names.size); names.foreach(w.string); w.endArray()
       w.key("HasMoreStreams"); w.string("false"); w.endMap()
     case "PutRecord" =>
-      val stream = streamOf(request)
-      refuseOverLimit(stream, Seq(request))
-      val (shard, position) = put(stream, request).fold(message => throw KinesisFault.throttled(message), identity)
+      val (shard, position) = put(streamOf(request), request).fold(fault => throw fault, identity)
       w.startMap(2); w.key("SequenceNumber"); w.sequence(shard.sequencePrefix, position)
       w.key("ShardId"); w.string(shard.shardId); w.endMap()
     case "PutRecords" =>
       val stream = streamOf(request)
-      val records = request.docs("Records")
-      refuseOverLimit(stream, records)
-      val results = records.map(put(stream, _))
+      val results = request.docs("Records").map(put(stream, _))
       w.startMap(2); w.key("FailedRecordCount"); w.long(results.count(_.isLeft).toLong)
       w.key("Records"); w.startArray(results.size)
       results.foreach {
         case Right((shard, position)) =>
           w.startMap(2); w.key("SequenceNumber"); w.sequence(shard.sequencePrefix, position)
           w.key("ShardId"); w.string(shard.shardId); w.endMap()
-        case Left(message) =>
-          w.startMap(2); w.key("ErrorCode"); w.string("ProvisionedThroughputExceededException")
-          w.key("ErrorMessage"); w.string(message); w.endMap()
+        case Left(fault) =>
+          w.startMap(2); w.key("ErrorCode"); w.string(fault.code)
+          w.key("ErrorMessage"); w.string(fault.message); w.endMap()
       }
       w.endArray(); w.endMap()
     case "RegisterStreamConsumer" =>
@@ -111,26 +107,22 @@ final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
     kib.toInt
   }
 
-  private def refuseOverLimit(stream: BenchStream, entries: Seq[RequestDoc]): Unit = {
-    val limit = stream.maxRecordKiB * 1024L
-    entries.zipWithIndex.foreach { case (entry, i) =>
-      val size = entry.blob("Data").length.toLong +
-        entry.string("PartitionKey").map(_.getBytes(java.nio.charset.StandardCharsets.UTF_8).length).getOrElse(0)
-      if (size > limit) {
-        throw KinesisFault.validation(s"Record ${i + 1} is $size bytes, over the limit of $limit bytes " +
-          s"(MaxRecordSizeInKiB ${stream.maxRecordKiB}) of stream ${stream.name}")
-      }
-    }
-  }
-
-  /** The shard and position a record was stored at, or why it was refused (the shard's write limits). */
-  private def put(stream: BenchStream, entry: RequestDoc): Either[String, (BenchShard, Long)] = {
+  /**
+   * The shard and position a record was stored at, or why it was refused: over the stream's
+   * record size limit, or the shard's write limits.
+   */
+  private def put(stream: BenchStream, entry: RequestDoc): Either[KinesisFault, (BenchShard, Long)] = {
     val key = entry.string("PartitionKey").getOrElse(throw KinesisFault.invalid("PartitionKey is required"))
     val data = entry.blob("Data")
     val shard = stream.shardFor(key, entry.string("ExplicitHashKey"))
     val size = data.length.toLong + key.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
-    if (limits.exists(!_.admitPut(s"${stream.name}/${shard.shardId}", size))) {
-      Left(s"Rate exceeded for shard ${shard.shardId} in stream ${stream.name} under account 000000000000.")
+    val maxSize = stream.maxRecordKiB * 1024L
+    if (size > maxSize) {
+      Left(KinesisFault.invalid(s"Record size $size (data plus partition key) exceeds the stream's max record size " +
+        s"of $maxSize bytes"))
+    } else if (limits.exists(!_.admitPut(s"${stream.name}/${shard.shardId}", size))) {
+      Left(KinesisFault.throttled(
+        s"Rate exceeded for shard ${shard.shardId} in stream ${stream.name} under account 000000000000."))
     } else Right(shard -> shard.append(StoredRecord(key, data, System.currentTimeMillis())))
   }
 
