@@ -53,7 +53,8 @@ def rows(spark):
         return spark.range(start, end).select(data.substr(1, 8).alias("partitionKey"), data.alias("data"))
     big = ids(0, BIG_ROWS, F.expr(f"repeat('x', {BIG - 8})")).withColumn(
         "explicitHashKey", F.when(F.col("partitionKey").cast("int") % 2 == 0, "0").otherwise(str(2 ** 127)))
-    small = ids(BIG_ROWS, BIG_ROWS + SMALL_ROWS, F.lit("-small")).withColumn("explicitHashKey", F.lit(None).cast("string"))
+    small = ids(BIG_ROWS, BIG_ROWS + SMALL_ROWS, F.lit("-small")).withColumn(
+        "explicitHashKey", F.lit(None).cast("string"))
     return big.union(small)
 
 
@@ -116,8 +117,9 @@ def test_micro_batches_read_10_mib_records_whole(spark, bench, written, tmp_path
 def test_real_time_mode_reads_10_mib_records_whole(spark, bench, written, tmp_path, mode, short_batches):
     sink = tmp_path / "sink"
     source = reader(spark, bench, written, minFetchPeriod="200ms", **mode_options(mode))
+    length_and_sha = F.concat_ws(":", F.length("data").cast("string"), F.sha2("data", 256))
     hashed = source.select("sequenceNumber", "shardId", "partitionKey", "approximateArrivalTimestamp",
-                           F.concat_ws(":", F.length("data").cast("string"), F.sha2("data", 256)).cast("binary").alias("data"))
+                           length_and_sha.cast("binary").alias("data"))
     query = start_realtime(hashed, sink, tmp_path / "checkpoint")
     try:
         wait_for(lambda: len(deliveries(sink)) >= BIG_ROWS + SMALL_ROWS, "every row", query, timeout=180)
