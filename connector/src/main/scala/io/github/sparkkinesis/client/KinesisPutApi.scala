@@ -23,10 +23,10 @@ final case class PutFailure(code: String, message: String) extends PutResult
  */
 trait KinesisPutApi {
   /**
-   * Sends one PutRecords call with at most 500 entries and 5 MiB, or one larger entry. Returns, for each entry in
-   * order, where Kinesis stored it or why it was refused. A call refused as a whole for
-   * throttling is reported as every entry refused with the throttling code, so callers retry
-   * both kinds alike; any other failure of the call is thrown.
+   * Sends one PutRecords call with at most 500 entries and 5 MiB, or one larger entry. Returns,
+   * for each entry in order, where Kinesis stored it or why it was refused. A call refused as a
+   * whole for throttling is reported as every entry refused with the throttling code, so
+   * callers retry both kinds alike; any other failure of the call is thrown.
    */
   def putRecords(stream: String, entries: IndexedSeq[PutEntry]): IndexedSeq[PutResult]
 

@@ -108,7 +108,9 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers {
     val api = new FakeKinesisPutApi().recordLimit("orders", 4L * mib)
     val w = writer(api)
     try {
-      Seq("a" -> 100, "b" -> (4 * mib - 1), "c" -> 100, "d" -> (3 * mib)).foreach { case (k, n) => w.write(bytesRow(k, n)) }
+      Seq("a" -> 100, "b" -> (4 * mib - 1), "c" -> 100, "d" -> (3 * mib)).foreach { case (k, n) =>
+        w.write(bytesRow(k, n))
+      }
       val e = intercept[KinesisConnectorException](w.write(bytesRow("e", 4 * mib)))
       e.getMessage should include("stream 'orders' is 4194305 bytes")
       e.getMessage should include("limit of 4194304 bytes (4096 KiB)")
