@@ -99,10 +99,13 @@ def test_the_sink_writes_10_mib_rows_alone_and_small_ones_aggregated(spark, benc
     assert len(sizes) < BIG_ROWS + SMALL_ROWS  # the small rows were aggregated
 
 
-@pytest.mark.parametrize("mode", ("polling", "efo"))
-def test_micro_batches_read_10_mib_records_whole(spark, bench, written, tmp_path, mode):
-    name = f"large_{mode}_{uuid.uuid4().hex[:6]}"
-    query = (digest(reader(spark, bench, written, **mode_options(mode))).writeStream.format("memory")
+@pytest.mark.parametrize("mode, decoder", [("polling", "connector"), ("efo", "connector"), ("efo", "sdk")])
+def test_micro_batches_read_10_mib_records_whole(spark, bench, written, tmp_path, mode, decoder):
+    """Also through the AWS SDK's own decoding (recordDecoder = sdk), whose event stream decoder
+    takes events of at most 24 MiB."""
+    name = f"large_{mode}_{decoder}_{uuid.uuid4().hex[:6]}"
+    source = reader(spark, bench, written, recordDecoder=decoder, **mode_options(mode))
+    query = (digest(source).writeStream.format("memory")
              .queryName(name).option("checkpointLocation", str(tmp_path / "checkpoint"))
              .trigger(availableNow=True).start())
     try:
