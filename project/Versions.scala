@@ -3,7 +3,7 @@ object Versions {
   val project = "0.1.0-SNAPSHOT"
 
   // One SDK for every line: it is shaded into the connector jar, so it never meets the SDK a
-  // Spark release may carry. The first release that knows a stream's MaxRecordSizeInKiB
+  // Spark release may carry. A release that knows a stream's MaxRecordSizeInKiB
   // (records up to 10 MiB), which the sink reads.
   val awsSdk = "2.36.3"
   val scalatest = "3.2.19"
