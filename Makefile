@@ -34,6 +34,9 @@ SBT_PROJECTS := allLines
 JARS := $(ALL_JARS)
 endif
 JARS_DIR := python/pyspark_kinesis/jars
+# The benchmark Kinesis (benchmarks/): make bench's backend, and test-e2e's for records over 1 MiB.
+BENCH_JAR := benchmarks/target/scala-2.13/kinesis-bench.jar
+BENCH_SOURCES := $(shell find benchmarks/src/main -type f) project/Dependencies.scala build.sbt
 
 .PHONY: test-tested-lines help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline
 
@@ -93,7 +96,7 @@ test-python: wheel
 
 # The reliability suite's rows marked reliability_full run only in test-reliability.
 # tests/test_connect.py in a run of its own: PySpark cannot mix classic and Connect sessions.
-test-e2e: wheel
+test-e2e: wheel $(BENCH_JAR)
 	$(PY) -m pytest tests -m "not reliability_full" --ignore=tests/test_connect.py --ignore=tests/test_docs.py \
 	  -v -rs --durations=10
 	$(PY) -m pytest tests/test_connect.py -v -rs
@@ -129,8 +132,8 @@ test:
 
 test-tested-lines: venv docs
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
-	$(SBT) $(SBT_LINT) $(SBT_TESTS) $(SBT_BUILD) | build/test-summary
-	touch $(JARS)
+	$(SBT) $(SBT_LINT) $(SBT_TESTS) $(SBT_BUILD) benchmarks/assembly | build/test-summary
+	touch $(JARS) $(BENCH_JAR)
 	$(MAKE) --no-print-directory test-python test-e2e test-e2e-3.5
 
 # The documentation site (mkdocs.yml, docs/): built with --strict, so a broken link, anchor or
@@ -230,9 +233,6 @@ demo: wheel
 # On demand, never in CI: the connector against the benchmark Kinesis of benchmarks/ (results
 # and chart in tests/benchmarks/results/<date>.md|png). BENCH_ARGS picks rows and builds, e.g.
 # BENCH_ARGS="--rows polling efo"; `make bench-baseline` first adds the build of BENCH_BASELINE.
-BENCH_JAR := benchmarks/target/scala-2.13/kinesis-bench.jar
-BENCH_SOURCES := $(shell find benchmarks/src/main -type f) project/Dependencies.scala build.sbt
-
 $(BENCH_JAR): $(BENCH_SOURCES)
 	$(SBT) benchmarks/assembly
 	touch $@

@@ -3,8 +3,9 @@ object Versions {
   val project = "0.1.0-SNAPSHOT"
 
   // One SDK for every line: it is shaded into the connector jar, so it never meets the SDK a
-  // Spark release may carry. This is the release Spark 4.2 itself is built with.
-  val awsSdk = "2.35.4"
+  // Spark release may carry. A release that knows a stream's MaxRecordSizeInKiB
+  // (records up to 10 MiB), which the sink reads.
+  val awsSdk = "2.36.3"
   val scalatest = "3.2.19"
   // ScalaTest's ScalaCheck bridge for property tests; its version follows ScalaTest's.
   val scalatestScalacheck = "3.2.19.0"

@@ -31,6 +31,8 @@ final class FakeKinesisPutApi extends KinesisPutApi {
   private var refusal: (Int, PutEntry) => Option[String] = (_, _) => None
   private var failure: Option[RuntimeException] = None
   private var listings = 0
+  private val recordLimits = mutable.Map.empty[String, Long]
+  private var describes = 0
   private val active = new AtomicInteger()
   private val mostActive = new AtomicInteger()
   @volatile private var gate: Option[CountDownLatch] = None
@@ -72,6 +74,14 @@ final class FakeKinesisPutApi extends KinesisPutApi {
     all += Shard(shardId(all.size), HashKeyRange(middle + 1, parent.range.end))
   }
 
+  /** `stream` takes records up to `bytes` (its MaxRecordSizeInKiB); 1 MiB unless set. */
+  def recordLimit(stream: String, bytes: Long): this.type = synchronized {
+    recordLimits(stream) = bytes
+    this
+  }
+
+  def describeCalls: Int = synchronized(describes)
+
   def calls: Seq[Call] = synchronized(sent.toSeq)
 
   def listShardsCalls: Int = synchronized(listings)
@@ -108,6 +118,11 @@ final class FakeKinesisPutApi extends KinesisPutApi {
     shardsFor(stream).toSeq.map(s => ShardDescription(s.id, None, None, s.closed, Some(s.range)))
   }
 
+  override def maxRecordBytes(stream: String): Long = synchronized {
+    describes += 1
+    limitOf(stream)
+  }
+
   override def putRecords(stream: String, entries: IndexedSeq[PutEntry]): IndexedSeq[PutResult] = {
     val now = active.incrementAndGet()
     mostActive.accumulateAndGet(now, math.max)
@@ -116,8 +131,8 @@ final class FakeKinesisPutApi extends KinesisPutApi {
       synchronized {
         val bytes = entries.map(_.size.toLong).sum
         require(entries.nonEmpty && entries.size <= 500, s"a PutRecords call of ${entries.size} records")
-        require(bytes <= 5L * 1024 * 1024, s"a PutRecords call of $bytes bytes")
-        entries.foreach(e => require(e.size <= 1024 * 1024, s"a record of ${e.size} bytes"))
+        require(bytes <= 5L * 1024 * 1024 || entries.size == 1, s"a PutRecords call of $bytes bytes")
+        entries.foreach(e => require(e.size <= limitOf(stream), s"a record of ${e.size} bytes"))
         failure.foreach(e => throw e)
         sent += Call(stream, entries.size, bytes, entries.map(_.partitionKey))
         val call = sent.size
@@ -134,6 +149,8 @@ final class FakeKinesisPutApi extends KinesisPutApi {
       }
     } finally active.decrementAndGet()
   }
+
+  private def limitOf(stream: String): Long = recordLimits.getOrElse(stream, KinesisPutApi.DefaultMaxRecordBytes)
 
   private def shardsFor(stream: String): mutable.ArrayBuffer[Shard] =
     shardsOf.getOrElseUpdate(stream, mutable.ArrayBuffer(Shard(shardId(0), HashKeyRange(0, HashKeyRange.MaxHashKey))))

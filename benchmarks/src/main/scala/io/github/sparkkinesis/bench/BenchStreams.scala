@@ -70,6 +70,8 @@ final class BenchStream(val name: String, shardCount: Int, recordsPerShard: Long
   val arn: String = s"arn:aws:kinesis:us-east-1:000000000000:stream/$name"
   val shards: IndexedSeq[BenchShard] = (0 until shardCount).map(i => new BenchShard(this, i, recordsPerShard, recordSize))
   val consumers = new ConcurrentHashMap[String, BenchConsumer]()
+  /** The largest record a put may hold, data plus partition key (MaxRecordSizeInKiB). */
+  @volatile var maxRecordKiB: Int = BenchStream.DefaultMaxRecordKiB
 
   def shard(shardId: String): Option[BenchShard] = {
     val digits = shardId.stripPrefix("shardId-")
@@ -87,6 +89,11 @@ final class BenchStream(val name: String, shardCount: Int, recordsPerShard: Long
     val span = (BigInt(1) << 128) / shards.size
     shards((hashKey / span).min(BigInt(shards.size - 1)).toInt)
   }
+}
+
+object BenchStream {
+  val DefaultMaxRecordKiB = 1024
+  val MostMaxRecordKiB = 10240
 }
 
 final case class BenchConsumer(name: String, arn: String, createdMillis: Long)

@@ -4,6 +4,9 @@ package io.github.sparkkinesis.bench
  * The control plane (streams, shards, consumers) and puts: small answers, written into `w`.
  * ListShards pages are at most 10,000 shards (MaxResults, default 1,000), as on Kinesis. Puts
  * go to the shard Kinesis would pick and, with `limits`, are refused past a shard's write limits.
+ * A stream takes records (data plus partition key) up to its `MaxRecordSizeInKiB` (1024 unless
+ * set at CreateStream or by UpdateMaxRecordSize, at most 10240); a larger one is refused with
+ * InvalidArgumentException (PutRecords: that entry), as kinesis-mock refuses it.
  */
 final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
 
@@ -16,7 +19,13 @@ final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
       val name = request.string("StreamName").getOrElse(throw KinesisFault.invalid("StreamName is required"))
       val shards = request.long("ShardCount").getOrElse(1L)
       if (shards < 1 || shards > 100000) throw KinesisFault.invalid(s"ShardCount $shards is not in 1..100000")
-      if (streams.create(name, shards.toInt, 0L, 0).isEmpty) throw KinesisFault.resourceInUse(s"Stream $name already exists")
+      val maxRecordKiB = recordSizeOf(request).getOrElse(BenchStream.DefaultMaxRecordKiB)
+      val created = streams.create(name, shards.toInt, 0L, 0)
+      created.getOrElse(throw KinesisFault.resourceInUse(s"Stream $name already exists")).maxRecordKiB = maxRecordKiB
+      w.startMap(0); w.endMap()
+    case "UpdateMaxRecordSize" =>
+      val stream = streamOf(request)
+      stream.maxRecordKiB = recordSizeOf(request).getOrElse(throw KinesisFault.validation("MaxRecordSizeInKiB is required"))
       w.startMap(0); w.endMap()
     case "DeleteStream" =>
       if (!streams.delete(streamOf(request).name)) throw KinesisFault.notFound("Stream not found")
@@ -26,7 +35,7 @@ final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
       w.startMap(2); w.key("StreamNames"); w.startArray(names.size); names.foreach(w.string); w.endArray()
       w.key("HasMoreStreams"); w.string("false"); w.endMap()
     case "PutRecord" =>
-      val (shard, position) = put(streamOf(request), request).fold(message => throw KinesisFault.throttled(message), identity)
+      val (shard, position) = put(streamOf(request), request).fold(fault => throw fault, identity)
       w.startMap(2); w.key("SequenceNumber"); w.sequence(shard.sequencePrefix, position)
       w.key("ShardId"); w.string(shard.shardId); w.endMap()
     case "PutRecords" =>
@@ -38,9 +47,9 @@ final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
         case Right((shard, position)) =>
           w.startMap(2); w.key("SequenceNumber"); w.sequence(shard.sequencePrefix, position)
           w.key("ShardId"); w.string(shard.shardId); w.endMap()
-        case Left(message) =>
-          w.startMap(2); w.key("ErrorCode"); w.string("ProvisionedThroughputExceededException")
-          w.key("ErrorMessage"); w.string(message); w.endMap()
+        case Left(fault) =>
+          w.startMap(2); w.key("ErrorCode"); w.string(fault.code)
+          w.key("ErrorMessage"); w.string(fault.message); w.endMap()
       }
       w.endArray(); w.endMap()
     case "RegisterStreamConsumer" =>
@@ -90,14 +99,30 @@ final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
     w.endMap()
   }
 
-  /** The shard and position a record was stored at, or why it was refused (the shard's write limits). */
-  private def put(stream: BenchStream, entry: RequestDoc): Either[String, (BenchShard, Long)] = {
+  private def recordSizeOf(request: RequestDoc): Option[Int] = request.long("MaxRecordSizeInKiB").map { kib =>
+    if (kib < BenchStream.DefaultMaxRecordKiB || kib > BenchStream.MostMaxRecordKiB) {
+      throw KinesisFault.validation(s"MaxRecordSizeInKiB $kib is not in " +
+        s"${BenchStream.DefaultMaxRecordKiB}..${BenchStream.MostMaxRecordKiB}")
+    }
+    kib.toInt
+  }
+
+  /**
+   * The shard and position a record was stored at, or why it was refused: over the stream's
+   * record size limit, or the shard's write limits.
+   */
+  private def put(stream: BenchStream, entry: RequestDoc): Either[KinesisFault, (BenchShard, Long)] = {
     val key = entry.string("PartitionKey").getOrElse(throw KinesisFault.invalid("PartitionKey is required"))
     val data = entry.blob("Data")
     val shard = stream.shardFor(key, entry.string("ExplicitHashKey"))
     val size = data.length.toLong + key.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
-    if (limits.exists(!_.admitPut(s"${stream.name}/${shard.shardId}", size))) {
-      Left(s"Rate exceeded for shard ${shard.shardId} in stream ${stream.name} under account 000000000000.")
+    val maxSize = stream.maxRecordKiB * 1024L
+    if (size > maxSize) {
+      Left(KinesisFault.invalid(s"Record size $size (data plus partition key) exceeds the stream's max record size " +
+        s"of $maxSize bytes"))
+    } else if (limits.exists(!_.admitPut(s"${stream.name}/${shard.shardId}", size))) {
+      Left(KinesisFault.throttled(
+        s"Rate exceeded for shard ${shard.shardId} in stream ${stream.name} under account 000000000000."))
     } else Right(shard -> shard.append(StoredRecord(key, data, System.currentTimeMillis())))
   }
 
@@ -138,7 +163,7 @@ final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
     val stream = streamOf(request)
     w.startMap(1)
     w.key("StreamDescriptionSummary")
-    w.startMap(9)
+    w.startMap(10)
     w.key("StreamName"); w.string(stream.name)
     w.key("StreamARN"); w.string(stream.arn)
     w.key("StreamStatus"); w.string("ACTIVE")
@@ -148,6 +173,7 @@ final class ControlOperations(streams: BenchStreams, limits: Option[Limits]) {
     w.key("EnhancedMonitoring"); w.startArray(0); w.endArray()
     w.key("OpenShardCount"); w.long(stream.shards.size)
     w.key("ConsumerCount"); w.long(stream.consumers.size())
+    w.key("MaxRecordSizeInKiB"); w.long(stream.maxRecordKiB)
     w.endMap()
     w.endMap()
   }

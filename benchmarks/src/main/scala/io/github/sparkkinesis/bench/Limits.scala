@@ -97,6 +97,7 @@ final case class KinesisFault(code: String, status: Int, message: String) extend
 object KinesisFault {
   def notFound(message: String): KinesisFault = KinesisFault("ResourceNotFoundException", 400, message)
   def invalid(message: String): KinesisFault = KinesisFault("InvalidArgumentException", 400, message)
+  def validation(message: String): KinesisFault = KinesisFault("ValidationException", 400, message)
   def throttled(message: String): KinesisFault = KinesisFault("ProvisionedThroughputExceededException", 400, message)
   def limitExceeded(message: String): KinesisFault = KinesisFault("LimitExceededException", 400, message)
   def resourceInUse(message: String): KinesisFault = KinesisFault("ResourceInUseException", 400, message)

@@ -69,13 +69,16 @@ object RecordRun {
     val at = bytes.indexOfSlice(digits)
     (bytes.take(at), bytes.drop(at + digits.length))
   }
-  /** The records from `from` on: at most `maxRecords` of them and `maxBytes` of data. */
+  /**
+   * The records from `from` on: at most `maxRecords` of them and `maxBytes` of data, but always
+   * the first one, however large (a 10 MiB record comes alone, as Kinesis sends it).
+   */
   def take(shard: BenchShard, from: Long, maxRecords: Int, maxBytes: Long): RecordRun = {
     val tip = shard.end
     val end = math.min(tip, from + maxRecords)
     var p = from
     var bytes = 0L
-    while (p < end && bytes + shard.dataSize(p) <= maxBytes) {
+    while (p < end && (p == from || bytes + shard.dataSize(p) <= maxBytes)) {
       bytes += shard.dataSize(p)
       p += 1
     }

@@ -23,13 +23,24 @@ final case class PutFailure(code: String, message: String) extends PutResult
  */
 trait KinesisPutApi {
   /**
-   * Sends one PutRecords call with at most 500 entries and 5 MiB. Returns, for each entry in
-   * order, where Kinesis stored it or why it was refused. A call refused as a whole for
-   * throttling is reported as every entry refused with the throttling code, so callers retry
-   * both kinds alike; any other failure of the call is thrown.
+   * Sends one PutRecords call with at most 500 entries and 5 MiB, or one larger entry. Returns,
+   * for each entry in order, where Kinesis stored it or why it was refused. A call refused as a
+   * whole for throttling is reported as every entry refused with the throttling code, so
+   * callers retry both kinds alike; any other failure of the call is thrown.
    */
   def putRecords(stream: String, entries: IndexedSeq[PutEntry]): IndexedSeq[PutResult]
 
   /** The stream's shards, closed ones included; the sink aggregates per open shard. */
   def listShards(stream: String, pageSize: Int): Seq[ShardDescription]
+
+  /**
+   * The largest record the stream takes, in bytes (data plus partition key): its
+   * `MaxRecordSizeInKiB` (1 to 10 MiB), or 1 MiB when Kinesis names none.
+   */
+  def maxRecordBytes(stream: String): Long
+}
+
+object KinesisPutApi {
+  /** What a stream takes unless it was configured for larger records. */
+  val DefaultMaxRecordBytes: Long = 1024L * 1024
 }

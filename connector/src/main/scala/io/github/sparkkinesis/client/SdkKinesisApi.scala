@@ -54,6 +54,14 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
     }
   }
 
+  override def maxRecordBytes(stream: String): Long = {
+    val request = naming(DescribeStreamSummaryRequest.builder(), stream)(_.streamName(_), _.streamARN(_)).build()
+    call("DescribeStreamSummary", shown(stream), Some(stream)) {
+      Option(client().describeStreamSummary(request).streamDescriptionSummary().maxRecordSizeInKiB())
+        .map(_.longValue * 1024).getOrElse(KinesisPutApi.DefaultMaxRecordBytes)
+    }
+  }
+
   override def shardIterator(stream: String, shardId: String, position: ShardPosition): String = {
     val request =
       naming(SdkPositions.iteratorRequest(shardId, position), stream)(_.streamName(_), _.streamARN(_)).build()

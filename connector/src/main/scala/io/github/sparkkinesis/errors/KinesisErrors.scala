@@ -143,7 +143,8 @@ object KinesisErrors {
   def sinkRecordTooLarge(stream: String, size: Long, dataBytes: Long, keyBytes: Long,
       limit: Long): KinesisConnectorException =
     error("KINESIS_SINK_RECORD_TOO_LARGE", null, "stream" -> stream, "size" -> size.toString,
-      "dataBytes" -> dataBytes.toString, "keyBytes" -> keyBytes.toString, "limit" -> limit.toString)
+      "dataBytes" -> dataBytes.toString, "keyBytes" -> keyBytes.toString, "limit" -> limit.toString,
+      "limitKiB" -> (limit / 1024).toString)
 
   /** `codes` are the Kinesis error codes with how often each was seen, e.g. "InternalFailure (3)". */
   def sinkPutFailed(failed: Long, streams: Seq[String], where: String, attempts: Int,

@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.options
 
-import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisPutApi}
 import io.github.sparkkinesis.errors.KinesisErrors
 
 /** How the sink groups records into PutRecords calls, and retries the records Kinesis refuses. */
@@ -30,8 +30,11 @@ final case class KinesisSinkOptions(
 object KinesisSinkOptions {
   import KinesisOptions._
 
-  /** The Kinesis limit of one record (data plus partition key). */
-  val MaxRecordBytes: Long = 1024L * 1024
+  /**
+   * The largest KPL aggregate the sink builds (with the partition key it goes under): the limit
+   * of every stream, so aggregates fit whatever the stream's own record size limit.
+   */
+  val MaxAggregateBytes: Long = KinesisPutApi.DefaultMaxRecordBytes
 
   val DefaultPutLingerMs = 50L
 

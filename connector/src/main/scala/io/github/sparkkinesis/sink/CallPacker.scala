@@ -34,7 +34,7 @@ private[sink] final case class Packed(entry: PutEntry, rows: IndexedSeq[Pending]
  * too large to fit in an aggregate with the frame's bytes.
  */
 private[sink] final class CallPacker(settings: PutSettings) {
-  private val aggregateLimit = math.min(KinesisSinkOptions.MaxRecordBytes, settings.maxBytesPerPut)
+  private val aggregateLimit = math.min(KinesisSinkOptions.MaxAggregateBytes, settings.maxBytesPerPut)
 
   def pack(lane: Lane): IndexedSeq[Packed] = {
     val call = mutable.ArrayBuffer.empty[Packed]

@@ -21,9 +21,11 @@ final class KinesisDataWriter(
 
   private val counters = new KinesisSinkCounters
   private val batcher = new PutRecordsBatcher(api, options.put, options.connection.where, counters, clock)
+  private val sizeLimits = new RecordSizeLimits(api)
 
   override def write(row: InternalRow): Unit = {
     val (stream, entry) = columns.record(row, options.streamName)
+    sizeLimits.check(stream, entry)
     batcher.add(stream, entry)
   }
 

@@ -8,7 +8,7 @@ import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructField
 
 import io.github.sparkkinesis.client.PutEntry
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.options.{KinesisSinkOptions, KinesisSourceOptions}
+import io.github.sparkkinesis.options.KinesisSourceOptions
 
 /**
  * Where the sink finds each record in the rows it writes: the ordinals of `data` (binary or
@@ -25,7 +25,9 @@ final case class KinesisSinkColumns(
 
   /**
    * The stream and the entry a row becomes. Every check Kinesis would make on one record is
-   * made here, before the row is queued, so a bad row fails the task before it is sent.
+   * made here, before the row is queued, so a bad row fails the task before it is sent; its
+   * size only against the largest any stream takes (the stream's own limit is
+   * [[RecordSizeLimits]]'s).
    */
   def record(row: InternalRow, streamName: Option[String]): (String, PutEntry) = {
     import KinesisSinkColumns._
@@ -66,11 +68,9 @@ final case class KinesisSinkColumns(
       }
       text
     }
-    val keyBytes = key.getBytes(StandardCharsets.UTF_8).length
-    val size = bytes.length.toLong + keyBytes
-    if (size > KinesisSinkOptions.MaxRecordBytes) {
-      throw KinesisErrors.sinkRecordTooLarge(target, size, bytes.length, keyBytes,
-        KinesisSinkOptions.MaxRecordBytes)
+    val size = bytes.length.toLong + key.getBytes(StandardCharsets.UTF_8).length
+    if (size > RecordSizeLimits.MaxBytes) { // More than any stream takes: no need to ask which.
+      throw KinesisErrors.sinkRecordTooLarge(target, size, bytes.length, size - bytes.length, RecordSizeLimits.MaxBytes)
     }
     target -> PutEntry(key, bytes, hashKey, size.toInt)
   }

@@ -69,7 +69,7 @@ final class PutRecordsBatcher(
 
   private def newLane(maxCalls: Int) = new Lane(maxCalls, settings.maxBytesPerPut,
     if (settings.aggregate) None else Some(settings.maxRecordsPerPut),
-    if (settings.aggregate) Some(math.min(KinesisSinkOptions.MaxRecordBytes, settings.maxBytesPerPut)) else None)
+    if (settings.aggregate) Some(math.min(KinesisSinkOptions.MaxAggregateBytes, settings.maxBytesPerPut)) else None)
 
   private val lock = new Object
   private val packer = new CallPacker(settings)

@@ -86,6 +86,52 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers {
     api.calls shouldBe empty
   }
 
+  private def bytesRow(key: String, size: Int): InternalRow =
+    InternalRow(UTF8String.fromString(key), new Array[Byte](size), null)
+
+  test("a stream without a larger limit refuses a row over 1 MiB, naming the limit; nothing is sent") {
+    val api = new FakeKinesisPutApi
+    val w = writer(api)
+    try {
+      w.write(bytesRow("k", 1024 * 1024 - 1)) // exactly 1 MiB with its key
+      val e = intercept[KinesisConnectorException](w.write(bytesRow("k", 1024 * 1024)))
+      e.getCondition shouldBe "KINESIS_SINK_RECORD_TOO_LARGE"
+      e.getMessage should include("stream 'orders' is 1048577 bytes")
+      e.getMessage should include("limit of 1048576 bytes (1024 KiB)")
+      w.abort()
+    } finally w.close()
+    api.calls shouldBe empty
+  }
+
+  test("a stream's MaxRecordSizeInKiB lets larger rows through, each alone in its call, and bounds them") {
+    val mib = 1024 * 1024
+    val api = new FakeKinesisPutApi().recordLimit("orders", 4L * mib)
+    val w = writer(api)
+    try {
+      Seq("a" -> 100, "b" -> (4 * mib - 1), "c" -> 100, "d" -> (3 * mib)).foreach { case (k, n) =>
+        w.write(bytesRow(k, n))
+      }
+      val e = intercept[KinesisConnectorException](w.write(bytesRow("e", 4 * mib)))
+      e.getMessage should include("stream 'orders' is 4194305 bytes")
+      e.getMessage should include("limit of 4194304 bytes (4096 KiB)")
+      w.commit()
+    } finally w.close()
+    api.records("orders").map(_.size).sorted shouldBe Seq(101, 101, 3 * mib + 1, 4 * mib)
+    api.calls.filter(_.bytes > 5L * mib) shouldBe empty
+    api.calls.filter(_.bytes >= 3L * mib).map(_.records) shouldBe Seq(1, 1) // 3 + 4 MiB exceed maxBytesPerPut together
+    api.describeCalls shouldBe 1 // asked once, for the first row over 1 MiB
+  }
+
+  test("rows of 1 MiB or less never ask for the stream's limit") {
+    val api = new FakeKinesisPutApi
+    val w = writer(api)
+    try {
+      w.write(bytesRow("k", 1024 * 1024 - 1))
+      w.commit()
+    } finally w.close()
+    api.describeCalls shouldBe 0
+  }
+
   test("the commit message adds up over tasks, every metric present") {
     val a = KinesisWriterCommitMessage(Map("recordsWritten" -> 2L, "putRetries" -> 1L))
     val b = KinesisWriterCommitMessage(Map("recordsWritten" -> 5L))

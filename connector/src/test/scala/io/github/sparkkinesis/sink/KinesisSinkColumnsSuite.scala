@@ -135,16 +135,16 @@ class KinesisSinkColumnsSuite extends AnyFunSuite with Matchers {
     basic.record(row("k", Array.emptyByteArray), Some("s"))._2.size shouldBe 1
   }
 
-  test("a record over 1 MiB is refused with its size, the parts and the limit") {
+  test("a record over 10 MiB, more than any stream takes, is refused with its size, the parts and the limit") {
     val mib = 1024 * 1024
-    basic.record(row("k", new Array[Byte](mib - 1)), Some("s"))._2.size shouldBe mib
-    val e = rowError(basic, row("kk", new Array[Byte](mib - 1)), Some("big"))
+    basic.record(row("k", new Array[Byte](10 * mib - 1)), Some("s"))._2.size shouldBe 10 * mib
+    val e = rowError(basic, row("kk", new Array[Byte](10 * mib - 1)), Some("big"))
     e.getCondition shouldBe "KINESIS_SINK_RECORD_TOO_LARGE"
     e.getMessage should include("stream 'big'")
-    e.getMessage should include(s"is ${mib + 1} bytes")
-    e.getMessage should include(s"'data' ${mib - 1} bytes")
+    e.getMessage should include(s"is ${10 * mib + 1} bytes")
+    e.getMessage should include(s"'data' ${10 * mib - 1} bytes")
     e.getMessage should include("'partitionKey' 2 bytes")
-    e.getMessage should include("limit of 1048576 bytes (1 MiB)")
+    e.getMessage should include("limit of 10485760 bytes (10240 KiB)")
   }
 
   test("an explicit hash key must be a 128-bit decimal number; null means none") {

@@ -116,6 +116,21 @@ class KplSinkAggregationSuite extends AnyFunSuite with Matchers {
     lone.records("s").map(e => (e.partitionKey, text(e.data))) shouldBe Seq("k" -> "only")
   }
 
+  test("a row over 1 MiB, on a stream that takes it, goes alone; the rows around it still share 1 MiB aggregates") {
+    val api = new FakeKinesisPutApi().recordLimit("s", 10L * 1024 * 1024)
+    val w = new Writer(api)
+    val big = "B" * (10 * 1024 * 1024 - 4) // with its key "key1", 10 MiB
+    w.write(rows(3, 2) ++ Seq(entry(big, "key1")) ++ rows(3, 2, from = 2))
+    w.finish()
+    api.records("s").map(e => text(e.data)) should contain(big)
+    aggregates(api) should not be empty
+    aggregates(api).foreach(_.size should be <= 1024 * 1024)
+    val read = api.userRecords("s").map(_._2)
+    read.filter(_.partitionKey == "key1").map(r => text(r.data)) shouldBe
+      Seq("key1:0", "key1:1", big, "key1:2", "key1:3")
+    read.size shouldBe 13
+  }
+
   test("explicit hash keys choose the shard and stay with their rows") {
     val api = new FakeKinesisPutApi().shards("s", 2)
     val w = new Writer(api)

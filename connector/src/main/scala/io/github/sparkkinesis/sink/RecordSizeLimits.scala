@@ -1,0 +1,32 @@
+package io.github.sparkkinesis.sink
+
+import scala.collection.mutable
+
+import io.github.sparkkinesis.client.{KinesisPutApi, PutEntry}
+import io.github.sparkkinesis.errors.KinesisErrors
+
+/**
+ * Refuses a record larger than its stream takes. Every stream takes 1 MiB (data plus partition
+ * key); one configured for larger records (`MaxRecordSizeInKiB`) up to 10 MiB. A stream's limit
+ * is asked of Kinesis (DescribeStreamSummary) only when a record over 1 MiB is bound for it,
+ * once per writer, so writing ordinary rows costs no call and no extra permission. Called by
+ * the writer's thread only.
+ */
+private[sink] final class RecordSizeLimits(api: KinesisPutApi) {
+  private val limits = mutable.HashMap.empty[String, Long]
+
+  def check(stream: String, entry: PutEntry): Unit = {
+    if (entry.size > KinesisPutApi.DefaultMaxRecordBytes) {
+      val limit = limits.getOrElseUpdate(stream, api.maxRecordBytes(stream))
+      if (entry.size > limit) {
+        val dataBytes = entry.data.length.toLong
+        throw KinesisErrors.sinkRecordTooLarge(stream, entry.size, dataBytes, entry.size - dataBytes, limit)
+      }
+    }
+  }
+}
+
+private[sink] object RecordSizeLimits {
+  /** The most any stream takes (a `MaxRecordSizeInKiB` of 10240). */
+  val MaxBytes: Long = 10L * 1024 * 1024
+}
