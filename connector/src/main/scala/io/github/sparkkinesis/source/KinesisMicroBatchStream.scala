@@ -82,7 +82,7 @@ final class KinesisMicroBatchStream(
     prefetcher.release(startOffset.shards)
     val tracked = shards.trackNewShards(startOffset.shards)
     prefetcher.track(tracked, shards.parentsOf(tracked.keySet), shards.rangeChecks)
-    consumers.foreach(c => prefetcher.useConsumers(c.resolve()))
+    consumers.foreach(c => prefetcher.useConsumers(c.resolve(force = prefetcher.takeConsumerDeleted())))
     prefetcher.start()
     if (!started) {
       // The first trigger waits for one round, so Trigger.Once and restarts find data at once.
