@@ -112,7 +112,9 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
       !listed.contains(key) && !position.isInstanceOf[ShardPosition.ShardEnd]
     }
     expired.foreach { case (key, position) =>
-      val children = listed.collect { case (child, d) if child.stream == key.stream && d.parents.contains(key.shardId) => child.shardId }
+      val children = listed.collect {
+        case (child, d) if child.stream == key.stream && d.parents.contains(key.shardId) => child.shardId
+      }
       val left = if (children.isEmpty) "not in this shard: Kinesis no longer lists it (it closed longer ago " +
         "than the retention period)"
       else s"in its child shards ${children.toSeq.sorted.mkString(", ")}: Kinesis no longer lists the shard " +

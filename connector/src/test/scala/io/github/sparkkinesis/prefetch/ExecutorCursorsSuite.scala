@@ -100,7 +100,8 @@ class ExecutorCursorsSuite extends AnyFunSuite with Matchers {
     ExecutorCursors.release(instance, old)
     val created = Seq.newBuilder[Option[String]]
 
-    PrefetchTask.run(r => { created += Some("arn:consumer/etl:2"); new FakeReader(r.shard, r.from, Some("arn:consumer/etl:2")) },
+    PrefetchTask.run(
+      r => { created += Some("arn:consumer/etl:2"); new FakeReader(r.shard, r.from, Some("arn:consumer/etl:2")) },
       Seq(ShardFetchRequest(shard(0), start)),
       work(instance, Map(shard(0) -> here)).copy(consumers = Map("clicks" -> "arn:consumer/etl:2")),
       store = new FakeSink(here))

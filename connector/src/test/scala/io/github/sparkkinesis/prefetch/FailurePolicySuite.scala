@@ -31,7 +31,8 @@ class FailurePolicySuite extends AnyFunSuite with Matchers {
 
   test("a round that found its consumer deleted is retried, and noted once for the stream to register it again") {
     val policy = new FailurePolicy
-    val deleted = KinesisErrors.efoConsumerDeleted("s/shardId-0", "arn:consumer", "endpoint e", new RuntimeException("gone"))
+    val deleted =
+      KinesisErrors.efoConsumerDeleted("s/shardId-0", "arn:consumer", "endpoint e", new RuntimeException("gone"))
     policy.takeConsumerDeleted() shouldBe false
     policy.failed(new RuntimeException("job failed", deleted)) shouldBe Some(1000L)
     policy.takeConsumerDeleted() shouldBe true
