@@ -87,7 +87,8 @@ class Moto:
         return arn
 
     def assumed_roles(self, role_arn=None):
-        """Every AssumeRole moto answered (session_name, external_id, role_arn, expiration, ...)."""
+        """Every AssumeRole moto answered, oldest first (session_name, external_id, role_arn,
+        access_key_id, ...; not when the credentials expire)."""
         data = json.loads(self._moto_api("data.json"))
         roles = data.get("sts", {}).get("AssumedRole", [])
         return [r for r in roles if role_arn is None or r.get("role_arn") == role_arn]

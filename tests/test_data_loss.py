@@ -1,10 +1,24 @@
 """End to end, failOnDataLoss: a query restarted after records it had not read yet were deleted
-by retention (the fault proxy emulates the trim) fails with KINESIS_DATA_LOSS, or with
-failOnDataLoss=false goes on from the oldest record left and counts the loss."""
+by retention fails with KINESIS_DATA_LOSS, or with failOnDataLoss=false goes on with what is
+left and counts the loss. Two ways records expire, both emulated by the fault proxy (the local
+Kinesis keeps records a day at least): the oldest records of an open shard are trimmed, or a
+reshard closed the shard the checkpoint names and the shard itself expired, so ListShards no
+longer lists it."""
 
 import pytest
 
 from streaming import READ_MODES, kinesis_reader, make_records, mode_options, run_available_now
+
+SHARD = "shardId-000000000000"
+
+
+def data_loss_events(query):
+    return max(int(p["sources"][0]["metrics"].get("dataLossEvents", 0)) for p in query.recentProgress
+               if p["sources"][0].get("metrics"))
+
+
+def sink_keys(spark, out):
+    return sorted(r.partitionKey for r in spark.read.parquet(str(out)).collect())
 
 
 @pytest.mark.parametrize("mode", READ_MODES)
@@ -18,16 +32,47 @@ def test_records_trimmed_before_a_restart_fail_the_query_or_are_counted(spark, k
 
     later = make_records(6, "later")
     seqs = [seq for _, seq in kinesis.put_records(stream, later)]
-    fault_proxy.trim(stream, "shardId-000000000000", seqs[3])  # later[0:3] expire unread
+    fault_proxy.trim(stream, SHARD, seqs[3])  # later[0:3] expire unread
 
     with pytest.raises(Exception, match="KINESIS_DATA_LOSS") as failure:
         run_available_now(kinesis_reader(spark, kinesis, stream, **read), out, checkpoint)
-    assert "shardId-000000000000" in str(failure.value) and seqs[3] in str(failure.value)
+    assert SHARD in str(failure.value) and seqs[3] in str(failure.value)
 
     query = run_available_now(kinesis_reader(spark, kinesis, stream, failOnDataLoss="false", **read), out, checkpoint)
-    keys = sorted(r.partitionKey for r in spark.read.parquet(str(out)).collect())
-    assert keys == sorted(k for k, _ in first + later[3:])
-    losses = max(int(p["sources"][0]["metrics"].get("dataLossEvents", 0)) for p in query.recentProgress
-                 if p["sources"][0].get("metrics"))
-    assert losses == 1
+    assert sink_keys(spark, out) == sorted(k for k, _ in first + later[3:])
+    assert data_loss_events(query) == 1
     assert fault_proxy.injected[("GetShardIterator", "trimmed")] > 0
+
+
+@pytest.mark.parametrize("mode", READ_MODES)
+def test_a_reshard_whose_parent_expired_while_the_query_was_stopped_fails_or_goes_on_with_the_children(
+        spark, kinesis, fault_proxy, tmp_path, mode):
+    """The checkpoint names a shard Kinesis no longer lists: split while the query was stopped,
+    then past the retention period (the proxy hides it from ListShards and refuses reads of it)."""
+    stream = kinesis.create_stream(shards=1)
+    read = dict(mode_options(mode), endpoint=fault_proxy.endpoint)
+    out, checkpoint = tmp_path / "out", tmp_path / "checkpoint"
+    first = make_records(3, "first")
+    kinesis.put_records(stream, first)
+    run_available_now(kinesis_reader(spark, kinesis, stream, **read), out, checkpoint)
+
+    kinesis.put_records(stream, make_records(4, "expired"))  # never read: gone with the parent
+    parent = kinesis.client.list_shards(StreamName=stream)["Shards"][0]
+    middle = (int(parent["HashKeyRange"]["StartingHashKey"]) + int(parent["HashKeyRange"]["EndingHashKey"])) // 2
+    kinesis.client.split_shard(StreamName=stream, ShardToSplit=SHARD, NewStartingHashKey=str(middle))
+    kinesis.wait_active(stream)
+    children = sorted(s["ShardId"] for s in kinesis.client.list_shards(StreamName=stream)["Shards"]
+                      if s.get("ParentShardId") == SHARD)
+    later = make_records(8, "later")
+    later_shards = {shard for shard, _ in kinesis.put_records(stream, later)}
+    assert later_shards <= set(children) and len(children) == 2
+    fault_proxy.expire(stream, SHARD)
+
+    with pytest.raises(Exception, match="KINESIS_DATA_LOSS") as failure:
+        run_available_now(kinesis_reader(spark, kinesis, stream, **read), out, checkpoint)
+    message = str(failure.value)
+    assert f"{stream}/{SHARD}" in message and ", ".join(children) in message
+
+    query = run_available_now(kinesis_reader(spark, kinesis, stream, failOnDataLoss="false", **read), out, checkpoint)
+    assert sink_keys(spark, out) == sorted(k for k, _ in first + later)
+    assert data_loss_events(query) == 1

@@ -47,7 +47,15 @@ proxy.trim(stream, shard_id, sequence_number) emulates retention: iterators and 
 that would start before that record (TRIM_HORIZON, or an older sequence number) start at it;
 counted as injected[(op, "trimmed")].
 
-proxy.calls counts requests per operation; proxy.clear() removes the faults; proxy.close() stops it.
+proxy.expire(stream, shard_id) emulates a closed shard past the retention period: ListShards no
+longer lists it, GetShardIterator and SubscribeToShard on it answer ResourceNotFoundException;
+counted as injected[(op, "expired")].
+
+proxy.refuse_expired_credentials(expiry_of) refuses requests signed with credentials past their
+expiry (expiry_of: access key id -> epoch seconds or None) with ExpiredTokenException, as AWS does.
+
+proxy.calls counts requests per operation, proxy.signed_by per (operation, access key id signed
+with); proxy.clear() removes the faults; proxy.close() stops it.
 """
 
 from .fault import Fault

@@ -7,15 +7,17 @@ import json
 import logging
 import random
 import threading
+import time
 from collections import OrderedDict
 
 import cbor2
 
 from . import awsbody, eventstream
+from .expired import ExpiredShards
 from .fault import Fault
 from .limits import Limits
 from .server import Cut, Reply, Request, Server
-from .shards import ShardMap, auth_of
+from .shards import ShardMap, access_key_of, auth_of
 from .upstream import Upstream
 
 log = logging.getLogger("faults")
@@ -36,9 +38,12 @@ class FaultProxy:
         self._limits_on, self._limits = False, Limits()
         self._emulate_shard_end = True
         self._trimmed = {}  # (stream, shard) -> the oldest sequence number left
+        self._expired = ExpiredShards()
+        self._expiry_of = None  # access key id -> when its credentials expire (epoch seconds), or None
         self._shards = ShardMap(self._upstream)
         self._iterators = OrderedDict()  # shard iterator -> (stream, shard), for per-shard limits
         self._injected, self._calls = collections.Counter(), collections.Counter()
+        self._signed_by = collections.Counter()  # (operation, access key id) -> requests
         self._counts_lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="fault-proxy", daemon=True)
@@ -60,6 +65,12 @@ class FaultProxy:
         """Counter operation -> requests seen (a snapshot)."""
         with self._counts_lock:
             return collections.Counter(self._calls)
+
+    @property
+    def signed_by(self):
+        """Counter (operation, access key id the request was signed with) -> requests (a snapshot)."""
+        with self._counts_lock:
+            return collections.Counter(self._signed_by)
 
     def add(self, fault):
         if not isinstance(fault, Fault):
@@ -85,6 +96,19 @@ class FaultProxy:
         injected[(op, "trimmed")]."""
         with self._lock:
             self._trimmed[(stream, shard_id)] = int(sequence_number)
+
+    def refuse_expired_credentials(self, expiry_of):
+        """Refuse requests signed with credentials past their expiry, as AWS does, with
+        ExpiredTokenException; counted as injected[(op, "ExpiredTokenException")]. `expiry_of`
+        maps an access key id to when its credentials expire (epoch seconds), or None (never);
+        it is called off the proxy's loop, so it may block."""
+        self._expiry_of = expiry_of
+
+    def expire(self, stream, shard_id):
+        """Emulates a closed shard past the stream's retention (see expired.py): ListShards no
+        longer lists it, and GetShardIterator and SubscribeToShard on it are refused with
+        ResourceNotFoundException, counted as injected[(op, "expired")]."""
+        self._expired.add(stream, shard_id)
 
     def close(self):
         if self._loop.is_closed():
@@ -121,6 +145,10 @@ class FaultProxy:
         operation = request.operation
         with self._counts_lock:
             self._calls[operation] += 1
+            self._signed_by[(operation, access_key_of(request.headers))] += 1
+        if self._expiry_of is not None and await self._expired_credentials(request):
+            return self._error(request, operation, "ExpiredTokenException",
+                               "The security token included in the request is expired")
         fault = self._pick(operation, ("error", "delay", "reset", "hang") + STREAM_FAULTS)
         if fault is not None and fault.kind not in STREAM_FAULTS:
             if fault.kind == "error":
@@ -132,6 +160,9 @@ class FaultProxy:
             if fault.kind == "delay":
                 await asyncio.sleep(fault.seconds)
         document = awsbody.decode(request.body, request.header("content-type"))
+        if expired := self._expired.named_by(operation, document):
+            return self._error(request, operation, "ResourceNotFoundException",
+                               f"Shard {expired[1]} in stream {expired[0]} does not exist", "expired")
         if operation in ("GetShardIterator", "SubscribeToShard"):
             request, document = self._past_trim_horizon(request, document, operation)
         if operation == "SubscribeToShard":
@@ -148,12 +179,19 @@ class FaultProxy:
         elif (operation == "GetRecords" and self._limits_on
               and (refused := self._get_records_refused(request, document))):
             return refused
+        elif operation == "ListShards":
+            reply = Reply(*self._expired.listed(document, *await self._upstream.call(request.headers, request.body)))
         else:
             reply = Reply(*await self._upstream.call(request.headers, request.body))
         if reply.status == 200:
             self._track(operation, document, reply)
         reply.reset = fault is not None and fault.kind == "reset"
         return reply
+
+    async def _expired_credentials(self, request):
+        key = access_key_of(request.headers)
+        expires = key and await self._loop.run_in_executor(None, self._expiry_of, key)
+        return expires is not None and expires < time.time()
 
     def _past_trim_horizon(self, request, document, operation):
         """The request, its start moved up to the trim horizon set by trim() when it was older."""

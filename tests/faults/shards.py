@@ -17,6 +17,13 @@ def auth_of(headers):
     return [(k, v) for k, v in headers if k.lower() in AUTH_HEADERS]
 
 
+def access_key_of(headers):
+    """The access key id a request was signed with (SigV4's Credential=<key id>/...), or None."""
+    authorization = next((v for k, v in headers if k.lower() == "authorization"), "")
+    _, found, rest = authorization.partition("Credential=")
+    return rest.split("/", 1)[0] if found else None
+
+
 def hash_key(partition_key, explicit_hash_key=None):
     """The 128-bit hash key Kinesis routes a record by."""
     if explicit_hash_key is not None:

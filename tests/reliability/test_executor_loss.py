@@ -23,16 +23,19 @@ RECORDS = 2000
 
 
 class App:
-    """The spark-submit process, its last ROWS count read by a thread."""
+    """The spark-submit process, its last ROWS count read by a thread. `confs`: more Spark
+    settings ({key: value})."""
 
-    def __init__(self, config, log, app=APP, master="local-cluster[2,1,1024]"):
+    def __init__(self, config, log, app=APP, master="local-cluster[2,1,1024]", confs=None):
         import pyspark_kinesis
 
         bin_dir = Path(sys.executable).parent
         env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
+        settings = [arg for key, value in {"spark.ui.enabled": "false", **(confs or {})}.items()
+                    for arg in ("--conf", f"{key}={value}")]
         self.log = open(log, "w")
         self.process = subprocess.Popen(
-            [str(bin_dir / "spark-submit"), "--master", master, "--conf", "spark.ui.enabled=false",
+            [str(bin_dir / "spark-submit"), "--master", master, *settings,
              "--jars", pyspark_kinesis.jar_path(), str(app), json.dumps(config)],
             env=env, stdout=subprocess.PIPE, stderr=self.log, text=True)
         self.rows, self.started, self.done = 0, False, False

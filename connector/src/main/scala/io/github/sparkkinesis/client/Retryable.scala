@@ -9,7 +9,7 @@ import software.amazon.awssdk.core.exception.{SdkClientException, SdkException, 
 import software.amazon.awssdk.core.retry.RetryUtils
 import software.amazon.awssdk.services.kinesis.model.{
   InternalFailureException, KinesisException, LimitExceededException, ProvisionedThroughputExceededException,
-  ResourceInUseException
+  ResourceInUseException, ResourceNotFoundException
 }
 
 /**
@@ -61,6 +61,10 @@ object Retryable {
 
   /** Whether Kinesis refused a call because the resource is in use (a subscription still held). */
   def resourceInUse(failure: Throwable): Boolean = causes(failure).exists(_.isInstanceOf[ResourceInUseException])
+
+  /** Whether Kinesis refused a call because what it names does not exist (a consumer deregistered meanwhile). */
+  def resourceNotFound(failure: Throwable): Boolean =
+    causes(failure).exists(_.isInstanceOf[ResourceNotFoundException])
 
   /** Whether a PutRecords entry refused with `code` is worth sending again. */
   def entryCode(code: String): Boolean = !FinalCodes.contains(code)

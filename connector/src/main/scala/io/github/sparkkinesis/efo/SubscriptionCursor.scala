@@ -256,6 +256,9 @@ final class SubscriptionCursor(
   private def failed(error: Throwable): Unit = {
     consecutiveFailures += 1
     if (!isRetryable(error)) {
+      if (Retryable.resourceNotFound(error)) {
+        throw KinesisErrors.efoConsumerDeleted(shard.toString, consumerArn, where, rootOf(error))
+      }
       throw KinesisErrors.efoSubscriptionFailed(shard.toString, consumerArn, where, rootOf(error))
     }
     if (consecutiveFailures >= settings.maxConsecutiveFailures) {

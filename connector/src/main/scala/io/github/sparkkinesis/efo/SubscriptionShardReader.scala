@@ -20,6 +20,7 @@ final class SubscriptionShardReader(cursor: SubscriptionCursor, maxWaitMs: Long,
   override def position: ShardPosition = if (pending.isEmpty) cursor.position else handedOut
   override def isEnded: Boolean = pending.isEmpty && cursor.isEnded
   override def atTip: Boolean = lastAtTip && pending.isEmpty
+  override def consumer: Option[String] = Some(cursor.consumerArn)
   override def throttleEvents: Int = 0 // a subscription is pushed to, never throttled per call
 
   override def fetch(): RecordBatch = {

@@ -154,7 +154,8 @@ object KinesisErrors {
       "attempts" -> attempts.toString, "codes" -> codes.mkString(", "))
 
   /** Conditions a retry can fix (a passing service fault); the others end the query at once. */
-  private val Retryable = Set("KINESIS_API_FAILED", "KINESIS_ENDPOINT_UNREACHABLE")
+  // A deleted consumer is registered again by the driver (EfoConsumers) before the next rounds.
+  private val Retryable = Set("KINESIS_API_FAILED", "KINESIS_ENDPOINT_UNREACHABLE", "KINESIS_EFO_CONSUMER_DELETED")
 
   def isRetryable(error: KinesisError): Boolean = Retryable.contains(error.getCondition)
 
@@ -180,6 +181,11 @@ object KinesisErrors {
   def efoSubscriptionFailed(shard: String, consumer: String, where: String,
       cause: Throwable): KinesisConnectorException =
     error("KINESIS_EFO_SUBSCRIPTION_FAILED", cause, "shard" -> shard, "consumer" -> consumer,
+      "where" -> where, "reason" -> describe(cause))
+
+  def efoConsumerDeleted(shard: String, consumer: String, where: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_EFO_CONSUMER_DELETED", cause, "shard" -> shard, "consumer" -> consumer,
       "where" -> where, "reason" -> describe(cause))
 
   def efoSubscriptionInUse(shard: String, consumer: String, attempts: Int,

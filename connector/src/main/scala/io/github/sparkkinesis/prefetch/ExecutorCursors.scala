@@ -18,7 +18,8 @@ import io.github.sparkkinesis.reader.ShardReader
  * the one task that acquired it or to this cache, never both. Lifecycle: a task [[acquire]]s a
  * reader (the cached one if it stands where the task starts, else a new one) and [[release]]s
  * it when done. A cached reader is closed when
- *  - a task asks for its shard from another position (its answer was lost with a failed task);
+ *  - a task asks for its shard from another position (its answer was lost with a failed task),
+ *    or with another consumer (the query registered its deleted consumer again);
  *  - its shard is read on another executor now, or no longer tracked ([[releaseUnowned]], run
  *    by each prefetch task of the query);
  *  - it was idle for [[MaxIdleNanos]] (checked whenever the cache is used);
@@ -39,13 +40,18 @@ private[sparkkinesis] object ExecutorCursors {
   private val stopped = ConcurrentHashMap.newKeySet[String]()
   private val MaxStoppedRemembered = 10000
 
-  /** The cached cursor when it stands exactly at `from`, else a new one. Exclusive until released. */
-  def acquire(streamInstance: String, shard: ShardKey, from: ShardPosition)(create: => ShardReader): ShardReader = {
+  /**
+   * The cached cursor when it stands exactly at `from` and reads with `consumer` (None: polls),
+   * else a new one. Exclusive until released.
+   */
+  def acquire(streamInstance: String, shard: ShardKey, from: ShardPosition, consumer: Option[String] = None)(
+      create: => ShardReader): ShardReader = {
     evictIdle()
     Option(cache.remove(Key(streamInstance, shard))).map(_.cursor) match {
-      case Some(reader) if reader.position == from => reader
+      case Some(reader) if reader.position == from && reader.consumer == consumer => reader
       case other =>
-        other.foreach(_.close()) // stands elsewhere: its answer was lost with a failed task
+        // Stands elsewhere (its answer was lost with a failed task), or its consumer was deleted.
+        other.foreach(_.close())
         create
     }
   }

@@ -6,12 +6,14 @@ import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
  * What a failed prefetch round means for the query: a Kinesis error that retrying cannot fix
  * (access denied, stream gone) ends it at once; anything else is retried, waiting a second
  * longer each time, until [[FailurePolicy.MaxFailuresInARow]] rounds in a row failed. The error
- * that ended it is rethrown to the stream (ARCHITECTURE.md invariant 6). Not thread-safe; the
- * [[Prefetcher]] guards it.
+ * that ended it is rethrown to the stream (ARCHITECTURE.md invariant 6). A round that found
+ * its EFO consumer deleted is noted, so the stream registers it again at once. Not
+ * thread-safe; the [[Prefetcher]] guards it.
  */
 final class FailurePolicy {
   private var inARow = 0
   private var fatalError: Option[Throwable] = None
+  private var consumerDeleted = false
 
   /** The error that ended prefetching, if one did. */
   def fatal: Option[Throwable] = fatalError
@@ -20,11 +22,22 @@ final class FailurePolicy {
 
   def succeeded(): Unit = inARow = 0
 
+  /** Whether a round failed because its EFO consumer was deleted, since the last time this was asked. */
+  def takeConsumerDeleted(): Boolean = {
+    val deleted = consumerDeleted
+    consumerDeleted = false
+    deleted
+  }
+
   /** Records a failed round: how long to wait before the next one, or None when prefetching must end. */
   def failed(e: Throwable): Option[Long] = {
     val causes = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).toSeq
     val permanent = causes.collectFirst { case k: KinesisError if !KinesisErrors.isRetryable(k) => k }
     inARow += 1
+    consumerDeleted ||= causes.exists {
+      case k: KinesisError => k.getCondition == "KINESIS_EFO_CONSUMER_DELETED"
+      case _ => false
+    }
     if (permanent.isDefined || inARow >= FailurePolicy.MaxFailuresInARow) {
       fatalError = Some(permanent.map(_.asInstanceOf[Throwable]).getOrElse(e))
       None

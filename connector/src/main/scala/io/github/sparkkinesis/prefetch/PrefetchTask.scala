@@ -105,7 +105,8 @@ object PrefetchTask {
     ExecutorCursors.releaseUnowned(work.streamInstance, store.location, work.owners, requests.map(_.shard).toSet)
     val deadline = clock.nanoTime() + work.fetch.maxFetchDurationMs * 1000000L
     var runs = requests.map { r =>
-      new ShardRun(r, ExecutorCursors.acquire(work.streamInstance, r.shard, r.from)(newReader(r)),
+      val consumer = work.consumers.get(r.shard.stream)
+      new ShardRun(r, ExecutorCursors.acquire(work.streamInstance, r.shard, r.from, consumer)(newReader(r)),
         work.splitAtArrivalMillis)
     }
     var kpl = KplCounts.Zero

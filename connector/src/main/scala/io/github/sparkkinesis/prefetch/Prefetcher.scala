@@ -154,6 +154,9 @@ final class Prefetcher(
 
   def checkHealthy(): Unit = synchronized(failures.fatal.foreach(e => throw e))
 
+  /** Whether a round found an EFO consumer deleted since the last call: the stream then resolves its consumers again. */
+  def takeConsumerDeleted(): Boolean = synchronized(failures.takeConsumerDeleted())
+
   def metrics: Map[String, String] =
     synchronized(counters.report(index, statuses, if (consumers.isEmpty) None else Some(readers), rounds))
 

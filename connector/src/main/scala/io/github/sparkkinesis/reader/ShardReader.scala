@@ -19,6 +19,9 @@ trait ShardReader {
   /** Whether the last fetch reached the tip of the shard. */
   def atTip: Boolean
 
+  /** The enhanced fan-out consumer (ARN) it subscribes with; None when it polls. */
+  def consumer: Option[String] = None
+
   /** How often Kinesis throttled this reader. */
   def throttleEvents: Int
 

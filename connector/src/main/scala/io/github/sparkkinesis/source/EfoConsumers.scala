@@ -9,8 +9,9 @@ import io.github.sparkkinesis.options.{EfoSettings, KinesisSourceOptions}
 /**
  * The enhanced fan-out consumer of each stream a query reads (ARCHITECTURE.md invariant 8): reused
  * when registered under its name, else registered and awaited until ACTIVE; checked again
- * every `consumerRefreshInterval`, so a consumer deregistered behind the query's back is
- * registered again; deregistered on stop when `requireConsumerDeregistration` is true.
+ * every `consumerRefreshInterval`, and at once when a subscription found it gone, so a consumer
+ * deregistered behind the query's back is registered again; deregistered on stop when
+ * `requireConsumerDeregistration` is true.
  */
 final class EfoConsumers(options: KinesisSourceOptions, efo: EfoSettings, sparkContext: => SparkContext, name: String)
   extends Logging {
@@ -19,9 +20,10 @@ final class EfoConsumers(options: KinesisSourceOptions, efo: EfoSettings, sparkC
   private var arns = Map.empty[String, String] // stream -> consumer ARN
   private var checkedNanos = Long.MinValue
 
-  /** The consumer ARN of each stream, registering or checking them when due. */
-  def resolve(): Map[String, String] = {
-    val due = checkedNanos == Long.MinValue || System.nanoTime() - checkedNanos >= efo.refreshIntervalMs * 1000000L
+  /** The consumer ARN of each stream, registering or checking them when due, or now when `force`d. */
+  def resolve(force: Boolean = false): Map[String, String] = {
+    val due = force || checkedNanos == Long.MinValue ||
+      System.nanoTime() - checkedNanos >= efo.refreshIntervalMs * 1000000L
     if (due) {
       lazy val queryId = Option(sparkContext.getLocalProperty("sql.streaming.queryId"))
         .getOrElse(java.util.UUID.randomUUID().toString)

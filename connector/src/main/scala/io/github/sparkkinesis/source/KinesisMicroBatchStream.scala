@@ -82,7 +82,7 @@ final class KinesisMicroBatchStream(
     prefetcher.release(startOffset.shards)
     val tracked = shards.trackNewShards(startOffset.shards)
     prefetcher.track(tracked, shards.parentsOf(tracked.keySet), shards.rangeChecks)
-    consumers.foreach(c => prefetcher.useConsumers(c.resolve()))
+    consumers.foreach(c => prefetcher.useConsumers(c.resolve(force = prefetcher.takeConsumerDeleted())))
     prefetcher.start()
     if (!started) {
       // The first trigger waits for one round, so Trigger.Once and restarts find data at once.
@@ -127,8 +127,12 @@ final class KinesisMicroBatchStream(
 
   override def commit(end: Offset): Unit = prefetcher.release(end.asInstanceOf[KinesisSourceOffset].shards)
 
-  override def metrics(latestConsumedOffset: Optional[Offset]): java.util.Map[String, String] =
-    (prefetcher.metrics + ("idleWaitMs" -> lastIdleWaitMs.toString)).asJava
+  override def metrics(latestConsumedOffset: Optional[Offset]): java.util.Map[String, String] = {
+    val prefetched = prefetcher.metrics
+    // Losses the readers found, and shards that expired before the query read them to their end.
+    val lost = prefetched.get("dataLossEvents").map(_.toLong).getOrElse(0L) + shards.dataLossEvents
+    (prefetched + ("dataLossEvents" -> lost.toString) + ("idleWaitMs" -> lastIdleWaitMs.toString)).asJava
+  }
 
   override def stop(): Unit = {
     prefetcher.stop()

@@ -23,6 +23,10 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
   // Every shard's hash-key range and range check ever listed (they never change), also for a shard that expired since.
   private var ranges = Map.empty[ShardKey, HashKeyRange]
   private var checks = Map.empty[ShardKey, RangeCheck]
+  private var expiredShards = 0L
+
+  /** Tracked shards dropped unread to their end because Kinesis no longer listed them (see [[dropExpired]]). */
+  def dataLossEvents: Long = expiredShards
 
   /** What the last listing said about each shard. */
   def descriptions: Map[ShardKey, ShardDescription] = shardDescriptions
@@ -66,13 +70,15 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
    * longer lists it), and is not taken for a new shard while Kinesis still lists it. Lists the
    * shards when `shardFetchInterval` has passed since the last listing, and ten times as long
    * as that listing took (thousands of shards take seconds to list: triggers must not spend
-   * their time on it), or when `force`d.
+   * their time on it), or when `force`d. A shard the listing no longer names is dropped as
+   * expired ([[dropExpired]]).
    */
   def trackNewShards(tracked: Map[ShardKey, ShardPosition], force: Boolean = false): Map[ShardKey, ShardPosition] = {
     val interval = math.max(options.shardFetchIntervalMs * 1000000L, ShardTracker.ListingShare * listingTookNanos)
     val due = force || lastListingNanos == Long.MinValue || clock.nanoTime() - lastListingNanos >= interval
     if (!due) return tracked
     val listed = listShards()
+    val live = dropExpired(tracked, listed)
     val children = listed.toSeq.flatMap { case (key, d) => d.parents.map(p => ShardKey(key.stream, p) -> key) }
       .groupBy(_._1).map { case (parent, pairs) => parent -> pairs.map(_._2) }
     // Read before: every child is tracked, or (after later reshards dropped the children in
@@ -86,10 +92,43 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
         (children(key).forall(c => tracked.contains(c)) || descendants(key).exists(tracked.contains))
     val added = listed.keySet.diff(tracked.keySet).filterNot(key => listed(key).closed && consumed(key))
     if (added.nonEmpty) logInfo(s"$name: new shards to read: ${added.toSeq.sorted.mkString(", ")}")
-    val kept = tracked.filter { case (key, position) =>
+    val kept = live.filter { case (key, position) =>
       !position.isInstanceOf[ShardPosition.ShardEnd] || (listed.contains(key) && !consumed(key))
     }
     kept ++ added.map(_ -> ShardPosition.TrimHorizon)
+  }
+
+  /**
+   * `tracked` without the shards the listing no longer names although the query has not read
+   * them to their end: Kinesis lists a closed shard only for the stream's retention period, so
+   * such a shard closed that long ago (a query stopped across a reshard for longer than the
+   * retention) and whatever the query had not read of it is gone. With `failOnDataLoss` that
+   * fails the query (KINESIS_DATA_LOSS); otherwise it is logged and counted, and the shard is
+   * dropped, so its children (no longer held back by it, invariant 2) are read.
+   */
+  private def dropExpired(tracked: Map[ShardKey, ShardPosition],
+      listed: Map[ShardKey, ShardDescription]): Map[ShardKey, ShardPosition] = {
+    val expired = tracked.toSeq.sortBy(_._1).filter { case (key, position) =>
+      !listed.contains(key) && !position.isInstanceOf[ShardPosition.ShardEnd]
+    }
+    expired.foreach { case (key, position) =>
+      val children = listed.collect {
+        case (child, d) if child.stream == key.stream && d.parents.contains(key.shardId) => child.shardId
+      }
+      val left = if (children.isEmpty) "not in this shard: Kinesis no longer lists it (it closed longer ago " +
+        "than the retention period)"
+      else s"in its child shards ${children.toSeq.sorted.mkString(", ")}: Kinesis no longer lists the shard " +
+        "itself (it closed longer ago than the retention period)"
+      val from = position match {
+        case ShardPosition.AfterSequence(_, _) => s"after $position"
+        case other => s"from $other"
+      }
+      if (options.fetch.failOnDataLoss) throw KinesisErrors.dataLoss(key.toString, from, left)
+      logWarning(s"$name: records of shard $key $from may have been lost: the oldest record left is $left. " +
+        "Going on with the shards listed (failOnDataLoss is false)")
+    }
+    expiredShards += expired.size
+    tracked -- expired.map(_._1)
   }
 
   /** The tracked parents of each shard, as the last listing names them. */

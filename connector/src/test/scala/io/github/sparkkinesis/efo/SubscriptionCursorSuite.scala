@@ -192,10 +192,20 @@ class SubscriptionCursorSuite extends AnyFunSuite with Matchers {
 
   test("a non-retryable error fails the read at once with a clear error") {
     val s = new Setup()
-    s.transport.failNext(ResourceNotFoundException.builder().message("Shard not found").build())
+    s.transport.failNext(AccessDeniedException.builder().message("not allowed").build())
     val e = intercept[KinesisConnectorException](s.cursor().fetch(1000))
     e.getCondition shouldBe "KINESIS_EFO_SUBSCRIPTION_FAILED"
-    e.getMessage should (include(shard.toString) and include(arn) and include("Shard not found"))
+    e.getMessage should (include(shard.toString) and include(arn) and include("not allowed"))
+    s.transport.calls should have size 1
+  }
+
+  test("a consumer deregistered behind the query's back fails the read at once, saying so") {
+    val s = new Setup()
+    s.transport.failNext(ResourceNotFoundException.builder().message("ConsumerARN not found").build())
+    val e = intercept[KinesisConnectorException](s.cursor().fetch(1000))
+    e.getCondition shouldBe "KINESIS_EFO_CONSUMER_DELETED"
+    e.getMessage should (include(shard.toString) and include(arn) and include("ConsumerARN not found") and
+      include("deregistered while the query read with it"))
     s.transport.calls should have size 1
   }
 

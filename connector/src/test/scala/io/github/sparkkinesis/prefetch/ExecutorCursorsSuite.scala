@@ -18,7 +18,8 @@ import io.github.sparkkinesis.reader.ShardReader
  */
 class ExecutorCursorsSuite extends AnyFunSuite with Matchers {
 
-  private class FakeReader(key: ShardKey, val position: ShardPosition) extends ShardReader {
+  private class FakeReader(key: ShardKey, val position: ShardPosition, override val consumer: Option[String] = None)
+    extends ShardReader {
     override def shard: ShardKey = key
     var closed = false
     var fetches = 0
@@ -90,6 +91,23 @@ class ExecutorCursorsSuite extends AnyFunSuite with Matchers {
     result.location shouldBe here
     result.status.map(_.shard) shouldBe Seq(shard(0), shard(2))
     ExecutorCursors.cached(instance) shouldBe Set(shard(0), shard(2))
+    ExecutorCursors.forget(instance)
+  }
+
+  test("a reader of a consumer since deleted and registered again is closed, and one of the new consumer made") {
+    val instance = newInstance()
+    val old = new FakeReader(shard(0), start, Some("arn:consumer/etl:1"))
+    ExecutorCursors.release(instance, old)
+    val created = Seq.newBuilder[Option[String]]
+
+    PrefetchTask.run(
+      r => { created += Some("arn:consumer/etl:2"); new FakeReader(r.shard, r.from, Some("arn:consumer/etl:2")) },
+      Seq(ShardFetchRequest(shard(0), start)),
+      work(instance, Map(shard(0) -> here)).copy(consumers = Map("clicks" -> "arn:consumer/etl:2")),
+      store = new FakeSink(here))
+
+    old.closed shouldBe true
+    created.result() shouldBe Seq(Some("arn:consumer/etl:2"))
     ExecutorCursors.forget(instance)
   }
 

@@ -29,6 +29,18 @@ class FailurePolicySuite extends AnyFunSuite with Matchers {
     policy.fatal shouldBe None
   }
 
+  test("a round that found its consumer deleted is retried, and noted once for the stream to register it again") {
+    val policy = new FailurePolicy
+    val deleted =
+      KinesisErrors.efoConsumerDeleted("s/shardId-0", "arn:consumer", "endpoint e", new RuntimeException("gone"))
+    policy.takeConsumerDeleted() shouldBe false
+    policy.failed(new RuntimeException("job failed", deleted)) shouldBe Some(1000L)
+    policy.takeConsumerDeleted() shouldBe true
+    policy.takeConsumerDeleted() shouldBe false
+    policy.failed(serviceFault)
+    policy.takeConsumerDeleted() shouldBe false
+  }
+
   test("an error retrying cannot fix ends prefetching at once with that error, even when wrapped") {
     val policy = new FailurePolicy
     val gone = streamGone

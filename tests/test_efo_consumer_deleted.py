@@ -1,0 +1,69 @@
+"""End to end: the enhanced fan-out consumer of a running query is deregistered behind its back
+(DeregisterStreamConsumer from boto3, as an operator cleaning up might). With a short
+consumerRefreshInterval the query registers it again, subscribes with the new consumer and
+goes on: every record once.
+
+The query reads through the fault proxy, which ends every subscription after a few events, so
+the query subscribes again and again; Kinesis ends a deleted consumer's subscriptions too."""
+
+import time
+import uuid
+
+from faults import Fault
+from streaming import KeyedProducer, kinesis_reader
+
+
+def consumer_of(kinesis, stream, name):
+    """(ARN, status) of the stream's consumer `name`, or None (boto3, independent of the connector)."""
+    arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
+    found = [c for c in kinesis.client.list_stream_consumers(StreamARN=arn)["Consumers"] if c["ConsumerName"] == name]
+    return (found[0]["ConsumerARN"], found[0]["ConsumerStatus"]) if found else None
+
+
+def test_a_consumer_deregistered_while_the_query_runs_is_registered_again_and_every_record_read_once(
+        spark, kinesis, fault_proxy, tmp_path):
+    stream = kinesis.create_stream(shards=2)
+    stream_arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
+    name = f"e2e-{uuid.uuid4().hex[:8]}"
+    full_name = f"sparkkinesis_{name}"
+    out = tmp_path / "out"
+    fault_proxy.add(Fault.end_subscription_early(after_events=5, every=1))
+
+    query = (kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint, consumerMode="efo",
+                            consumerName=name, consumerRefreshInterval="1s", requireConsumerDeregistration="true",
+                            maxFetchDuration="500ms")
+             .selectExpr("CAST(data AS STRING) AS data")
+             .writeStream.format("parquet").option("path", str(out))
+             .option("checkpointLocation", str(tmp_path / "checkpoint"))
+             .trigger(processingTime="500 milliseconds").start())
+
+    def sink_count():
+        return spark.read.schema("data string").parquet(str(out)).count() if list(out.glob("*.parquet")) else 0
+
+    def wait_for(condition, what, timeout=120):
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if query.exception():
+                raise query.exception()
+            assert time.monotonic() < deadline, f"timed out waiting for {what}"
+            time.sleep(0.5)
+
+    producer = KeyedProducer(kinesis, stream)
+    try:
+        producer.start()
+        wait_for(lambda: sink_count() > 0, "the first records in the sink")
+        first_arn, _ = consumer_of(kinesis, stream, full_name)
+        kinesis.client.deregister_stream_consumer(StreamARN=stream_arn, ConsumerName=full_name)
+        wait_for(lambda: (consumer_of(kinesis, stream, full_name) or (first_arn,))[0] != first_arn,
+                 "the consumer registered again")
+        seen = sink_count()
+        wait_for(lambda: sink_count() > seen, "records read through the consumer registered again")
+        producer.stop()
+        wait_for(lambda: sink_count() >= len(producer.produced), "every record in the sink")
+    finally:
+        producer.halt.set()
+        query.stop()
+
+    rows = spark.read.parquet(str(out)).collect()
+    assert sorted(r.data for r in rows) == sorted(d.decode() for _, d in producer.produced), "lost or repeated"
+    assert fault_proxy.calls["RegisterStreamConsumer"] >= 2
