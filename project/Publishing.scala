@@ -29,6 +29,8 @@ object Publishing {
   def lineSettings(line: SparkLine): Seq[Setting[_]] = Seq(
     description := s"${(ThisBuild / description).value}; for Spark ${line.line} on Scala ${line.scalaBinary}",
     Compile / packageDoc / publishArtifact := staging.isDefined,
+    // Test delegates to Compile: without this the tests' scaladoc would be published too.
+    Test / packageDoc / publishArtifact := false,
     publishTo := staging.map(dir => "release-staging" at dir.toURI.toString),
     publish / checksums := Seq("md5", "sha1"),
   )
