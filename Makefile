@@ -9,7 +9,12 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 SBT := build/sbt
+# The one version: project/Versions.scala's, or VERSION=x.y.z on the command line (make
+# release). sbt reads it from SPARK_KINESIS_VERSION (project/Publishing.scala); the Python
+# package's _version.py is written from it (x.y.z-SNAPSHOT there is x.y.z.dev0).
 VERSION := $(shell sed -n 's/.*val project = "\(.*\)"/\1/p' project/Versions.scala)
+export SPARK_KINESIS_VERSION := $(VERSION)
+PY_VERSION := $(subst -SNAPSHOT,.dev0,$(VERSION))
 # One assembly jar per Spark line (project/SparkLines.scala); the default line's comes first.
 # SPARK_LINES=default builds only that one, for a quicker edit-test loop on Spark 4.2;
 # SPARK_LINES=tested the two lines make test tests (4.2, and 3.5 on Scala 2.12); all (the
@@ -38,7 +43,7 @@ JARS_DIR := python/pyspark_kinesis/jars
 BENCH_JAR := benchmarks/target/scala-2.13/kinesis-bench.jar
 BENCH_SOURCES := $(shell find benchmarks/src/main -type f) project/Dependencies.scala build.sbt
 
-.PHONY: test-tested-lines help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline
+.PHONY: notice release test-release release-line test-tested-lines help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
@@ -51,6 +56,11 @@ help:
 	@echo "make soak   - soak run under periodic faults, memory and threads over time (SOAK_ARGS, on demand)"
 	@echo "make fmt    - apply the formatters (scalafmt, ruff's safe fixes); make lint - check (make test runs it)"
 	@echo "make docs-options - regenerate the option tables of docs/options.md and the Python registry from KinesisOptions.scala"
+	@echo "make release VERSION=x.y.z - every line's Maven Central artifacts (staged in build/release/x.y.z/maven),"
+	@echo "             the wheel and the sdist, checked offline; PGP-signed when a key is configured (docs/releasing.md)"
+	@echo "make test-release VERSION=x.y.z - the release installed as users install it: the wheel beside PySpark"
+	@echo "             3.5, 4.0, 4.1, 4.2, 4.3 and --packages from the staged repository (downloads each PySpark; not in make test)"
+	@echo "make notice - rewrite NOTICE from what the assembly jars bundle (make test fails when it lists too little)"
 	@echo "make jar | wheel | publish-local | kinesis-up | kinesis-down | clean"
 
 $(VENV)/.installed: requirements-dev.txt
@@ -74,7 +84,17 @@ jar: $(JARS)
 
 # The wheel carries exactly the jars just built (one per Spark line), and is installed as a
 # user would install it.
+VERSION_PY := python/pyspark_kinesis/_version.py
+define VERSION_PY_TEXT
+"""The package version, the connector jar's (X.Y.Z.devN there is X.Y.Z-SNAPSHOT); the
+Makefile writes this file from project/Versions.scala (or VERSION=x.y.z)."""
+
+__version__ = "$(PY_VERSION)"
+endef
+export VERSION_PY_TEXT
+
 wheel: $(JARS) venv
+	echo "$$VERSION_PY_TEXT" > $(VERSION_PY)
 	rm -f $(JARS_DIR)/*.jar python/dist/*.whl
 	cp $(JARS) $(JARS_DIR)/
 	rm -rf python/build
@@ -107,7 +127,7 @@ test-reliability: wheel
 	status=0; $(PY) -m pytest tests/reliability -m reliability -v -rs --durations=10 || status=$$?; \
 	cat tests/reliability/results/latest.md; exit $$status
 
-RUFF_PATHS := python tests examples
+RUFF_PATHS := python tests examples release
 # Between them these projects compile every Scala source folder: the shared sources and each
 # Spark line's shim folders (project/SparkLines.scala).
 FMT_PROJECTS := connector spark41 spark35_212
@@ -119,7 +139,9 @@ fmt: venv
 # scalafmt's check of every source folder (.scalafmt.conf; make fmt applies it), and the compile:
 # unused imports, privates and locals are compile errors (build.sbt: unusedCodeIsAnError).
 # make test runs the same sbt tasks in its one sbt start.
-SBT_LINT := $(foreach p,$(FMT_PROJECTS),$(p)/scalafmtCheckAll) connector/Test/compile
+# noticeCheck: NOTICE lists every library the lines make test builds bundle.
+SBT_LINT := $(foreach p,$(FMT_PROJECTS),$(p)/scalafmtCheckAll) connector/Test/compile connector/noticeCheck \
+	spark35_212/noticeCheck
 lint: venv
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
 	$(SBT) $(SBT_LINT)
@@ -149,6 +171,10 @@ docs: venv
 PYSPARK_3.5 := 3.5.9
 PYSPARK_4.0 := 4.0.5
 PYSPARK_4.1 := 4.1.4
+# .venv-4.2 and .venv-4.3: only make test-release uses them (.venv holds Spark 4.2 otherwise).
+# 4.3 runs the 4.2 jar (python/pyspark_kinesis/_jar.py).
+PYSPARK_4.2 := 4.2.0
+PYSPARK_4.3 := 4.3.0
 # PySpark 3.5's Connect client pins numpy<2, which the newest pyarrow and pandas no longer load with.
 PINS_3.5 := "pyarrow<19" "pandas<2.3"
 .venv-%/.installed: requirements-lines.txt
@@ -227,6 +253,63 @@ test-e2e-java21: wheel .jdk-21/.installed
 test-connect: wheel
 	$(PY) -m pytest tests/test_connect.py -v -rs
 
+# ---- a release (docs/releasing.md) ----
+RELEASE_DIR := build/release/$(VERSION)
+RELEASE_MAVEN := $(CURDIR)/$(RELEASE_DIR)/maven
+RELEASE_PYTHON := $(RELEASE_DIR)/python
+# The artifactIds: the assembly jars' names without "-assembly-<version>.jar".
+ARTIFACTS := $(foreach j,$(ALL_JARS),$(patsubst %-assembly-$(VERSION).jar,%,$(notdir $(j))))
+# The release's own tools, installed into .venv by make release only (make test needs none).
+RELEASE_TOOLS := twine==7.0.0 build==1.6.1 trove-classifiers==2026.9.21.13
+
+notice:
+	$(SBT) allLines/noticeWrite
+
+# Every line's jar, sources and scaladoc jars, POM and checksums staged as a Maven repository
+# (sbt publish to SPARK_KINESIS_STAGING), the wheel and the sdist; signed when a key is
+# configured (release/sign.sh); then checked offline against Maven Central's and PyPI's rules.
+release: venv
+	@[[ "$(VERSION)" =~ ^[0-9]+\.[0-9]+\.[0-9]+$$ ]] || \
+	  { echo "make release: VERSION=x.y.z names the release; got '$(VERSION)'" >&2; exit 1; }
+	rm -rf $(RELEASE_DIR)
+	SPARK_KINESIS_STAGING=$(RELEASE_MAVEN) $(SBT) allLines/noticeCheck allLines/publish
+	touch $(ALL_JARS)
+	$(MAKE) --no-print-directory SPARK_LINES=all wheel
+	mkdir -p $(RELEASE_PYTHON)
+	cp python/dist/pyspark_kinesis-$(PY_VERSION)-py3-none-any.whl $(RELEASE_PYTHON)/
+	$(PY) -m pip install --quiet $(RELEASE_TOOLS)
+	rm -rf python/build
+	$(PY) -m build --sdist --outdir $(RELEASE_PYTHON) python
+	signed=$$(release/sign.sh $(RELEASE_DIR) | tee /dev/stderr | tail -1); \
+	status=0; \
+	$(PY) release/check_maven_repo.py $(RELEASE_MAVEN) $(VERSION) $(ARTIFACTS) \
+	  $$([ "$$signed" = signed ] && echo --signed) || status=1; \
+	$(PY) release/check_python_dist.py $(RELEASE_PYTHON) $(PY_VERSION) $(notdir $(ALL_JARS)) || status=1; \
+	exit $$status
+
+# On demand, not in make test (it downloads every PySpark): the release of VERSION installed
+# as users install it, on every PySpark line it supports.
+RELEASE_LINES := 3.5 4.0 4.1 4.2 4.3
+test-release:
+	@[[ -d $(RELEASE_DIR) ]] || { echo "make test-release: no $(RELEASE_DIR); run make release VERSION=$(VERSION) first" >&2; exit 1; }
+	status=0; for line in $(RELEASE_LINES); do \
+	  $(MAKE) --no-print-directory release-line LINE=$$line || status=1; done; \
+	exit $$status
+
+# One line (LINE=3.5 ... 4.3): the release wheel installed from a local file index beside the
+# line's pyspark (.venv-<line>), which pip must keep; the end-to-end core; on the oldest and
+# newest line also spark-submit --packages from the staged repository alone.
+PACKAGES_LINES := 3.5 4.3
+PACKAGES_TEST := tests/test_deployment.py::test_spark_submit_packages_resolves_the_connector_of_this_spark_line
+release-line: .venv-$(LINE)/.installed
+	.venv-$(LINE)/bin/python -m pip uninstall --quiet -y pyspark-kinesis
+	.venv-$(LINE)/bin/python -m pip install --quiet --find-links $(RELEASE_PYTHON) pyspark-kinesis==$(PY_VERSION)
+	.venv-$(LINE)/bin/python -c 'import pyspark, sys; sys.exit(0 if pyspark.__version__ == "$(PYSPARK_$(LINE))" else "pip replaced pyspark $(PYSPARK_$(LINE)) by " + pyspark.__version__)'
+	$(call timed,release $(VERSION) on PySpark $(PYSPARK_$(LINE)),\
+	  RELEASE_REPOSITORY=$(RELEASE_MAVEN) RELEASE_VERSION=$(VERSION) .venv-$(LINE)/bin/python -m pytest \
+	  $(E2E_CORE) $(if $(filter $(LINE),$(PACKAGES_LINES)),$(PACKAGES_TEST)) \
+	  -m "not slow and not reliability_full" -v -rs --durations=5)
+
 demo: wheel
 	$(PY) examples/demo/watch_events_demo.py $(DEMO_ARGS)
 
@@ -278,5 +361,5 @@ kinesis-down:
 	localstack/stop-kinesis.sh
 
 clean:
-	rm -rf $(VENV) python/dist python/build $(JARS_DIR)/*.jar .demo .demo-jars
+	rm -rf $(VENV) python/dist python/build $(JARS_DIR)/*.jar $(VERSION_PY) .demo .demo-jars
 	$(SBT) clean

@@ -1,7 +1,7 @@
 import sbtassembly.AssemblyPlugin.autoImport._
 
 ThisBuild / organization := "io.github.sparkkinesis"
-ThisBuild / version := Versions.project
+ThisBuild / version := Publishing.version
 ThisBuild / scalaVersion := SparkLines.default.scala
 ThisBuild / javacOptions ++= Seq("--release", "17")
 ThisBuild / scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-Xlint:-unused")
@@ -13,6 +13,8 @@ ThisBuild / scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", 
  */
 def unusedCodeIsAnError(scalaBinary: String): Seq[String] =
   if (scalaBinary == "2.13") Seq("-Wunused:imports,privates,locals", "-Wconf:cat=unused:e") else Nil
+
+Publishing.buildSettings
 
 lazy val root = (project in file("."))
   .aggregate(connector)
@@ -26,7 +28,23 @@ Global / concurrentRestrictions += Tags.limit(Tags.Compile, 1)
 lazy val allLines = (project in file("connector/lines"))
   .aggregate(connector, spark41, spark40, spark35_213, spark35_212)
   .disablePlugins(AssemblyPlugin)
-  .settings(publish / skip := true, Compile / packageBin / publishArtifact := false)
+  .settings(
+    publish / skip := true,
+    Compile / packageBin / publishArtifact := false,
+    // make notice: NOTICE written from what every line's assembly bundles.
+    noticeWrite := {
+      val byLine = Seq(
+        (connector / assembly / assemblyJarName).value -> (connector / bundledLibraries).value,
+        (spark41 / assembly / assemblyJarName).value -> (spark41 / bundledLibraries).value,
+        (spark40 / assembly / assemblyJarName).value -> (spark40 / bundledLibraries).value,
+        (spark35_213 / assembly / assemblyJarName).value -> (spark35_213 / bundledLibraries).value,
+        (spark35_212 / assembly / assemblyJarName).value -> (spark35_212 / bundledLibraries).value
+      ).map { case (jar, libraries) => jar.replace("-assembly-" + version.value + ".jar", "") -> libraries }
+      val notice = (ThisBuild / baseDirectory).value / "NOTICE"
+      IO.write(notice, Notice.render(byLine))
+      streams.value.log.info(s"wrote $notice")
+    }
+  )
 
 /** Spark opens these JDK internals itself when it launches; forked tests must do the same. */
 val sparkJavaOptions = Seq(
@@ -51,6 +69,13 @@ val sparkJavaOptions = Seq(
 
 val shadedPrefix = "io.github.sparkkinesis.shaded"
 
+// SLF4J is Spark's: logging goes to the cluster's log4j configuration.
+def leftOutOfAssembly(jar: File): Boolean = jar.getName.startsWith("slf4j-")
+
+lazy val bundledLibraries = taskKey[Seq[Notice.Bundled]]("the libraries this line's assembly jar bundles")
+lazy val noticeCheck = taskKey[Unit]("fails when NOTICE does not list a library this line's assembly bundles")
+lazy val noticeWrite = taskKey[Unit]("writes NOTICE from what every line's assembly bundles")
+
 lazy val connector = sparkLineProject(SparkLines.spark42, file("connector"))
 lazy val spark41 = sparkLineProject(SparkLines.spark41, file("connector/lines/spark-4.1"))
 lazy val spark40 = sparkLineProject(SparkLines.spark40, file("connector/lines/spark-4.0"))
@@ -63,7 +88,7 @@ lazy val spark35_212 = sparkLineProject(SparkLines.spark35Scala212, file("connec
  * directory, published as `spark-sql-kinesis-<line>_<scala>`.
  */
 def sparkLineProject(line: SparkLine, base: File): Project =
-  Project(line.projectId, base).settings(
+  Project(line.projectId, base).settings(Publishing.lineSettings(line)).settings(
     name := line.artifactName,
     // Published as named: sbt's default module name turns the line's dot into a dash (4-2).
     moduleName := line.artifactName,
@@ -90,10 +115,25 @@ def sparkLineProject(line: SparkLine, base: File): Project =
     assembly / assemblyJarName := s"${name.value}_${scalaBinaryVersion.value}-assembly-${version.value}.jar",
     assembly / assemblyOption ~= (_.withIncludeScala(false)),
     assembly / test := {},
-    assembly / assemblyExcludedJars := (assembly / fullClasspath).value.filter { jar =>
-      // SLF4J is Spark's: logging goes to the cluster's log4j configuration.
-      jar.data.getName.startsWith("slf4j-")
+    assembly / assemblyExcludedJars := (assembly / fullClasspath).value.filter(jar => leftOutOfAssembly(jar.data)),
+    bundledLibraries := {
+      val jars = (Runtime / dependencyClasspath).value.map(_.data)
+      Notice.bundled(update.value, jars.filterNot(leftOutOfAssembly))
     },
+    noticeCheck := {
+      val missing = Notice.unlisted(IO.read((ThisBuild / baseDirectory).value / "NOTICE"), bundledLibraries.value)
+      if (missing.nonEmpty)
+        sys.error(s"NOTICE does not list ${missing.mkString(", ")}, which the ${name.value} assembly jar bundles: " +
+          "run `make notice` and commit NOTICE")
+    },
+    // The jar carries the project's license and NOTICE (the bundled libraries' licenses).
+    Compile / resourceGenerators += Def.task {
+      val out = (Compile / resourceManaged).value / "META-INF"
+      Seq("LICENSE", "NOTICE").map { file =>
+        IO.copyFile((ThisBuild / baseDirectory).value / file, out / file)
+        out / file
+      }
+    }.taskValue,
     // Jackson is not bundled: the connector uses Spark's, and the SDK carries its own copy
     // already renamed under software.amazon.awssdk.thirdparty.
     assembly / assemblyShadeRules := (Seq("software.amazon.**", "io.netty.**", "org.reactivestreams.**") ++
@@ -105,7 +145,6 @@ def sparkLineProject(line: SparkLine, base: File): Project =
     assembly / artifact := (assembly / artifact).value.withClassifier(None),
     addArtifact(assembly / artifact, assembly),
     Compile / packageBin / publishArtifact := false,
-    Compile / packageDoc / publishArtifact := false,
     pomPostProcess := { node =>
       import scala.xml._
       import scala.xml.transform._
@@ -114,6 +153,8 @@ def sparkLineProject(line: SparkLine, base: File): Project =
       }).transform(node).head
     },
     assembly / assemblyMergeStrategy := {
+      // The project's own, as named (the bundled libraries' license files are kept, renamed).
+      case PathList("META-INF", "LICENSE" | "NOTICE") => MergeStrategy.preferProject
       case PathList("META-INF", "services", _*) => MergeStrategy.filterDistinctLines
       case PathList("META-INF", "io.netty.versions.properties") => MergeStrategy.discard
       // GraalVM hints name the unshaded classes; they would only mislead.

@@ -1,5 +1,6 @@
-"""A Kinesis for the end-to-end tests: kinesis-mock started from localstack/, or any
-endpoint named by KINESIS_ENDPOINT (real AWS, LocalStack).
+"""A Kinesis for the end-to-end tests: kinesis-mock started from localstack/ (the default), a
+LocalStack container (KINESIS_BACKEND=localstack), or any endpoint named by KINESIS_ENDPOINT
+(real AWS, a LocalStack already running).
 
 Used by the fixtures in conftest.py; kept free of pytest so it can be driven by hand too.
 """
@@ -16,6 +17,8 @@ from pathlib import Path
 
 import boto3
 from botocore.config import Config
+
+from localstack_container import localstack_kinesis
 
 REPO = Path(__file__).resolve().parent.parent
 LOCALSTACK = REPO / "localstack"
@@ -194,15 +197,48 @@ def _batches(records):
         yield batch
 
 
+BACKENDS = ("kinesis-mock", "localstack")
+
+
+def chosen_backend():
+    """KINESIS_BACKEND: kinesis-mock (the default) or localstack (docs/testing-backends.md)."""
+    backend = os.environ.get("KINESIS_BACKEND") or "kinesis-mock"
+    if backend not in BACKENDS:
+        raise ValueError(f"KINESIS_BACKEND={backend!r} is not a Kinesis backend: use kinesis-mock (the default) "
+                         "or localstack; KINESIS_ENDPOINT names any other endpoint")
+    return backend
+
+
+@contextmanager
+def fake_credentials(region):
+    """Fake AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY and AWS_REGION in os.environ for the
+    duration (restored after), so that anything using the default AWS credential chain - the
+    Spark connector's JVM included, if started afterwards - reaches a local Kinesis."""
+    saved = {k: os.environ.get(k) for k in
+             ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION")}
+    os.environ.pop("AWS_SESSION_TOKEN", None)
+    os.environ.update(AWS_ACCESS_KEY_ID=FAKE_ACCESS_KEY, AWS_SECRET_ACCESS_KEY=FAKE_SECRET_KEY,
+                      AWS_REGION=region, AWS_DEFAULT_REGION=region)
+    try:
+        yield {"aws_access_key_id": FAKE_ACCESS_KEY, "aws_secret_access_key": FAKE_SECRET_KEY}
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 @contextmanager
 def kinesis_for_tests(tmp_dir):
-    """Yields a Kinesis: the one named by KINESIS_ENDPOINT, or a kinesis-mock started on free
-    loopback ports with its run files under tmp_dir and stopped on exit.
+    """Yields a Kinesis: the one named by KINESIS_ENDPOINT; else, by KINESIS_BACKEND, a
+    kinesis-mock started on free loopback ports with its run files under tmp_dir (the
+    default), or a LocalStack container (localstack_container.py); stopped on exit.
 
-    With kinesis-mock, fake AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY and AWS_REGION are set
-    in os.environ for the duration (and restored after), so that anything using the default
-    AWS credential chain - the Spark connector's JVM included, if started afterwards -
-    reaches it without further setup."""
+    With a local Kinesis, fake credentials and AWS_REGION are in os.environ while it runs
+    (see fake_credentials).
+
+    :raises localstack_container.BackendUnavailable: the backend cannot run here (no Docker)."""
     external = os.environ.get("KINESIS_ENDPOINT")
     if external:
         region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
@@ -214,9 +250,17 @@ def kinesis_for_tests(tmp_dir):
         return
 
     region = os.environ.get("AWS_REGION", "us-east-1")
+    if chosen_backend() == "localstack":
+        # LocalStack's https certificate names its own domain, not 127.0.0.1: no tls_endpoint.
+        with localstack_kinesis(region) as endpoint, fake_credentials(region) as credentials:
+            kinesis = Kinesis(endpoint, region, credentials=credentials)
+            try:
+                yield kinesis
+            finally:
+                kinesis.close()
+        return
+
     run_dir = Path(tmp_dir) / "kinesis-mock"
-    saved = {k: os.environ.get(k) for k in
-             ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION")}
     try:
         cert_path, trust_store = make_tls(Path(tmp_dir) / "tls")
         # Free ports can be taken between choosing and binding them: try a few times.
@@ -228,22 +272,12 @@ def kinesis_for_tests(tmp_dir):
             except subprocess.CalledProcessError:
                 if attempt == 2:
                     raise
-        os.environ.pop("AWS_SESSION_TOKEN", None)
-        os.environ.update(AWS_ACCESS_KEY_ID=FAKE_ACCESS_KEY, AWS_SECRET_ACCESS_KEY=FAKE_SECRET_KEY,
-                          AWS_REGION=region, AWS_DEFAULT_REGION=region)
-        kinesis = Kinesis(f"http://127.0.0.1:{plain_port}", region,
-                          credentials={"aws_access_key_id": FAKE_ACCESS_KEY, "aws_secret_access_key": FAKE_SECRET_KEY},
-                          tls_endpoint=f"https://127.0.0.1:{tls_port}", trust_store=trust_store)
-        try:
-            yield kinesis
-        finally:
-            kinesis.close()
+        with fake_credentials(region) as credentials:
+            kinesis = Kinesis(f"http://127.0.0.1:{plain_port}", region, credentials=credentials,
+                              tls_endpoint=f"https://127.0.0.1:{tls_port}", trust_store=trust_store)
+            try:
+                yield kinesis
+            finally:
+                kinesis.close()
     finally:
-        try:
-            stop_local(run_dir)
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+        stop_local(run_dir)

@@ -23,9 +23,9 @@ def project_version():
     return text.split('val project = "')[1].split('"')[0]
 
 
-def spark_submit(args, tmp_path, timeout=300):
+def spark_submit(args, tmp_path, timeout=300, **env_vars):
     bin_dir = Path(sys.executable).parent
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable, **env_vars)
     command = [str(bin_dir / "spark-submit"), "--conf", "spark.ui.enabled=false", *args]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
     log = tmp_path / "spark-submit.log"
@@ -38,20 +38,35 @@ def read_json_rows(directory):
     return [json.loads(line) for f in Path(directory).glob("*.json") for line in f.read_text().splitlines()]
 
 
+def packages_source(tmp_path):
+    """(spark-submit arguments, environment, version) that make --packages find the connector:
+    the local Maven repository (publishM2) by default; with RELEASE_REPOSITORY (make
+    test-release) that staged repository only, at RELEASE_VERSION, as --repositories, and a
+    home without ~/.m2 so that Spark's resolver cannot take the jar from there."""
+    staged = os.environ.get("RELEASE_REPOSITORY")
+    if not staged:
+        return [], {}, project_version()
+    home = tmp_path / "home"
+    home.mkdir()
+    return ["--repositories", Path(staged).resolve().as_uri()], {"HOME": str(home)}, os.environ["RELEASE_VERSION"]
+
+
 def test_spark_submit_packages_resolves_the_connector_of_this_spark_line(kinesis, tmp_path):
     """The artifact of the running pyspark's line (spark-sql-kinesis-<line>_<scala>), as
-    publishM2 put it in the local Maven repository; make test-compat runs it on every line."""
+    publishM2 put it in the local Maven repository or as make release staged it; make
+    test-compat runs it on every line."""
     from pyspark_kinesis._jvm import maven_coordinates
 
     stream = kinesis.create_stream(shards=2)
     records = make_records(100)
     kinesis.put_records(stream, records)
     output = tmp_path / "out"
+    repositories, env, version = packages_source(tmp_path)
 
-    # A fresh Ivy home, so the jar comes from the local Maven repository (publishM2), not a cache.
-    spark_submit(["--master", "local[2]", "--conf", f"spark.jars.ivy={tmp_path / 'ivy'}",
-                  "--packages", f"{maven_coordinates()}:{project_version()}",
-                  str(APP), stream, kinesis.endpoint, kinesis.region, str(output)], tmp_path)
+    # A fresh Ivy home, so the jar comes from the repository, not a cache.
+    spark_submit(["--master", "local[2]", "--conf", f"spark.jars.ivy={tmp_path / 'ivy'}", *repositories,
+                  "--packages", f"{maven_coordinates()}:{version}",
+                  str(APP), stream, kinesis.endpoint, kinesis.region, str(output)], tmp_path, **env)
 
     rows = read_json_rows(output)
     assert sorted((r["partitionKey"], r["data"]) for r in rows) == sorted((k, d.decode()) for k, d in records)

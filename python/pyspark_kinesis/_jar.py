@@ -16,8 +16,12 @@ JAR_ENV_VAR = "PYSPARK_KINESIS_JAR"
 # The wheel build copies the assembly jar here (see the project Makefile).
 _JARS_DIR = Path(__file__).resolve().parent / "jars"
 
-SUPPORTED_SPARK_LINES = ("3.5", "4.0", "4.1", "4.2")
-"""The Spark lines (major.minor) the wheel carries a connector jar for."""
+SUPPORTED_SPARK_LINES = ("3.5", "4.0", "4.1", "4.2", "4.3")
+"""The Spark lines (major.minor) the package runs on (see :func:`jar_line`)."""
+
+# Spark 4.3 runs the Spark 4.2 jar: Spark 4.3's own artifacts are not published to build
+# against yet, and the 4.2 jar passes the end-to-end tests on pyspark 4.3 (make test-release).
+_JAR_LINE_OF = {"4.3": "4.2"}
 
 # Each jar is named for its Spark line and Scala version, as the sbt build names it:
 # spark-sql-kinesis-<line>_<scala>-assembly-<version>.jar
@@ -36,6 +40,12 @@ def spark_line(version: str) -> str:
     if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
         raise ValueError(f"not a Spark version: {version!r}")
     return f"{parts[0]}.{parts[1]}"
+
+
+def jar_line(line: str) -> str:
+    """The Spark line whose connector jar serves Spark ``line``: ``"4.3"`` -> ``"4.2"``,
+    every other supported line its own."""
+    return _JAR_LINE_OF.get(line, line)
 
 
 def _pyspark_version() -> str:
@@ -103,8 +113,8 @@ def jar_path(pyspark_version: Optional[str] = None, scala_version: Optional[str]
         )
     scala = scala_version or _scala_of_spark(line)
     jars = bundled_jars()
-    if (line, scala) in jars:
-        return str(jars[(line, scala)].resolve())
+    if (jar_line(line), scala) in jars:
+        return str(jars[(jar_line(line), scala)].resolve())
     if not jars:
         raise FileNotFoundError(
             f"The Kinesis connector jar is not in {_JARS_DIR}: this copy of pyspark-kinesis was "

@@ -16,10 +16,10 @@ if TYPE_CHECKING:
 
 def maven_coordinates(pyspark_version: Optional[str] = None) -> str:
     """``io.github.sparkkinesis:spark-sql-kinesis-<line>_<scala>`` for the running pyspark."""
-    from pyspark_kinesis._jar import _pyspark_version, _scala_of_spark, spark_line
+    from pyspark_kinesis._jar import _pyspark_version, _scala_of_spark, jar_line, spark_line
 
     line = spark_line(pyspark_version or _pyspark_version())
-    return f"io.github.sparkkinesis:spark-sql-kinesis-{line}_{_scala_of_spark(line)}"
+    return f"io.github.sparkkinesis:spark-sql-kinesis-{jar_line(line)}_{_scala_of_spark(line)}"
 
 
 def maven_version(python_version: str = __version__) -> str:

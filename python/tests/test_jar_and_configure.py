@@ -30,7 +30,7 @@ def put_jar(jars_dir, line, scala):
 def bundled_jar(jars_dir):
     """The jar of the running pyspark's line (and Scala), as the wheel carries it."""
     line = _jar.spark_line(pyspark.__version__)
-    return put_jar(jars_dir, line, _jar._scala_of_spark(line))
+    return put_jar(jars_dir, _jar.jar_line(line), _jar._scala_of_spark(line))
 
 
 @pytest.fixture
@@ -57,7 +57,8 @@ def test_missing_jar_says_how_to_build_it(jars_dir):
 
 @pytest.mark.parametrize("version, scala, line", [
     ("3.5.9", "2.12", "3.5"), ("3.5.1", "2.13", "3.5"), ("4.0.5", "2.13", "4.0"),
-    ("4.1.4", "2.13", "4.1"), ("4.2.0", "2.13", "4.2"), ("4.2.1.dev0", "2.13", "4.2")])
+    ("4.1.4", "2.13", "4.1"), ("4.2.0", "2.13", "4.2"), ("4.2.1.dev0", "2.13", "4.2"),
+    ("4.3.0", "2.13", "4.2")])
 def test_the_jar_of_the_running_spark_line_and_scala_is_picked(every_line, version, scala, line):
     assert pyspark_kinesis.jar_path(version, scala) == str(every_line[(line, scala)].resolve())
 
@@ -70,13 +71,13 @@ def test_the_scala_version_comes_from_the_spark_installation(every_line, tmp_pat
     assert pyspark_kinesis.jar_path("3.5.9") == str(every_line[("3.5", "2.13")].resolve())
 
 
-@pytest.mark.parametrize("version", ["3.4.4", "4.3.0", "5.0.0"])
+@pytest.mark.parametrize("version", ["3.4.4", "4.4.0", "5.0.0"])
 def test_an_unsupported_spark_is_refused_naming_the_supported_lines(every_line, version):
     with pytest.raises(RuntimeError) as error:
         pyspark_kinesis.jar_path(version)
     message = str(error.value)
     assert f"pyspark) {version}" in message
-    assert "3.5.x, 4.0.x, 4.1.x, 4.2.x" in message
+    assert "3.5.x, 4.0.x, 4.1.x, 4.2.x, 4.3.x" in message
     assert "PYSPARK_KINESIS_JAR" in message
 
 

@@ -39,7 +39,7 @@ def test_missing_jar_error_says_how_to_add_it(tmp_path, monkeypatch):
     assert "connector jar is not on the Spark driver's classpath" in message
     assert MANAGER in message
     assert "pyspark_kinesis.configure(SparkSession.builder)" in message
-    assert f"--packages {maven_coordinates()}:0.1.0-SNAPSHOT" in message
+    assert f"--packages {maven_coordinates()}:{maven_version()}" in message
     assert f"--jars {jar.resolve()}" in message
 
 
@@ -60,6 +60,8 @@ def test_session_without_a_jvm_is_refused_clearly():
 def test_maven_coordinates_name_the_artifact_of_the_running_spark_line():
     assert maven_coordinates("4.2.0") == "io.github.sparkkinesis:spark-sql-kinesis-4.2_2.13"
     assert maven_coordinates("4.0.5") == "io.github.sparkkinesis:spark-sql-kinesis-4.0_2.13"
+    # Spark 4.3 runs the 4.2 jar.
+    assert maven_coordinates("4.3.0") == "io.github.sparkkinesis:spark-sql-kinesis-4.2_2.13"
 
 
 def test_maven_version_follows_the_package_version():

@@ -47,8 +47,8 @@ private[sparkkinesis] object ConnectionOptions {
   /** `regionOfStreams`: the region the streamARN option names, which region may not contradict. */
   def parse(values: OptionValues, regionOfStreams: Option[String] = None): ConnectionConfig = {
     val endpoint = url(values, Endpoint, "https://kinesis.us-east-1.amazonaws.com")
-    val given = values.get(Region).map(_.trim).filter(_.nonEmpty).orElse(regionOfStreams)
-    val region = given.orElse(endpoint.flatMap(ConnectionOptions.regionOfEndpoint)) match {
+    val named = values.get(Region).map(_.trim).filter(_.nonEmpty).orElse(regionOfStreams)
+    val region = named.orElse(endpoint.flatMap(ConnectionOptions.regionOfEndpoint)) match {
       case Some(r) => checkRegion(values, r, "")
       case None =>
         checkRegion(values, AwsRegions.fromEnvironment(),

@@ -265,8 +265,8 @@ object KinesisOptions {
       usage: Usage,
       passThrough: Set[String] = Set.empty): Unit = {
     val pass = passThrough.map(_.toLowerCase(Locale.ROOT))
-    val given = names.filterNot(k => pass.contains(k.toLowerCase(Locale.ROOT))).toSeq
-    val resolved = given.map { k =>
+    val typed = names.filterNot(k => pass.contains(k.toLowerCase(Locale.ROOT))).toSeq
+    val resolved = typed.map { k =>
       resolve(k) match {
         case None =>
           OptionAliases.findRetired(k) match {

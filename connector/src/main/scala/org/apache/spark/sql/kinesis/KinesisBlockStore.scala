@@ -1,9 +1,14 @@
 package org.apache.spark.sql.kinesis
 
+import java.lang.reflect.Method
 import java.nio.ByteBuffer
 
+import scala.reflect.ClassTag
+
 import org.apache.spark.SparkEnv
-import org.apache.spark.storage.{BlockId, BlockManagerId, ByteBufferBlockData, StorageLevel, StreamBlockId}
+import org.apache.spark.storage.{
+  BlockId, BlockManager, BlockManagerId, ByteBufferBlockData, StorageLevel, StreamBlockId
+}
 import org.apache.spark.util.io.ChunkedByteBuffer
 
 /**
@@ -23,10 +28,23 @@ object KinesisBlockStore {
    */
   def put(name: String, chunks: Array[ByteBuffer]): Option[String] = {
     val blockManager = SparkEnv.get.blockManager
-    val stored = blockManager.putBytes[Array[Byte]](BlockId(name), new ChunkedByteBuffer(chunks),
-      StorageLevel.MEMORY_AND_DISK_SER, tellMaster = true)
+    val leading = Seq[AnyRef](BlockId(name), new ChunkedByteBuffer(chunks), StorageLevel.MEMORY_AND_DISK_SER,
+      java.lang.Boolean.TRUE)
+    // The parameters after tellMaster, but the last (the ClassTag), take their declared defaults.
+    val defaults = (leading.size + 1 until putBytes.getParameterCount)
+      .map(i => classOf[BlockManager].getMethod(s"putBytes$$default$$$i").invoke(blockManager))
+    val args = leading ++ defaults :+ ClassTag(classOf[Array[Byte]])
+    val stored = putBytes.invoke(blockManager, args: _*).asInstanceOf[Boolean]
     if (stored) Some(thisExecutorLocation) else None
   }
+
+  /**
+   * `BlockManager.putBytes`, found at run time: Spark 4.3 added two parameters with defaults,
+   * which a compiled call does not see, so that the Spark 4.2 jar also runs on Spark 4.3.
+   */
+  private lazy val putBytes: Method = classOf[BlockManager].getMethods
+    .find(m => m.getName == "putBytes" && m.getParameterTypes.headOption.contains(classOf[BlockId]))
+    .getOrElse(throw new IllegalStateException("this Spark's BlockManager has no putBytes(BlockId, ...)"))
 
   /**
    * The block's chunks, from this executor or another one; None when it is gone (an executor
