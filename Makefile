@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The two commands of README.md: `make demo` and `make test` (CONTRIBUTING.md: every target). Each installs what it needs:
 # the sbt launcher (build/sbt), Python packages in .venv, and kinesis-mock from npm.
 
@@ -118,6 +119,7 @@ test-python: wheel
 # tests/test_connect.py in a run of its own: PySpark cannot mix classic and Connect sessions.
 test-e2e: wheel $(BENCH_JAR)
 	$(PY) -m pytest tests -m "not reliability_full" --ignore=tests/test_connect.py --ignore=tests/test_docs.py \
+	  --ignore=tests/test_license_headers.py \
 	  -v -rs --durations=10
 	$(PY) -m pytest tests/test_connect.py -v -rs
 
@@ -163,7 +165,7 @@ test-tested-lines: venv docs
 # links, a troubleshooting entry per error condition, the nav). Fast: make test runs it first.
 docs: venv
 	$(VENV)/bin/mkdocs build --strict --quiet
-	$(PY) -m pytest tests/test_docs.py -q
+	$(PY) -m pytest tests/test_docs.py tests/test_license_headers.py -q
 
 # ---- other Spark lines (docs/installing.md: compatibility) ----
 # A virtual environment per older pyspark line: .venv-3.5, .venv-4.0, .venv-4.1, with the test

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs kinesis-mock (npm package kinesis-local) into localstack/node_modules at the
 # version pinned in package.json. Does nothing when that version is already there.
 set -euo pipefail

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by start-kinesis.sh and stop-kinesis.sh: where the run files live, and how to
 # tell that the pid in the pid file is still our kinesis-mock.
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

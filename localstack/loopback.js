@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Preloaded into kinesis-mock with `node --require`: kinesis-mock 0.6.2 has no setting for
 // the listen address and always listens on every interface (hard-coded 0.0.0.0, which
 // Node turns into a wildcard listen). A test double with no authentication should not be

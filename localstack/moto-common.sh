@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by start-moto.sh and stop-moto.sh: where the run files live, and how to tell that
 # the pid in the pid file is still our moto server (a recycled pid is not mistaken for it,
 # and a zombie counts as gone: see process-common.sh).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exits 0 when the kinesis-mock on 127.0.0.1:<port> answers a real ListStreams call over
 // plain HTTP, 1 otherwise. kinesis-mock rejects requests without an Authorization header
 // and an X-Amz-Date (MissingAuthenticationToken / IncompleteSignature) but never checks the

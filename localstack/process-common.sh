@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by kinesis-common.sh and moto-common.sh: the pid-file handling both local services
 # share. A service script sets pid_file, endpoint_file and run_dir, then calls these.
 

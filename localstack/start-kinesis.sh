@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Starts kinesis-mock in the background on 127.0.0.1 and waits until it answers API calls.
 # Env: KINESIS_LOCAL_PLAIN_PORT (4568, http), KINESIS_LOCAL_TLS_PORT (4567, https + h2),
 #      AWS_REGION (us-east-1), KINESIS_LOCAL_RUN_DIR (localstack/.run: pid, log, endpoint),

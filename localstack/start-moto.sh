@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Starts moto's server (STS, IAM, and a Kinesis that checks SigV4 signatures and IAM
 # policies once authentication is switched on) in the background on 127.0.0.1, and waits
 # until it answers. moto comes from PyPI (requirements-dev.txt pins it; `make venv`).

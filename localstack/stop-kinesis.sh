@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Stops the kinesis-mock started by start-kinesis.sh (same KINESIS_LOCAL_RUN_DIR): TERM,
 # then KILL after KINESIS_LOCAL_STOP_GRACE seconds (default 5). Exits 0 if none runs.
 # On TERM kinesis-mock waits for its clients to close their keep-alive connections (a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Stops the moto server started by start-moto.sh (same MOTO_LOCAL_RUN_DIR): TERM, then KILL
 # after MOTO_LOCAL_STOP_GRACE seconds (default 5). Exits 0 if none runs.
 set -euo pipefail

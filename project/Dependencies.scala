@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import sbt._
 
 /** Library dependencies of the connector. Spark and Scala are provided by the cluster. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import java.util.zip.ZipFile
 
 import scala.collection.JavaConverters._

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The Spark lines the connector is built for. Each line is one sbt project compiling the one
  * source tree (`connector/src/main/scala`) plus the small shim folders named here, which hold

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /** Every version the build pins, in one place (the Spark and Scala versions of each Spark line are in SparkLines). */
 object Versions {
   val project = "0.1.0-SNAPSHOT"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Only here to keep stale jars out of the wheel; all metadata is in pyproject.toml."""
 
 import shutil

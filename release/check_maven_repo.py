@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Checks a staged Maven repository (make release) against what Maven Central requires of a
 release, offline: for each artifact a main jar, a sources jar and a javadoc jar; a POM with
 coordinates, name, description, url, licenses, scm and developers; md5 and sha1 checksums of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Checks the release's wheel and sdist (make release) as PyPI would take them, offline:
 `twine check --strict` (metadata, a readme that renders), classifiers PyPI knows, the license
 expression and license files, one connector jar of this version per Spark line in the wheel,

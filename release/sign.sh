@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Signs every file of a staged release (the Maven repository, the wheel, the sdist) with gpg,
 # as <file>.asc beside it, when a key is configured: GPG_KEY_ID names it, or gpg's keyring
 # holds a secret key. Without one it says so and signs nothing (exit 0); prints "signed" on

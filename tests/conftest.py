@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Fixtures for the end-to-end tests. The work is in kinesis_local.py."""
 
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A local Spark Connect server for the tests, started with the connector jar the way
 docs/installing.md says to: `spark-submit --class ...SparkConnectServer --jars <connector jar>`. pip's pyspark has
 no sbin/start-connect-server.sh, but carries the server's jar (spark-connect_2.13) from 4.0 on;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A Kinesis for the end-to-end tests: kinesis-mock started from localstack/ (the default), a
 LocalStack container (KINESIS_BACKEND=localstack), or any endpoint named by KINESIS_ENDPOINT
 (real AWS, a LocalStack already running).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """LocalStack's Kinesis in a Docker container (testcontainers), for KINESIS_BACKEND=localstack:
 the end-to-end tests against the emulator many CI systems already run. kinesis-mock stays
 the default; see docs/testing-backends.md."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """moto's server for the authentication tests: STS that assumes roles (and records what it
 was asked), IAM users and roles with policies, and a Kinesis that, unlike kinesis-mock,
 checks SigV4 signatures against the IAM access keys it issued and the identity's policies.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The JVMs of a Spark application, found through /proc: the tests that kill an executor and
 the soak run that watches memory and threads share these."""
 

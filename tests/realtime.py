@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Helpers of the real-time mode tests: a foreach sink that writes every row it is given to
 files as it arrives (a real-time query's sink; Spark allows foreach in real-time mode), and
 a query that reads a stream into it with trigger(realTime=...)."""

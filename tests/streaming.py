@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Helpers the end-to-end tests share: records to put, and queries that read them back."""
 
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Running a PySpark app in its own JVM with spark-submit, for tests that need JVM settings
 the shared session cannot have (environment, trust store, log configuration)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end: every way a query authenticates, against servers that check.
 
 kinesis-mock never verifies signatures, so these tests read from moto's Kinesis with IAM

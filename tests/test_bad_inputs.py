@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end: bad inputs. Every option of the source and the sink given missing, empty,
 malformed and out of range, and the runtime faults a user meets (a stream that is not there or
 goes away, a checkpoint that is not ours, records at the size limits, an endpoint that is not

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """make bench's report on small synthetic results (no benchmark runs): the chart has a panel
 for each kind of row that ran and none for the others."""
 

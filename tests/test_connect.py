@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end through Spark Connect: a local Connect server started with the connector jar, a
 PySpark Connect client reading and writing Kinesis with format("kinesis") and the typed
 builders, and the consumer manager working from that client (no py4j there).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end, failOnDataLoss: a query restarted after records it had not read yet were deleted
 by retention fails with KINESIS_DATA_LOSS, or with failOnDataLoss=false goes on with what is
 left and counts the loss. Two ways records expire, both emulated by the fault proxy (the local

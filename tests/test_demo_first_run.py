@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The demo's first run does not depend on the state of the local Maven repository: with a
 ~/.m2 that holds Delta's POM but not its jar (as any Maven user's machine can), the demo's
 Spark session still starts and writes and reads a Delta table. Spark resolving Delta through

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end: the connector reached the ways users reach it besides configure():
 spark-submit --packages from the local Maven repository, and --jars on executors in their own
 JVMs (one of which is killed while the query reads)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The documentation holds together: every error condition has a troubleshooting entry, every
 relative link and anchor resolves, and the site's nav lists every page. Runs without Spark
 (`make docs` runs it next to `mkdocs build --strict`)."""

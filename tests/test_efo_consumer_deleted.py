@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end: the enhanced fan-out consumer of a running query is deregistered behind its back
 (DeregisterStreamConsumer from boto3, as an operator cleaning up might). With a short
 consumerRefreshInterval the query registers it again, subscribes with the new consumer and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end: the enhanced fan-out consumer manager from Python, and its command line, against
 the local Kinesis."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end: an enhanced fan-out query on an assumed role whose credentials expire while its
 subscriptions run. moto's STS issues six-second sessions (a test-only knob); the fault proxy in
 front of the local Kinesis refuses, as AWS does, any request signed with credentials past their

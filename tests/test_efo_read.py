@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end, reading with enhanced fan-out (consumerMode efo) against the local Kinesis over
 HTTP/2: every record once, restarts, consumer registration and deregistration, and a polling
 query beside an EFO one."""

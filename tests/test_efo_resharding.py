@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end, resharding under enhanced fan-out: an EFO query reads through the fault proxy,
 which ends a closed shard's subscription as real Kinesis does (kinesis-mock never does), while
 the stream is split, merged and rescaled under a steady load. Every record once, per-key order,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end: enhanced fan-out SubscribeToShard from the shipped (shaded) connector jar, over
 HTTP/2 against the local Kinesis: https with ALPN h2 and the JVM's standard trust store, and
 plain http with h2c prior knowledge.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The choice of local Kinesis for the end-to-end tests (KINESIS_BACKEND, docs/testing-backends.md)."""
 
 import pytest

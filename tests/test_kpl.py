@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end, KPL aggregated records: aggregates made by the reference implementation
 (aws-kinesis-agg) come out as one row per user record, in polling and EFO modes, with exact
 offsets inside an aggregate through a restart and a failed batch's re-run."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end, KPL user records whose hash key lies outside the shard holding their aggregate.
 
 The AWS aggregation libraries (aws-kinesis-agg for Python, and its Node, Go and Java siblings)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end, records of up to 10 MiB on a stream configured for them (MaxRecordSizeInKiB):
 the sink writes them (plain and among KPL aggregates) and refuses one over the stream's limit,
 naming it; polling, enhanced fan-out and real-time mode read them back whole. Against the

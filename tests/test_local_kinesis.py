@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tests of the kinesis fixture and the localstack/ scripts themselves."""
 
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end, queries written for other Kinesis connectors: qubole's getting-started word count
 and awslabs' README reads and write run against the local Kinesis with no change but the format
 name, and a pipeline moved here mid-stream continues with every record exactly once."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end, the polling source's guarantees: exact replays, resharding while a query runs,
 start positions, triggers, metrics, batch reads, and a re-created stream."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end: records put with boto3 into the local Kinesis, read by PySpark through
 format("kinesis") from the installed wheel, checked column by column."""
 

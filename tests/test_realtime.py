@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end, real-time mode (trigger(realTime=...)) in both consumer modes: records reach a
 foreach sink as they arrive, batch ends commit exact offsets, a query restarts and moves
 between real-time and micro-batch mode on one checkpoint, and what cannot work is refused

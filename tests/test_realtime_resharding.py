@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end, resharding during a real-time query, in both consumer modes: a split and a
 merge while records arrive. A closed shard's task ends at the shard's end and its children
 are read from the next batch on: every record once, each key's records in order. Reads go

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end, the off switch of the connector's own wire decoders: recordDecoder=sdk (or the
 Spark conf spark.sparkkinesis.recordDecoder) reads GetRecords answers and SubscribeToShard
 events through the AWS SDK's unmarshalling, with exactly the rows and offsets the connector's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The offline checks make release runs (release/): they pass a well-formed staged artifact,
 name what is wrong in a broken one, and verify signatures release/sign.sh makes."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ARCHITECTURE.md invariant 7, end to end: keys given as options never show up anywhere.
 
 tests/apps/leak_probe.py runs in its own JVM (spark-submit) with distinctive fake keys as

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end: the sink. DataFrames and streams written with format("kinesis") into the local
 Kinesis, read back with the source (or boto3), compared record by record."""
 

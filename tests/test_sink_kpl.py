@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end: the sink with aggregation=kpl against the local Kinesis. Rows bound for one
 shard are packed into KPL aggregates; they are read back by the source (one row per user
 record, with its own partition key, in order per key) and by aws-kinesis-agg's de-aggregator

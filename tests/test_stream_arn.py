@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End to end: streams named by ARN (streamARN), and an already registered enhanced fan-out
 consumer named exactly (consumerNamePrefix "" with its full name)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Delta Lake's jars for the demo, fetched with Maven into a folder and given to Spark as
 ``spark.jars``.
 

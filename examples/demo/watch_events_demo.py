@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The main job: video watch events flow from Kinesis into a bronze Delta Lake table.
 
 By default it runs against the embedded local Kinesis (kinesis-mock, started from

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Amazon Kinesis for PySpark Structured Streaming.
 
 The package carries the connector jar and helps use it::

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """``python -m pyspark_kinesis``: see :mod:`pyspark_kinesis._cli`."""
 
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The consumer manager's calls made from Python with boto3, for where there is no py4j: a
 Spark Connect client, or no Spark session at all (``python -m pyspark_kinesis consumers``).
 

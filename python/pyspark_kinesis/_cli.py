@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """``python -m pyspark_kinesis consumers list|register|deregister``: manage enhanced fan-out
 consumers from a shell, mainly to find and remove orphans (consumers cost money every hour).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The connector jar this package carries, and adding it to a Spark session."""
 
 from __future__ import annotations

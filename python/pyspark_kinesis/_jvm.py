@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reaching the connector's JVM classes through py4j, with a clear error when the jar is missing.
 
 Only the py4j utilities (such as the consumer manager) need this; reading and writing with

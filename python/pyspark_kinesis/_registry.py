@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The connector's option registry: names, kinds, defaults and bounds of every option.
 
 ``_registry.json`` is written from the JVM's registry (``KinesisOptions.scala``) by ``make

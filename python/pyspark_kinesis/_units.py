@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Duration and byte-size strings in the forms the JVM side parses.
 
 The connector reads these options the way Spark reads its own configuration

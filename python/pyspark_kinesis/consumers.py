@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Enhanced fan-out consumers: list, register and deregister them from Python.
 
 With a classic SparkSession this wraps the JVM class

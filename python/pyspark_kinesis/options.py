@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Typed, chainable builders for the options of ``format("kinesis")``.
 
 Each method checks its argument at once (``TypeError`` naming the type it got, ``ValueError``

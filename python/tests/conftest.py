@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Test the package from this source tree, whether or not a wheel of it is installed."""
 
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The consumer-manager wrapper and the command line, against a fake JVM (no Spark)."""
 
 import io

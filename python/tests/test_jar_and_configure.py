@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """jar_path() finds the bundled (or overriding) jar; configure() puts it on spark.jars."""
 
 from pathlib import Path

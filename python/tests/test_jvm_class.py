@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """jvm_class() turns py4j's silent "unknown name is a package" into an actionable error.
 
 No JVM here: py4j's JavaPackage and JavaClass objects are built directly, as the gateway

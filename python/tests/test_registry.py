@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The builders follow the option registry (``_registry.json``, written from the JVM's
 ``KinesisOptions.scala`` and checked against it by ``OptionsReferenceSuite``): every option
 has a builder method, each bound the JVM checks is checked here too, at the same value, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """KinesisSinkOptions: the option names and values a user gets, and the errors for bad ones."""
 
 from datetime import timedelta

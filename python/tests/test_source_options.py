@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """KinesisSourceOptions: the option names and values a user gets, and the errors for bad ones."""
 
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A PySpark app for tests/test_secrets_do_not_leak.py's enhanced fan-out run: keys given as
 options (session token included) to the consumer manager and to an EFO query, on whatever
 master spark-submit names (the test uses local-cluster, so executors are JVMs of their own).

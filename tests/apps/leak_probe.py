@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A PySpark app for tests/test_secrets_do_not_leak.py: uses keys given as options in every
 way a user might, and writes down everything Spark and the connector show about it, so the
 test can look for the keys in all of it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A standalone PySpark app for the tests that need their own JVM (spark-submit --packages,
 local-cluster): reads a stream with Trigger.AvailableNow and prints the rows as JSON lines.
 

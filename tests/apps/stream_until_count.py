@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A standalone streaming app for the executor-loss test: reads a stream with a processing-time
 trigger into JSON files until it has seen EXPECTED rows, printing its progress. With a
 CONSUMER name it reads with enhanced fan-out through that consumer (deregistered on stop).

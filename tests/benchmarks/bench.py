@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`make bench`: the connector against the benchmark Kinesis (benchmarks/, serving from memory),
 row by row, each build of the connector side by side. Writes tests/benchmarks/results/<date>.md
 and <date>.png and prints the table. Timings here only: never pass/fail.

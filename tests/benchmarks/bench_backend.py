@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The benchmark Kinesis (benchmarks/, a JVM process serving from memory) and CPU time of a
 process from /proc, for tests/benchmarks/bench.py."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The results of a `make bench` run as a Markdown table (one line per row and build, with the
 command that repeats the row) and a PNG chart."""
 

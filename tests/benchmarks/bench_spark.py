@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """One benchmark row inside its own Spark session (local[2]), run by bench.py as
 `python bench_spark.py '<json spec>'`; prints `RESULT <json>` last. The connector jar is the one
 in $PYSPARK_KINESIS_JAR, so rows of two builds of the connector run side by side in one run.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Benchmark, run on demand (`make bench`), never in CI: records/s ingested and end-to-end
 latency (put to visible in the sink, p50/p99) against the local Kinesis, for a few shard
 counts, in one run. Results go to tests/benchmarks/results/ as JSON and are printed.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Benchmark, run on demand (`make bench-realtime`), never in CI: end-to-end latency of
 real-time mode, record put -> visible in a foreach sink, p50 / p99 / max over a steady stream
 of records into a 4-shard stream, in both consumer modes, and the same query in micro-batch

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Soak run, on demand (`make soak`), never in CI: one streaming query reads for a set time
 while records are produced at a steady rate and the fault proxy injects a fault for part of
 every period. Every --sample seconds it writes a row: records produced and read, lag, driver

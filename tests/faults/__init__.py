@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A fault-injecting Kinesis endpoint for the end-to-end tests.
 
 kinesis-mock never throttles, never fails, never drops a connection and never signals the end of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Kinesis request and response bodies in the two encodings clients use: JSON
 (application/x-amz-json-1.1: boto3, and the Java SDK with aws.cborEnabled=false) and CBOR
 (application/x-amz-cbor-1.1: the Java SDK's default). Record data is base64 text in JSON and a

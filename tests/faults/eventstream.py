@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """AWS event stream messages, the framing of a SubscribeToShard response body.
 
 A message is: total length (4 bytes), headers length (4), CRC32 of those 8 bytes, the headers

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shards past the stream's retention. Kinesis lists a closed shard only for the retention
 period, then forgets it; kinesis-mock keeps every shard (its retention is a day at least), so
 the proxy emulates the expiry: an expired shard is left out of ListShards answers, and reads

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What a test asks the proxy to inject: a Fault is a kind (error, delay, ...) for one operation
 plus a selector saying which candidate requests (or PutRecords entries) it hits."""
 

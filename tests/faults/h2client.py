@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A small blocking SubscribeToShard client over HTTP/2 with prior knowledge (h2c), for tests
 that look at the event stream itself: each message, how the stream ended (END_STREAM, a
 stream reset, the connection closed), and bytes left over inside a cut message."""

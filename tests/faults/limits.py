@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Rate limits as Kinesis applies them per shard, for FaultProxy.limits(True)."""
 
 import asyncio

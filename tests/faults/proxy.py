@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """FaultProxy: the handler that decides, per request, what to inject, forwards the rest to the
 upstream Kinesis, and counts what it did. Runs an asyncio loop in a daemon thread."""
 

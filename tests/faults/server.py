@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The proxy's listening side: one asyncio server on loopback speaking HTTP/1.1 (h11) and
 HTTP/2 with prior knowledge (h2c, the h2 library) on the same port. The first bytes of a
 connection decide: the HTTP/2 connection preface, or else HTTP/1.1.

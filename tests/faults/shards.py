@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the proxy needs to know about shards, asked of the upstream Kinesis: the shard list of a
 stream (for PutRecords routing, closed shards and their children), and the last record of a
 closed shard (to tell when a subscriber has everything)."""

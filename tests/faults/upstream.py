@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The proxy's client to the real (local) Kinesis: plain HTTP/1.1 with h11, one connection per
 request, so a streamed SubscribeToShard body can be read as it comes and dropped at will
 (closing the connection ends the subscription upstream)."""

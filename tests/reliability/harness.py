@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """One reliability run: keyed records produced at a steady rate while a streaming query reads
 them (through the fault proxy) into a Parquet table, then the table compared with what was
 produced. Used by test_reliability.py and, in its own JVM, by apps/read_into_table.py."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The results table: one row per reliability run, in results/latest.md, so a run of the suite
 leaves the table (fault x mode x trigger -> produced, read, lost, duplicated, injected) to
 paste into a report. The file is started afresh by the first row of a pytest session."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A Spark standalone cluster on this machine whose workers have hosts of their own (127.0.0.1,
 127.0.0.2, ...: every 127.x address is loopback on Linux). local-cluster puts every executor on
 one host, where Spark never runs a speculative copy of a task (it runs one only on a host

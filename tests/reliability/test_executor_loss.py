@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reliability: an executor JVM killed (SIGKILL) while a local-cluster query reads under faults.
 The records it had prefetched are read again from Kinesis; the table must still hold every
 record once, in order per key. The query runs in its own spark-submit (local-cluster needs

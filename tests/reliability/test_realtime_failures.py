@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reliability of real-time mode: a local-cluster real-time query (its own spark-submit) loses
 an executor mid-batch, then its driver is killed (SIGKILL) and started again on the same
 checkpoint. Records arrive throughout. Every record put reaches the foreach sink, none that

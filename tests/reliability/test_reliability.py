@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reliability under faults: for polling and EFO, micro-batch and available-now, each
 fault kind injected by the fault proxy while a few thousand keyed records are produced and
 read into a Parquet table; the table must then hold every record once, in order per key.

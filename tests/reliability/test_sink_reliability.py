@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reliability of the sink under faults: a file stream of keyed records written with
 writeStream.format("kinesis") through the fault proxy, then the stream read back with boto3
 (aggregates split by aws-kinesis-agg). No record may be dropped. A record may be written twice

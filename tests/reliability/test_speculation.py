@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reliability: spark.speculation=true, as the Databricks documentation recommends, with tasks
 made slow by the fault proxy (delayed GetRecords answers or SubscribeToShard calls): Spark
 runs a second copy of a slow prefetch or batch task on another executor while the first runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import java.io.FileWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;

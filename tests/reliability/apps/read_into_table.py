@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The reliability harness's read in a JVM of its own (spark-submit, for local-cluster masters):
 starts the query of harness.start_query and prints "ROWS <n>" (rows in the table) every second
 until the file STOP appears next to the table, then stops the query and exits.

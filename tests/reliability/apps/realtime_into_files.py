@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A real-time query in a JVM of its own (spark-submit, for local-cluster masters): reads a
 stream with trigger(realTime=...) into the foreach FileSink of tests/realtime.py and prints
 "ROWS <n>" (rows delivered so far) every second until the file STOP appears next to the sink,

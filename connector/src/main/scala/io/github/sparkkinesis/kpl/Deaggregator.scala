@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.kpl
 
 /** A record as its producer wrote it; `subSequenceNumber` is its index in the aggregate (0 when not aggregated). */

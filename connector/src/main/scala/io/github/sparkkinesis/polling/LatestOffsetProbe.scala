@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.polling
 
 import java.util.concurrent.{Callable, ExecutionException, Executors, ThreadFactory, TimeUnit}

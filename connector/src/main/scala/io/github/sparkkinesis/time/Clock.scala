@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.time
 
 /** Time, behind a trait so pacing and back-off can be unit-tested without sleeping. */

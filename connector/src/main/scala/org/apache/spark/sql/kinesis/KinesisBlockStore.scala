@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.apache.spark.sql.kinesis
 
 import java.lang.reflect.Method
