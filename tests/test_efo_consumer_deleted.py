@@ -7,8 +7,9 @@ goes on: every record once.
 The query reads through the fault proxy, which ends every subscription after a few events, so
 the query subscribes again and again; Kinesis ends a deleted consumer's subscriptions too."""
 
-import time
 import uuid
+
+from realtime import wait_for
 
 from faults import Fault
 from streaming import KeyedProducer, kinesis_reader
@@ -41,26 +42,19 @@ def test_a_consumer_deregistered_while_the_query_runs_is_registered_again_and_ev
     def sink_count():
         return spark.read.schema("data string").parquet(str(out)).count() if list(out.glob("*.parquet")) else 0
 
-    def wait_for(condition, what, timeout=120):
-        deadline = time.monotonic() + timeout
-        while not condition():
-            if query.exception():
-                raise query.exception()
-            assert time.monotonic() < deadline, f"timed out waiting for {what}"
-            time.sleep(0.5)
-
     producer = KeyedProducer(kinesis, stream)
     try:
         producer.start()
-        wait_for(lambda: sink_count() > 0, "the first records in the sink")
+        wait_for(lambda: sink_count() > 0, "the first records in the sink", query, timeout=120)
         first_arn, _ = consumer_of(kinesis, stream, full_name)
         kinesis.client.deregister_stream_consumer(StreamARN=stream_arn, ConsumerName=full_name)
         wait_for(lambda: (consumer_of(kinesis, stream, full_name) or (first_arn,))[0] != first_arn,
-                 "the consumer registered again")
+                 "the consumer registered again", query, timeout=120)
         seen = sink_count()
-        wait_for(lambda: sink_count() > seen, "records read through the consumer registered again")
+        wait_for(lambda: sink_count() > seen, "records read through the consumer registered again", query,
+                 timeout=120)
         producer.stop()
-        wait_for(lambda: sink_count() >= len(producer.produced), "every record in the sink")
+        wait_for(lambda: sink_count() >= len(producer.produced), "every record in the sink", query, timeout=120)
     finally:
         producer.halt.set()
         query.stop()
