@@ -14,19 +14,24 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
 class ShardTrackerSuite extends AnyFunSuite with Matchers {
 
   /** The fake Kinesis, where listing the shards takes `listingMillis` of the clock. */
-  private final class SlowListing(fake: FakeKinesisApi, clock: FakeClock, listingMillis: Long) extends KinesisApi {
-    var listings = 0
-    override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = {
-      listings += 1
-      clock.sleepNanos(listingMillis * 1000000L)
-      fake.listShards(stream, pageSize)
-    }
+  /** The fake Kinesis, with ListShards as a subclass answers it. */
+  private abstract class ListingOverFake(fake: FakeKinesisApi) extends KinesisApi {
     override def streamCreatedAt(stream: String): Long = fake.streamCreatedAt(stream)
     override def shardIterator(stream: String, shardId: String, position: ShardPosition): String =
       fake.shardIterator(stream, shardId, position)
     override def getRecords(
         stream: String, iterator: String, limit: Int, rangeCheck: Option[RangeCheck]): RecordBatch =
       fake.getRecords(stream, iterator, limit, rangeCheck)
+  }
+
+  private final class SlowListing(fake: FakeKinesisApi, clock: FakeClock, listingMillis: Long)
+    extends ListingOverFake(fake) {
+    var listings = 0
+    override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = {
+      listings += 1
+      clock.sleepNanos(listingMillis * 1000000L)
+      fake.listShards(stream, pageSize)
+    }
   }
 
   private def tracker(listingMillis: Long): (ShardTracker, SlowListing, FakeClock) = {
@@ -63,15 +68,9 @@ class ShardTrackerSuite extends AnyFunSuite with Matchers {
   }
 
   /** Kinesis as it is once the stream's retention has passed since `gone` closed: it lists them no more. */
-  private final class Forgetting(fake: FakeKinesisApi, gone: Set[String]) extends KinesisApi {
+  private final class Forgetting(fake: FakeKinesisApi, gone: Set[String]) extends ListingOverFake(fake) {
     override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] =
       fake.listShards(stream, pageSize).filterNot(d => gone(d.shardId))
-    override def streamCreatedAt(stream: String): Long = fake.streamCreatedAt(stream)
-    override def shardIterator(stream: String, shardId: String, position: ShardPosition): String =
-      fake.shardIterator(stream, shardId, position)
-    override def getRecords(
-        stream: String, iterator: String, limit: Int, rangeCheck: Option[RangeCheck]): RecordBatch =
-      fake.getRecords(stream, iterator, limit, rangeCheck)
   }
 
   /** A 1-shard stream whose shard was split, and a tracker over a Kinesis that no longer lists the parent. */
