@@ -44,7 +44,7 @@ JARS_DIR := python/pyspark_kinesis/jars
 BENCH_JAR := benchmarks/target/scala-2.13/kinesis-bench.jar
 BENCH_SOURCES := $(shell find benchmarks/src/main -type f) project/Dependencies.scala build.sbt
 
-.PHONY: notice release test-release release-line test-tested-lines help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline
+.PHONY: coverage-summary notice release test-release release-line test-tested-lines help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
@@ -111,15 +111,23 @@ SBT_TESTS := connector/test spark35_212/test
 test-scala:
 	$(SBT) $(SBT_TESTS) | build/test-summary
 
+# Line coverage of the Python package (pyspark_kinesis, as installed) is gathered over the
+# Python and end-to-end suites (--cov-append) and printed by coverage-summary.
+PY_COV := --cov=pyspark_kinesis --cov-report=
 test-python: wheel
 	$(PY) -m mypy --strict python/pyspark_kinesis
-	$(PY) -m pytest python/tests -q
+	$(PY) -m pytest python/tests -q $(PY_COV)
 
 # The reliability suite's rows marked reliability_full run only in test-reliability.
 # tests/test_connect.py in a run of its own: PySpark cannot mix classic and Connect sessions.
+# Two pytest workers (E2E_WORKERS), each with its own Spark session and local Kinesis; a test
+# file stays on one worker, so module fixtures are made once. kinesis-mock is installed first,
+# not by both workers at once.
+E2E_WORKERS ?= 2
 test-e2e: wheel $(BENCH_JAR)
+	localstack/install.sh
 	$(PY) -m pytest tests -m "not reliability_full" --ignore=tests/test_connect.py --ignore=tests/test_docs.py \
-	  --ignore=tests/test_license_headers.py \
+	  --ignore=tests/test_license_headers.py -n $(E2E_WORKERS) --dist loadfile $(PY_COV) --cov-append \
 	  -v -rs --durations=10
 	$(PY) -m pytest tests/test_connect.py -v -rs
 
@@ -156,9 +164,18 @@ test:
 
 test-tested-lines: venv docs
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
-	$(SBT) $(SBT_LINT) $(SBT_TESTS) $(SBT_BUILD) benchmarks/assembly | build/test-summary
+	rm -f .coverage
+	$(SBT) $(SBT_LINT) $(SBT_TESTS) connector/coverageReport $(SBT_BUILD) benchmarks/assembly | build/test-summary
 	touch $(JARS) $(BENCH_JAR)
 	$(MAKE) --no-print-directory test-python test-e2e test-e2e-3.5
+	$(MAKE) --no-print-directory coverage-summary
+
+# The closing lines of make test: line coverage of the Scala code by its unit tests (JaCoCo,
+# project/Coverage.scala; per package in connector/target/jacoco/line-coverage.txt) and of the
+# Python package by the Python and end-to-end suites (coverage.py).
+coverage-summary:
+	@grep -h "" connector/target/jacoco/summary.txt
+	@$(PY) -m coverage report --precision=1 | awk '$$1 == "TOTAL" { print "python coverage: " $$NF " of " $$2 " statements (Python and end-to-end suites)" }'
 
 # The documentation site (mkdocs.yml, docs/): built with --strict, so a broken link, anchor or
 # page fails it, and tests/test_docs.py checks what mkdocs does not (README and CONTRIBUTING
@@ -312,7 +329,11 @@ release-line: .venv-$(LINE)/.installed
 	  $(E2E_CORE) $(if $(filter $(LINE),$(PACKAGES_LINES)),$(PACKAGES_TEST)) \
 	  -m "not slow and not reliability_full" -v -rs --durations=5)
 
-demo: wheel
+# The demo, the benchmarks and the soak run on Spark 4.2: they build only its jar (a first run
+# compiles one line, not five).
+WHEEL_4.2 := $(MAKE) --no-print-directory SPARK_LINES=default wheel
+demo: venv
+	$(WHEEL_4.2)
 	$(PY) examples/demo/watch_events_demo.py $(DEMO_ARGS)
 
 # On demand, never in CI: the connector against the benchmark Kinesis of benchmarks/ (results
@@ -324,7 +345,8 @@ $(BENCH_JAR): $(BENCH_SOURCES)
 
 bench-jar: $(BENCH_JAR)
 
-bench: wheel $(BENCH_JAR)
+bench: venv $(BENCH_JAR)
+	$(WHEEL_4.2)
 	$(PY) tests/benchmarks/bench.py $(BENCH_ARGS)
 
 # The connector as of BENCH_BASELINE (by default the commit before the read path was reworked),
@@ -337,18 +359,21 @@ bench-baseline:
 	cp $$(ls .bench/src/connector/target/scala-2.13/spark-sql-kinesis*assembly*.jar | head -1) .bench/baseline.jar
 
 # The older benchmark: records/s and latency against kinesis-mock (conformance, not speed).
-bench-mock: wheel
+bench-mock: venv
+	$(WHEEL_4.2)
 	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_MOCK_ARGS)
 
 # On demand, never in CI: real-time mode's latency, put -> visible in a foreach sink, in both
 # consumer modes and in micro-batch mode, against the benchmark Kinesis (BENCH_ARGS="--backend
 # kinesis-mock" for kinesis-mock); results in tests/benchmarks/results/.
-bench-realtime: wheel $(BENCH_JAR)
+bench-realtime: venv $(BENCH_JAR)
+	$(WHEEL_4.2)
 	$(PY) tests/benchmarks/realtime_latency.py $(BENCH_ARGS)
 
 # On demand, never in CI: a long query under periodic faults (default 30 minutes; e.g.
 # SOAK_ARGS="--minutes 3 --mode polling"); results in tests/benchmarks/results/.
-soak: wheel
+soak: venv
+	$(WHEEL_4.2)
 	$(PY) tests/benchmarks/soak.py $(SOAK_ARGS)
 
 # The option tables of docs/options.md and python/pyspark_kinesis/_registry.json, written from the

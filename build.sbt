@@ -77,7 +77,8 @@ lazy val bundledLibraries = taskKey[Seq[Notice.Bundled]]("the libraries this lin
 lazy val noticeCheck = taskKey[Unit]("fails when NOTICE does not list a library this line's assembly bundles")
 lazy val noticeWrite = taskKey[Unit]("writes NOTICE from what every line's assembly bundles")
 
-lazy val connector = sparkLineProject(SparkLines.spark42, file("connector"))
+// The newest line's unit tests also measure line coverage (connector/coverageReport).
+lazy val connector = sparkLineProject(SparkLines.spark42, file("connector")).settings(Coverage.settings)
 lazy val spark41 = sparkLineProject(SparkLines.spark41, file("connector/lines/spark-4.1"))
 lazy val spark40 = sparkLineProject(SparkLines.spark40, file("connector/lines/spark-4.0"))
 lazy val spark35_213 = sparkLineProject(SparkLines.spark35Scala213, file("connector/lines/spark-3.5_2.13"))

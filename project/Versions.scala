@@ -12,4 +12,7 @@ object Versions {
   val scalatestScalacheck = "3.2.19.0"
   // 2.13-only collection APIs (scala.jdk.CollectionConverters and the like) on Scala 2.12.
   val scalaCollectionCompat = "2.12.0"
+  // The coverage agent of the unit tests (project/Coverage.scala); its analyzer, of the same
+  // release, is on the build's own classpath (project/plugins.sbt).
+  val jacoco = "0.8.15"
 }
