@@ -187,8 +187,13 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
     }
     def sequences(sink: KeepingSink): Seq[String] = sink.blocks.values.flatMap(_.map(_.sequenceNumber)).toSeq
 
+    // The driver stops the task once it holds every record (else the task reads on at the tip
+    // until maxFetchDuration).
     val reports = mutable.ArrayBuffer.empty[PrefetchResult]
-    val (last, sink) = run(Some { r => reports += r; true })
+    val (last, sink) = run(Some { r =>
+      reports += r
+      reports.flatMap(_.blocks).map(_.records).sum < fetches.flatten.size
+    })
     val blocks = reports.flatMap(_.blocks) ++ last.blocks
     blocks.size should be > 5
     blocks.foreach(_.bytes should be < 100L + perFetch)
