@@ -217,7 +217,9 @@ E2E_CORE := tests/test_read_path.py tests/test_polling.py tests/test_efo_read.py
 
 test-e2e-3.5: wheel .venv-3.5/.installed
 	$(call install_wheel_into,3.5)
-	.venv-3.5/bin/python -m pytest $(E2E_CORE) -m "not slow and not reliability_full" -v -rs --durations=10
+	localstack/install.sh
+	.venv-3.5/bin/python -m pytest $(E2E_CORE) -m "not slow and not reliability_full" -n $(E2E_WORKERS) --dist loadfile \
+	  -v -rs --durations=10
 
 # On demand (not in make test): the whole matrix. Scala unit tests on every line; on Spark 3.5,
 # 4.0, 4.1 and 4.2 the end-to-end core, spark-submit --packages and Spark Connect; the core on
