@@ -56,6 +56,7 @@ object RecordBlock {
   final class RecordBlockWriter {
     private val chunks = ArrayBuffer.empty[ByteBuffer]
     private var chunk: ByteBuffer = ByteBuffer.allocate(0)
+    private var nextChunkLength = FirstChunkLength
     private var laidOut = HeaderLength.toLong
     private var records = 0
     private var recordBytes = 0L
@@ -78,7 +79,8 @@ object RecordBlock {
       val sequence = r.sequenceNumber.getBytes(US_ASCII)
       val length = 4 + key.length + 4 + sequence.length + 8 + 8 + 1 + 4 + r.data.length
       if (chunk.remaining() < length) {
-        chunk = ByteBuffer.allocate(math.max(ChunkLength, length))
+        chunk = ByteBuffer.allocate(math.max(nextChunkLength, length))
+        nextChunkLength = math.min(nextChunkLength * 2, ChunkLength)
         chunks += chunk
       }
       chunk.putInt(key.length).put(key).putInt(sequence.length).put(sequence)
@@ -99,8 +101,17 @@ object RecordBlock {
      */
     def result(): Array[ByteBuffer] = {
       val header = ByteBuffer.allocate(HeaderLength).put(Format).putInt(records)
-      (header +: chunks.toSeq).map(c => c.duplicate().flip().asInstanceOf[ByteBuffer]).toArray
+      (header +: chunks.toSeq.map(fitted)).map(c => c.duplicate().flip().asInstanceOf[ByteBuffer]).toArray
     }
+
+    /**
+     * A chunk less than half full, copied into one of the size written: Spark's memory store
+     * accounts a block by the bytes written, so a block of a few records must not hold a chunk
+     * sized for many (thousands of quiet shards would take gigabytes it does not see).
+     */
+    private def fitted(c: ByteBuffer): ByteBuffer =
+      if (c.position().toLong * 2 >= c.capacity()) c
+      else ByteBuffer.allocate(c.position()).put(c.duplicate().flip().asInstanceOf[ByteBuffer])
   }
 
   /**
@@ -108,6 +119,12 @@ object RecordBlock {
    * generation, where collections do not copy it, and this one fits a region of small heaps.
    */
   val ChunkLength: Int = (1 << 20) - 1024
+
+  /**
+   * A shard's first chunk; each next one doubles, up to [[ChunkLength]]: a prefetch task lays out
+   * the records of every shard it reads at once, mostly a few records each on a quiet stream.
+   */
+  val FirstChunkLength: Int = 8 * 1024
 }
 
 /**

@@ -14,7 +14,8 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 /**
  * Generated prefetched blocks and prefetch reports come back exactly as they were written: a
  * block as the chunks its writer made, as one buffer (read back from disk or another executor)
- * and from direct buffers; a report through its codec.
+ * and from direct buffers; a report through its codec. A block holds little more memory than
+ * the bytes it is accounted by.
  */
 class BlockCodecPropertySuite extends AnyFunSuite with PropertyChecks {
 
@@ -59,6 +60,11 @@ class BlockCodecPropertySuite extends AnyFunSuite with PropertyChecks {
           val read = RecordBlock.decode(block).toSeq.map(shape)
           if (read != expected) fail(s"a block of ${records.size} records read back differently")
         }
+        // Spark's memory store accounts a block by the bytes in its chunks: the arrays behind
+        // them hold at most twice that.
+        val held = chunks.map(_.array().length.toLong).sum
+        if (held > 2 * chunks.map(_.remaining.toLong).sum)
+          fail(s"a block of ${records.size} records holds $held bytes of arrays for ${chunks.map(_.remaining).sum}")
         writer.count == records.size && writer.bytes == KinesisRecord.bytesOf(records) &&
         writer.last.map(shape) == records.lastOption.map(shape) &&
         (records.isEmpty || writer.firstArrivalMillis == records.head.approximateArrivalMillis)
