@@ -71,6 +71,12 @@ object OffsetsTool {
     val positions = ours.map(_.shards).reduce(_ ++ _)
     val lag = kinesis.map(c => withApi(c, apiFor)(api => ShardLag.of(api, positions)))
     out.println(OffsetsTable.render(positions, lag))
+    val failures = lag.toSeq.flatMap(_.values.collect { case Left(reason) => reason })
+    failures.headOption.foreach { reason =>
+      val others = failures.distinct.size - 1
+      out.println(s"How far behind ${failures.size} shard(s) are is unknown: $reason" +
+        (if (others > 0) s" (and $others other errors)" else ""))
+    }
     if (lag.isEmpty) {
       out.println("How far behind each shard is: not asked; give --region or --endpoint-url (AWS credentials " +
         "come from the default chain).")

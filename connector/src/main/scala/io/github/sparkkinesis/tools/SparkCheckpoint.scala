@@ -5,6 +5,7 @@ import java.io.FileNotFoundException
 import java.nio.charset.StandardCharsets
 
 import scala.util.Try
+import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.hadoop.conf.Configuration
@@ -30,8 +31,10 @@ final class SparkCheckpoint(val location: String, hadoopConf: Configuration = ne
   private val fs: FileSystem =
     try root.getFileSystem(hadoopConf)
     catch {
-      case e: java.io.IOException =>
-        throw new ToolError(s"cannot open the checkpoint $location: ${e.getMessage}", cause = e)
+      case NonFatal(e) =>
+        throw new ToolError(
+          s"cannot open the checkpoint $location: ${e.getMessage}; copy it to local disk, or " +
+            "run this tool with spark-submit where the query ran, with its file systems", cause = e)
     }
 
   if (!fs.exists(root)) {

@@ -128,6 +128,8 @@ class ForeignOffsetsSuite extends AnyFunSuite with Matchers {
     val missing = s"${Files.createTempDirectory("x")}/nothing-here"
     the[ToolError] thrownBy new SparkCheckpoint(missing) should have message
       s"the checkpoint $missing does not exist: give the old query's checkpointLocation"
+    (the[ToolError] thrownBy new SparkCheckpoint("nosuchfs://bucket/chk")).getMessage should include(
+      "cannot open the checkpoint nosuchfs://bucket/chk: ")
     val empty = checkpoint()
     (the[ToolError] thrownBy new SparkCheckpoint(empty.toString)).getMessage should include(
       "is not a Spark streaming checkpoint: it has no offsets folder")

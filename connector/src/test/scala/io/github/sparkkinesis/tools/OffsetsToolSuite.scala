@@ -102,6 +102,18 @@ class OffsetsToolSuite extends AnyFunSuite with Matchers {
     asked.out should not include "not asked"
   }
 
+  test("show says when how far behind a shard is cannot be found, once below the table") {
+    implicit val api: FakeKinesisApi = new FakeKinesisApi().createStream("orders", 1)
+    val ours = KinesisSourceOffset(Map(ShardKey("orders", s0) -> TrimHorizon, ShardKey("gone", s0) -> TrimHorizon))
+    val own = checkpoint().offsets(0, planned, ours.json()).commit(0)
+    val result = run("show", own.toString, "--region", "us-east-1")
+    result.code shouldBe OffsetsTool.ExitOk
+    val behind = result.out.split("\n").filter(l => l.startsWith("orders") || l.startsWith("gone"))
+      .map(_.split("  +").toSeq).map(row => row.head -> row.last).toMap
+    behind shouldBe Map("orders" -> "0 ms", "gone" -> "unknown")
+    result.out should include("How far behind 1 shard(s) are is unknown: ")
+  }
+
   test("show of another connector's checkpoint points to import") {
     val old = checkpoint().offsets(0, planned, line("orders", 0, s0 -> qubole("TRIM_HORIZON"))).commit(0)
     val result = run("show", old.toString)
