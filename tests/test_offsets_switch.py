@@ -84,9 +84,18 @@ def test_a_pipeline_switched_here_continues_after_the_old_connectors_last_commit
 
     out, err = io.StringIO(), io.StringIO()
     assert _cli.main(["offsets", "import", str(old.root), "--from", connector], out=out, err=err) == 0, err.getvalue()
-    run_available_now(kinesis_reader(spark, kinesis, stream, initialPosition=out.getvalue().strip()),
+    run_available_now(kinesis_reader(spark, kinesis, stream, initialPosition=out.getvalue().strip(),
+                                     maxFetchDuration="500ms"),
                       tmp_path / "out", tmp_path / "checkpoint")
     read_here = [bytes(r.data) for r in spark.read.parquet(str(tmp_path / "out")).collect()]
 
     every = sorted(data for records in shards.values() for _, data in records)
     assert sorted([data for _, data in read_before] + read_here) == every
+
+    # The new query's own checkpoint, with how far behind each shard is asked of Kinesis: read up to the tip.
+    out, err = io.StringIO(), io.StringIO()
+    assert _cli.main(["offsets", "show", str(tmp_path / "checkpoint"), "--endpoint-url", kinesis.endpoint,
+                      "--region", kinesis.region], out=out, err=err) == 0, err.getvalue()
+    rows = [row.split() for row in out.getvalue().splitlines() if row.startswith(stream)]
+    assert {row[1] for row in rows if row[-1] != "-"} >= {s1, s2, s3}, out.getvalue()
+    assert all(row[-2:] == ["0", "ms"] or row[-1] == "-" for row in rows), out.getvalue()
