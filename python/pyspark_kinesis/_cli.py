@@ -6,6 +6,9 @@ It starts no Spark and needs no Java (the calls go through boto3). Credentials c
 AWS default chain (environment, ``~/.aws`` profiles with
 ``AWS_PROFILE``, instance roles); the command takes none on its command line, so none end up in
 shell histories or process lists, and it never prints any.
+
+``python -m pyspark_kinesis offsets ...`` is the connector jar's checkpoint tool, run in a JVM:
+see :mod:`pyspark_kinesis._offsets`.
 """
 
 from __future__ import annotations
@@ -62,6 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     common(register, "required")
     deregister = actions.add_parser("deregister", help="deregister one consumer, named explicitly")
     common(deregister, "required")
+    # Parsed by the connector jar's tool (see _offsets.py); listed here for --help.
+    commands.add_parser("offsets", help="show a checkpoint's positions, or carry a qubole or awslabs query's "
+                        "progress over (offsets --help)")
     return parser
 
 
@@ -132,7 +138,12 @@ def main(argv: Optional[Sequence[str]] = None, spark: Optional[SparkSession] = N
          out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
     """The command line; ``spark`` and the streams are for tests. Without ``spark`` it starts no
     Spark and needs no Java: the calls go through boto3 (see consumers.py). Exit codes: 0 done,
-    1 the call failed (the message says why), 2 bad usage."""
+    1 the call failed (the message says why), 2 bad usage. ``offsets`` runs in a JVM (see _offsets.py)."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["offsets"]:
+        from pyspark_kinesis import _offsets
+
+        return _offsets.run(words[1:], out, err)
     try:
         args = _parser().parse_args(argv)
     except SystemExit as e:  # argparse has printed the usage error.

@@ -81,7 +81,9 @@ object KinesisOptions {
       "`java.text.SimpleDateFormat` pattern; default `MM/dd/yyyy HH:mm:ss z`), or per-shard positions as " +
       "offset JSON, e.g. `{\"version\":1,\"shards\":{\"s\":{\"shardId-000000000000\":{\"type\":\"at\"," +
       "\"seq\":\"4959...\"}}}}` (`at` includes that record, `after` starts after it; shards not named start " +
-      "at trim_horizon; a line of a checkpoint's `offsets/N` file works as is).",
+      "at trim_horizon, but those a named shard descends from count as read; a line of a checkpoint's " +
+      "`offsets/N` file works as is, and `python -m pyspark_kinesis offsets import` writes one from a qubole " +
+      "or awslabs checkpoint).",
     kind = Position, shownDefault = Some("latest (streams); trim_horizon (batch reads)"))
   val EndingPosition = OptionSpec("endingPosition", Some("latest"),
     "Where to stop: `latest` (the tip when the read is planned) or per-shard positions as offset JSON " +

@@ -20,9 +20,8 @@ final class KinesisBatch(options: KinesisSourceOptions, api: => KinesisApi) exte
     val listed = options.streamNames.flatMap(s =>
       RetryPolicy.ListShards.run(s"ListShards of stream '$s'")(kinesis.listShards(s, options.maxShardsPerDescribe))
         .map(d => ShardKey(s, d.shardId) -> d)).toMap
-    val shards = listed.keySet
     val rangeChecks = RangeChecks.of(listed, RangeChecks.ranges(listed), options.outOfRangeUserRecords)
-    val starts = StartPositions.of(options.batchStart, shards, System.currentTimeMillis())
+    val starts = StartPositions.of(options.batchStart, listed, System.currentTimeMillis())
     val ends: Map[ShardKey, ShardPosition] = options.endingPosition match {
       case EndingPosition.Positions(ends) => ends.shards
       case EndingPosition.Latest =>

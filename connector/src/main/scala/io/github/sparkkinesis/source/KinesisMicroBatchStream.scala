@@ -53,7 +53,7 @@ final class KinesisMicroBatchStream(
   override def initialOffset(): Offset = {
     val store = new InitialOffsetStore(metadataPath, sparkContext.hadoopConfiguration)
     store.getOrCreate {
-      val listed = shards.listShards().keySet
+      val listed = shards.listShards()
       // Offsets may name other streams' shards (initialPosition as offset JSON): only ours count.
       val offset = KinesisSourceOffset(
         StartPositions.of(options.initialPosition, listed, System.currentTimeMillis()), shards.streamCreationTimes())
