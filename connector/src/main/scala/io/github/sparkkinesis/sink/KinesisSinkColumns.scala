@@ -34,7 +34,8 @@ final case class KinesisSinkColumns(
   def record(row: InternalRow, streamName: Option[String]): (String, PutEntry) = {
     def text(ordinal: Int): String = if (row.isNullAt(ordinal)) null else row.getUTF8String(ordinal).toString
     val target = streamName.getOrElse(KinesisSinkColumns.checkedStream(text(stream.get)))
-    val bytes = if (row.isNullAt(data)) null else if (dataIsString) row.getUTF8String(data).getBytes else row.getBinary(data)
+    val bytes =
+      if (row.isNullAt(data)) null else if (dataIsString) row.getUTF8String(data).getBytes else row.getBinary(data)
     target -> KinesisSinkColumns.entry(target, text(partitionKey), bytes, explicitHashKey.flatMap(o => Option(text(o))))
   }
 
