@@ -3,8 +3,8 @@
 (pyspark_kinesis.foreach_kinesis). A real-time query with Spark's checks on copies every record
 once, each partition key in order; the Python example of docs/real-time.md ("The sink") runs as
 written; the writer works in a micro-batch query too; bad options, columns and rows fail with
-the connector's errors; and format("kinesis") in real-time mode gets Spark's refusal, as the
-docs say."""
+the connector's errors; and format("kinesis") in real-time mode gets Spark's refusal, and runs
+with Spark's check off, as the docs say."""
 
 import json
 import re
@@ -127,13 +127,30 @@ def test_a_bad_row_fails_the_query_with_the_sinks_error(spark, kinesis, tmp_path
     assert "column 'partitionKey' is empty" in str(failure.value)
 
 
-def test_format_kinesis_in_real_time_mode_gets_sparks_refusal_naming_the_sink(spark, kinesis, tmp_path):
-    source = kinesis.create_stream(shards=1)
-    writer = (realtime_reader(spark, kinesis, source).select("partitionKey", "data").writeStream
-              .format("kinesis").option("streamName", "out").option("region", kinesis.region)
-              .option("endpoint", kinesis.endpoint).option("checkpointLocation", str(tmp_path / "checkpoint"))
-              .outputMode("update").trigger(realTime="5 seconds"))
+def test_format_kinesis_in_real_time_mode_is_refused_by_spark_and_runs_with_its_check_off(
+        spark, kinesis, tmp_path, short_batches):
+    source, target = kinesis.create_stream(shards=1), kinesis.create_stream(shards=1)
+    put = keyed_records(2, 5, "check")
+    kinesis.put_records(source, put)
+
+    def start():
+        return (realtime_reader(spark, kinesis, source).select("partitionKey", "data").writeStream
+                .format("kinesis").options(**sink_options(kinesis, target).to_dict())
+                .option("checkpointLocation", str(tmp_path / "checkpoint"))
+                .outputMode("update").trigger(realTime="2 seconds").start())
+
     with pytest.raises(IllegalArgumentException) as refusal:
-        writer.start().stop()
+        start().stop()
     assert "OPERATOR_OR_SINK_NOT_IN_ALLOWLIST" in str(refusal.value)
     assert "io.github.sparkkinesis.KinesisTable" in str(refusal.value)
+
+    spark.conf.set(ALLOWLIST_CHECK, "false")  # a warning instead; the sink takes update mode as append
+    try:
+        query = start()
+        try:
+            wait_for(lambda: len(copied(kinesis, target)) >= len(put), "the copies with the check off", query)
+        finally:
+            query.stop()
+    finally:
+        spark.conf.unset(ALLOWLIST_CHECK)
+    assert_each_record_once_in_key_order(copied(kinesis, target), put)
