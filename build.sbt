@@ -101,7 +101,11 @@ def sparkLineProject(line: SparkLine, base: File): Project =
       (main / "scala") +: line.shimFolders.map(main / _)
     },
     Compile / unmanagedResourceDirectories := Seq((ThisBuild / baseDirectory).value / "connector" / "src" / "main" / "resources"),
-    Test / unmanagedSourceDirectories := Seq((ThisBuild / baseDirectory).value / "connector" / "src" / "test" / "scala"),
+    // Tests of a line's shim APIs (real-time mode) sit in test folders named as the shims.
+    Test / unmanagedSourceDirectories := {
+      val test = (ThisBuild / baseDirectory).value / "connector" / "src" / "test"
+      (test / "scala") +: line.shimFolders.map(test / _)
+    },
     Test / unmanagedResourceDirectories := Seq((ThisBuild / baseDirectory).value / "connector" / "src" / "test" / "resources"),
     libraryDependencies ++= Dependencies.spark(line.spark) ++ Dependencies.scalaCompat(line.scalaBinary) ++
       Dependencies.awsSdk ++ Dependencies.test(line.spark),

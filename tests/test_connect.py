@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """End to end through Spark Connect: a local Connect server started with the connector jar, a
 PySpark Connect client reading and writing Kinesis with format("kinesis") and the typed
-builders, and the consumer manager working from that client (no py4j there).
+builders, the consumer manager working from that client (no py4j there), and what a real-time query can
+write to Kinesis from it.
 
 PySpark cannot hold a classic session and a Connect client in one process (once a Connect
 session exists, every builder makes Connect sessions), so this module runs in a pytest run of
@@ -15,7 +16,13 @@ import pytest
 from connect_server import connect_server
 
 import pyspark_kinesis
-from pyspark_kinesis import AWSKinesisConsumerManager, KinesisConsumerError, KinesisSinkOptions, KinesisSourceOptions
+from pyspark_kinesis import (
+    AWSKinesisConsumerManager,
+    KinesisConsumerError,
+    KinesisSinkOptions,
+    KinesisSourceOptions,
+    foreach_kinesis,
+)
 from streaming import make_records, read_all
 
 pytest.importorskip("pyspark.sql.connect.session", reason="needs pyspark[connect]")
@@ -85,3 +92,33 @@ def test_the_consumer_manager_works_from_a_connect_client(remote, kinesis, strea
     with pytest.raises(KinesisConsumerError) as error:
         manager.deregisterConsumer(stream, name)
     assert error.value.condition == "KINESIS_EFO_CONSUMER_NOT_FOUND"
+
+
+def test_real_time_to_kinesis_from_a_connect_client_takes_format_kinesis_with_sparks_check_off(
+        remote, kinesis, tmp_path):
+    source, target = kinesis.create_stream(shards=1), kinesis.create_stream(shards=1)
+    records = make_records(20)
+    kinesis.put_records(source, records)
+    df = (KinesisSourceOptions().stream_name(source).region(kinesis.region).endpoint(kinesis.endpoint)
+          .initial_position("trim_horizon").apply(remote.readStream.format("kinesis")).load())
+    out = KinesisSinkOptions().stream_name(target).region(kinesis.region).endpoint(kinesis.endpoint)
+    # The JVM foreach writer cannot travel from a Python Connect client: refused, naming the way.
+    with pytest.raises(RuntimeError, match="Spark Connect's foreach takes Python writers only"):
+        foreach_kinesis(df, out)
+
+    remote.conf.set("spark.sql.streaming.realTimeMode.allowlistCheck", "false")
+    try:
+        query = (out.apply(df.select("partitionKey", "data").writeStream.format("kinesis"))
+                 .option("checkpointLocation", str(tmp_path / "chk")).outputMode("update")
+                 .trigger(realTime="5 seconds").start())
+        try:
+            deadline = time.monotonic() + 90
+            while len(read_all(kinesis, target)) < len(records):
+                assert query.exception() is None, query.exception()
+                assert time.monotonic() < deadline, "the records did not reach the second stream in 90 s"
+                time.sleep(0.5)
+        finally:
+            query.stop()
+    finally:
+        remote.conf.unset("spark.sql.streaming.realTimeMode.allowlistCheck")
+    assert sorted((key, data) for _, key, data in read_all(kinesis, target)) == sorted(records)

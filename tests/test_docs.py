@@ -5,6 +5,7 @@ relative link and anchor resolves, and the site's nav lists every page. Runs wit
 
 import json
 import re
+import textwrap
 import unicodedata
 from pathlib import Path
 
@@ -117,3 +118,14 @@ def test_every_kept_benchmark_result_is_cited():
 def test_the_readme_is_a_front_page():
     lines = (ROOT / "README.md").read_text().count("\n")
     assert lines <= 300, f"README.md has {lines} lines; the manual belongs in docs/"
+
+
+def test_the_real_time_sink_scala_example_is_the_one_a_suite_runs():
+    """docs/real-time.md's Scala example of "The sink" is run by RealTimePipelineSuite (the
+    Spark 4.2 line's tests), between its marker lines; the two must be the same text."""
+    page = (DOCS / "real-time.md").read_text()
+    shown = re.search(r"```scala\n(.*?)```", page[page.index("## The sink\n"):], re.S).group(1)
+    suite = (ROOT / "connector/src/test/spark-4.2/io/github/sparkkinesis/sink/RealTimePipelineSuite.scala").read_text()
+    ran = re.search(r"// ---- docs/real-time\.md, \"The sink\": the Scala example ----\n(.*?)\n\s*// ---- end",
+                    suite, re.S).group(1)
+    assert textwrap.dedent(ran).strip() == shown.strip(), "the page and RealTimePipelineSuite differ"

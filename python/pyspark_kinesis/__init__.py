@@ -14,6 +14,11 @@ The package carries the connector jar and helps use it::
     sink = KinesisSinkOptions().stream_name("orders-copy").region("us-east-1")
     sink.apply(df.select("partitionKey", "data").writeStream.format("kinesis")).start()
 
+A real-time query (``trigger(realTime=...)``) writes to Kinesis with :func:`foreach_kinesis`,
+through the foreach sink Spark allows there::
+
+    foreach_kinesis(df, sink).outputMode("update").trigger(realTime="5 seconds").start()
+
 Enhanced fan-out consumers are managed with :class:`AWSKinesisConsumerManager`, or from a
 shell with ``python -m pyspark_kinesis consumers list --stream orders``.
 """
@@ -26,6 +31,7 @@ from pyspark_kinesis.consumers import (
     AWSKinesisConsumerManagerBuilder,
     KinesisConsumerError,
 )
+from pyspark_kinesis.foreach import foreach_kinesis
 from pyspark_kinesis.options import (
     SINK_OPTION_NAMES,
     SOURCE_OPTION_NAMES,
@@ -44,6 +50,7 @@ __all__ = [
     "SOURCE_OPTION_NAMES",
     "__version__",
     "configure",
+    "foreach_kinesis",
     "jar_path",
     "jvm_class",
 ]

@@ -521,7 +521,8 @@ class KinesisSinkOptions(_KinesisOptions):
 
     def max_put_linger(self, linger: Duration) -> KinesisSinkOptions:
         """``maxPutLinger``: longest a record waits for its PutRecords call to fill before it is
-        sent anyway, 1ms to 10m (default 50ms); keeps latency low in real-time mode."""
+        sent anyway, 1ms to 10m (default 50ms); keeps latency low in real-time mode.
+        :func:`~pyspark_kinesis.foreach_kinesis` defaults to 5ms."""
         return self._set("maxPutLinger", _duration_option("maxPutLinger", linger))
 
     # -- packing and order ----------------------------------------------------------------

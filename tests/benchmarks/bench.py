@@ -6,11 +6,12 @@ and <date>.png and prints the table. Timings here only: never pass/fail.
     python tests/benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--warm-rounds N] ...
 
 Rows: backend, polling, efo, limits-polling, limits-efo, latency-default, latency-low,
-latency-realtime, latency-realtime-efo, latency-floor, steady-noop, steady-noop-floor, idle, scale-100,
-scale-1000, scale-10000, memory, memory-efo, sink, sink-limits. Builds: --jar label=path
-(repeatable); by default "now" (the jar `make wheel` built) and "before" (.bench/baseline.jar, made
-by `make bench-baseline` from BENCH_BASELINE) when it exists. Every figure is of one run on one
-machine: compare the builds with each other, not with other machines.
+latency-realtime, latency-realtime-efo, pipeline-realtime, pipeline-micro-batch, latency-floor,
+steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000, memory, memory-efo, sink,
+sink-limits. Builds: --jar label=path (repeatable); by default "now" (the jar `make wheel` built)
+and "before" (.bench/baseline.jar, made by `make bench-baseline` from BENCH_BASELINE) when it
+exists. Every figure is of one run on one machine: compare the builds with each other, not with
+other machines.
 """
 
 import argparse
@@ -200,6 +201,28 @@ def latency_realtime(mode):
     return row
 
 
+def pipeline(trigger):
+    """Kinesis -> query -> Kinesis with the foreach writer, EFO in (bench_pipeline.py), at each of
+    --pipeline-rates (1,000 and 10,000 records/s) over 2 shards: put into the first stream to
+    arrival in the second."""
+    def row(args, jars):
+        options = {"consumerMode": "efo", "consumerName": f"bench-{int(time.time())}"}
+        if trigger == "micro-batch":
+            options["maxFetchDuration"] = "200ms"  # the low-latency micro-batch setting
+        results = []
+        for rate in args.pipeline_rates:
+            for label, jar in jars:
+                with BenchKinesis(["--stream", "s:2:0:100", "--stream", "out:2:0:100",
+                                   "--produce", f"s:{rate}:100"]) as k:
+                    # A task slot per shard for the real-time tasks, and room for the driver's jobs.
+                    spec = {"endpoint": k.endpoint, "stream": "s", "out": "out", "trigger": trigger,
+                            "warmup_s": 15, "window_s": args.window_s, "batch_duration_s": 300, "slots": 4,
+                            "options": options}
+                    results.append(one_build(f"{label}, {rate:,} records/s", "pipeline", jar, spec))
+        return results
+    return row
+
+
 def spark_floor(sink):
     """The same query on Spark's rate source: what Spark itself spends at 1,000 rows/s into `sink`."""
     def row(args, jars):
@@ -294,6 +317,8 @@ ROWS = {
     "latency-low": latency(LOW_LATENCY),
     "latency-realtime": latency_realtime("polling"),
     "latency-realtime-efo": latency_realtime("efo"),
+    "pipeline-realtime": pipeline("realtime"),
+    "pipeline-micro-batch": pipeline("micro-batch"),
     "latency-floor": spark_floor("foreachBatch"),
     "steady-noop": steady,
     "steady-noop-floor": spark_floor("noop"),
@@ -329,7 +354,9 @@ def main():
     parser.add_argument("--warm-rounds", type=int, default=1,
                         help="throughput rows: reads of the warm-up stream before the measured one")
     parser.add_argument("--window-s", type=int, default=30,
-                        help="measuring window of the limits, latency and idle rows")
+                        help="measuring window of the limits, latency, pipeline and idle rows")
+    parser.add_argument("--pipeline-rates", type=int, nargs="+", default=[1000, 10000],
+                        help="pipeline rows: the records/s put into the first stream, one run each")
     args = parser.parse_args()
     jars = [tuple(j.split("=", 1)) for j in args.jar] or default_jars()
     if not jars:
@@ -339,6 +366,8 @@ def main():
     changed = "".join(f" --{name.replace('_', '-')} {getattr(args, name)}"
                       for name in ("records_per_shard", "sink_rows", "warm_rounds", "window_s")
                       if getattr(args, name) != parser.get_default(name))
+    if args.pipeline_rates != parser.get_default("pipeline_rates"):
+        changed += " --pipeline-rates " + " ".join(map(str, args.pipeline_rates))
     started = datetime.now(timezone.utc)
     rows = []
     for name in args.rows:

@@ -70,7 +70,7 @@ def figures(row, r):
     if row == "latency-floor" or row.startswith("steady"):
         return (f"**{_n(r['cores'], 3)} cores** at {_n(r['rows_per_s'])} rows/s, "
                 f"{_n(r['batches_per_s'], 1)} batches/s")
-    if row.startswith("latency"):
+    if row.startswith("latency") or row.startswith("pipeline"):
         batches = f", {_n(r['batches_per_s'], 1)} batches/s" if "batches_per_s" in r else ""
         return (f"p50 **{_n(r['p50_ms'])} ms**, p90 {_n(r['p90_ms'])}, p99 **{_n(r['p99_ms'])}**, "
                 f"max {_n(r['max_ms'])} ms "

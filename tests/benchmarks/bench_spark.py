@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_backend import cpu_seconds, stat_cpu_seconds  # noqa: E402
+from bench_pipeline import pipeline  # noqa: E402
 
 SHADED_SDK = "io.github.sparkkinesis.shaded.software.amazon.awssdk."
 
@@ -499,7 +500,7 @@ def sink(spark, pid, spec, workdir):
 
 
 KINDS = {f.__name__: f for f in (throughput, ceiling_polling, at_limits, latency, latency_realtime, spark_floor,
-                                  steady, idle, scale, memory, sink)}
+                                  steady, idle, scale, memory, sink, pipeline)}
 
 
 def main():

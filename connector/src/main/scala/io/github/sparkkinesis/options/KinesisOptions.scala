@@ -189,7 +189,8 @@ object KinesisOptions {
 
   val MaxPutLinger = OptionSpec("maxPutLinger", Some("50ms"),
     "Longest a record waits for its PutRecords call to fill before it is sent anyway: keeps latency low " +
-      "when rows come slowly, as in real-time mode.", usage = write, kind = Duration(1, 600000))
+      "when rows come slowly, as in real-time mode. `KinesisForeachWriter` (`foreach_kinesis`) defaults to 5ms.",
+    usage = write, kind = Duration(1, 600000))
 
   val Aggregation = OptionSpec("aggregation", Some("none"),
     "`kpl` packs the rows bound for one shard into KPL aggregates of up to 1 MiB (one Kinesis record " +

@@ -47,8 +47,12 @@ object KinesisSinkOptions {
     "asyncProgressTrackingEnabled", "asyncProgressTrackingCheckpointIntervalMs",
     "_asyncProgressTrackingOverrideSinkSupportCheck")
 
-  /** Parses case-insensitive options; throws a [[io.github.sparkkinesis.errors.KinesisOptionException]]. */
-  def parse(options: Map[String, String]): KinesisSinkOptions = {
+  /**
+   * Parses case-insensitive options; throws a [[io.github.sparkkinesis.errors.KinesisOptionException]].
+   * `putLingerDefaultMs` replaces the registry's default of `maxPutLinger` where the writer has
+   * another (the foreach writer's, for real-time queries).
+   */
+  def parse(options: Map[String, String], putLingerDefaultMs: Option[Long] = None): KinesisSinkOptions = {
     rejectMisplaced(options.keys, Usage.Write, SparkWriterOptions)
     val values = new OptionValues(options)
 
@@ -69,7 +73,8 @@ object KinesisSinkOptions {
       maxPutRetries = values.int(MaxPutRetries),
       retryBackoffMs = values.durationMs(PutRetryBackoff),
       maxRetryBackoffMs = values.durationMs(MaxPutRetryBackoff),
-      maxPutLingerMs = values.durationMs(MaxPutLinger),
+      maxPutLingerMs = putLingerDefaultMs.filterNot(_ => values.isSet(MaxPutLinger))
+        .getOrElse(values.durationMs(MaxPutLinger)),
       aggregate = values.choice(Aggregation) == "kpl",
       orderPerKey = values.boolean(OrderPerKey))
     if (put.maxRetryBackoffMs < put.retryBackoffMs) {

@@ -20,26 +20,23 @@ final class KinesisDataWriter(
     clock: Clock = SystemClock)
   extends DataWriter[InternalRow] {
 
-  private val counters = new KinesisSinkCounters
-  private val batcher = new PutRecordsBatcher(api, options.put, options.connection.where, counters, clock)
-  private val sizeLimits = new RecordSizeLimits(api)
+  private val puts = new TaskPuts(options, api, clock)
 
   override def write(row: InternalRow): Unit = {
     val (stream, entry) = columns.record(row, options.streamName)
-    sizeLimits.check(stream, entry)
-    batcher.add(stream, entry)
+    puts.add(stream, entry)
   }
 
   override def commit(): WriterCommitMessage = {
-    batcher.flush()
-    KinesisWriterCommitMessage(counters.snapshot)
+    puts.flush()
+    KinesisWriterCommitMessage(puts.counters.snapshot)
   }
 
-  override def abort(): Unit = batcher.abort()
+  override def abort(): Unit = puts.abort()
 
-  override def close(): Unit = batcher.close()
+  override def close(): Unit = puts.close()
 
-  override def currentMetricsValues(): Array[CustomTaskMetric] = counters.taskMetrics
+  override def currentMetricsValues(): Array[CustomTaskMetric] = puts.counters.taskMetrics
 }
 
 /** A task's counts (see [[KinesisSinkMetrics]]), sent to the driver when the task commits. */

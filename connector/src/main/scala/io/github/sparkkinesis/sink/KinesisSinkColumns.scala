@@ -4,6 +4,7 @@ package io.github.sparkkinesis.sink
 import java.nio.charset.StandardCharsets
 import java.util.Locale
 
+import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructField, StructType}
 
@@ -31,49 +32,21 @@ final case class KinesisSinkColumns(
    * [[RecordSizeLimits]]'s).
    */
   def record(row: InternalRow, streamName: Option[String]): (String, PutEntry) = {
-    import KinesisSinkColumns._
-    val target = streamName.getOrElse {
-      val ordinal = stream.get
-      if (row.isNullAt(ordinal)) {
-        throw KinesisErrors.sinkInvalidValue(s"column '$Stream' is null; name each row's stream " +
-          "there, or set the option 'streamName'")
-      }
-      val name = row.getUTF8String(ordinal).toString
-      if (!KinesisSourceOptions.StreamNamePattern.pattern.matcher(name).matches()) {
-        throw KinesisErrors.sinkInvalidValue(s"column '$Stream' holds '$name', which is not a stream " +
-          "name (1 to 128 letters, digits, '_', '.' or '-')")
-      }
-      name
-    }
-    if (row.isNullAt(partitionKey)) {
-      throw KinesisErrors.sinkInvalidValue(s"column '$PartitionKey' is null; every Kinesis record " +
-        s"needs a partition key of 1 to $MaxPartitionKeyChars characters")
-    }
-    val key = row.getUTF8String(partitionKey).toString
-    val keyChars = key.codePointCount(0, key.length)
-    if (keyChars == 0 || keyChars > MaxPartitionKeyChars) {
-      val what = if (keyChars == 0) "is empty" else s"has $keyChars characters"
-      throw KinesisErrors.sinkInvalidValue(s"column '$PartitionKey' $what; Kinesis takes partition " +
-        s"keys of 1 to $MaxPartitionKeyChars characters")
-    }
-    if (row.isNullAt(data)) {
-      throw KinesisErrors.sinkInvalidValue(s"column '$Data' is null; write an empty value instead " +
-        "if a record carries no data")
-    }
-    val bytes = if (dataIsString) row.getUTF8String(data).getBytes else row.getBinary(data)
-    val hashKey = explicitHashKey.filterNot(row.isNullAt).map { ordinal =>
-      val text = row.getUTF8String(ordinal).toString
-      if (!isHashKey(text)) {
-        throw KinesisErrors.sinkInvalidValue(s"column '$ExplicitHashKey' holds a value of " +
-          s"${text.length} characters that is not a decimal number from 0 to 2^128 - 1")
-      }
-      text
-    }
-    val size = bytes.length.toLong + key.getBytes(StandardCharsets.UTF_8).length
-    if (size > RecordSizeLimits.MaxBytes) { // More than any stream takes: no need to ask which.
-      throw KinesisErrors.sinkRecordTooLarge(target, size, bytes.length, size - bytes.length, RecordSizeLimits.MaxBytes)
-    }
-    target -> PutEntry(key, bytes, hashKey, size.toInt)
+    def text(ordinal: Int): String = if (row.isNullAt(ordinal)) null else row.getUTF8String(ordinal).toString
+    val target = streamName.getOrElse(KinesisSinkColumns.checkedStream(text(stream.get)))
+    val bytes =
+      if (row.isNullAt(data)) null else if (dataIsString) row.getUTF8String(data).getBytes else row.getBinary(data)
+    target -> KinesisSinkColumns.entry(target, text(partitionKey), bytes, explicitHashKey.flatMap(o => Option(text(o))))
+  }
+
+  /** The same for a [[Row]], as the foreach sink gets them (see [[KinesisForeachWriter]]). */
+  def record(row: Row, streamName: Option[String]): (String, PutEntry) = {
+    def text(ordinal: Int): String = if (row.isNullAt(ordinal)) null else row.getString(ordinal)
+    val target = streamName.getOrElse(KinesisSinkColumns.checkedStream(text(stream.get)))
+    val bytes = if (row.isNullAt(data)) null
+    else if (dataIsString) row.getString(data).getBytes(StandardCharsets.UTF_8)
+    else row.getAs[Array[Byte]](data)
+    target -> KinesisSinkColumns.entry(target, text(partitionKey), bytes, explicitHashKey.flatMap(o => Option(text(o))))
   }
 }
 
@@ -132,6 +105,51 @@ object KinesisSinkColumns {
             "set 'streamName' to write every row to one stream"),
         s"Cast it, e.g. CAST(s AS STRING) AS $Stream."))
     KinesisSinkColumns(dataIndex, dataIsString, partitionKey, hashKey, stream)
+  }
+
+  /** A row's stream name from its `stream` column (null when the column is null), checked. */
+  def checkedStream(name: String): String = {
+    if (name == null) {
+      throw KinesisErrors.sinkInvalidValue(s"column '$Stream' is null; name each row's stream " +
+        "there, or set the option 'streamName'")
+    }
+    if (!KinesisSourceOptions.StreamNamePattern.pattern.matcher(name).matches()) {
+      throw KinesisErrors.sinkInvalidValue(s"column '$Stream' holds '$name', which is not a stream " +
+        "name (1 to 128 letters, digits, '_', '.' or '-')")
+    }
+    name
+  }
+
+  /**
+   * The entry of one record bound for `target`, checked as Kinesis would check it: `key` and
+   * `bytes` are null where the row holds NULL.
+   */
+  def entry(target: String, key: String, bytes: Array[Byte], hashKey: Option[String]): PutEntry = {
+    if (key == null) {
+      throw KinesisErrors.sinkInvalidValue(s"column '$PartitionKey' is null; every Kinesis record " +
+        s"needs a partition key of 1 to $MaxPartitionKeyChars characters")
+    }
+    val keyChars = key.codePointCount(0, key.length)
+    if (keyChars == 0 || keyChars > MaxPartitionKeyChars) {
+      val what = if (keyChars == 0) "is empty" else s"has $keyChars characters"
+      throw KinesisErrors.sinkInvalidValue(s"column '$PartitionKey' $what; Kinesis takes partition " +
+        s"keys of 1 to $MaxPartitionKeyChars characters")
+    }
+    if (bytes == null) {
+      throw KinesisErrors.sinkInvalidValue(s"column '$Data' is null; write an empty value instead " +
+        "if a record carries no data")
+    }
+    hashKey.foreach { text =>
+      if (!isHashKey(text)) {
+        throw KinesisErrors.sinkInvalidValue(s"column '$ExplicitHashKey' holds a value of " +
+          s"${text.length} characters that is not a decimal number from 0 to 2^128 - 1")
+      }
+    }
+    val size = bytes.length.toLong + key.getBytes(StandardCharsets.UTF_8).length
+    if (size > RecordSizeLimits.MaxBytes) { // More than any stream takes: no need to ask which.
+      throw KinesisErrors.sinkRecordTooLarge(target, size, bytes.length, size - bytes.length, RecordSizeLimits.MaxBytes)
+    }
+    PutEntry(key, bytes, hashKey, size.toInt)
   }
 
   private def isString(t: DataType): Boolean = t.isInstanceOf[StringType]

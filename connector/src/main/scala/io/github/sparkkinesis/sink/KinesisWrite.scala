@@ -7,9 +7,10 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomMetric
 import org.apache.spark.sql.connector.write.{
-  BatchWrite, DataWriter, DataWriterFactory, PhysicalWriteInfo, Write, WriteBuilder, WriterCommitMessage
+  BatchWrite, DataWriter, DataWriterFactory, PhysicalWriteInfo, Write, WriterCommitMessage
 }
 import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
+import org.apache.spark.sql.kinesis.KinesisUpdateAsAppend
 import org.apache.spark.sql.types.StructType
 
 import io.github.sparkkinesis.client.KinesisClients
@@ -17,10 +18,11 @@ import io.github.sparkkinesis.options.KinesisSinkOptions
 
 /**
  * A write of `df.write` or `df.writeStream` to Kinesis. Its columns were checked when the write
- * was defined; they are found again here in the schema Spark plans the write with.
+ * was defined; they are found again here in the schema Spark plans the write with. A stream
+ * takes the append and update output modes alike: every row a batch hands over is sent.
  */
 final class KinesisWriteBuilder(options: KinesisSinkOptions, schema: StructType, progress: KinesisSinkProgress)
-  extends WriteBuilder {
+  extends KinesisUpdateAsAppend {
   override def build(): Write =
     new KinesisWrite(options, KinesisSinkColumns.resolve(schema, options.streamName.isDefined), progress)
 }

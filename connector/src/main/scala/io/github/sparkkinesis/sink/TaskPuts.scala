@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.sink
+
+import io.github.sparkkinesis.client.{KinesisPutApi, PutEntry}
+import io.github.sparkkinesis.options.KinesisSinkOptions
+import io.github.sparkkinesis.time.{Clock, SystemClock}
+
+/**
+ * One task's records on their way to Kinesis, whichever Spark interface hands them over (the
+ * DSv2 writer, the foreach writer): each is checked against its stream's record size limit and
+ * queued in the task's [[PutRecordsBatcher]], which sends, retries and keeps order per key.
+ */
+final class TaskPuts(options: KinesisSinkOptions, api: KinesisPutApi, clock: Clock = SystemClock) {
+  val counters = new KinesisSinkCounters
+  private val batcher = new PutRecordsBatcher(api, options.put, options.connection.where, counters, clock)
+  private val sizeLimits = new RecordSizeLimits(api)
+
+  /** Queues a record; waits while its lane is full. */
+  def add(stream: String, entry: PutEntry): Unit = {
+    sizeLimits.check(stream, entry)
+    batcher.add(stream, entry)
+  }
+
+  /** Returns once Kinesis stored every record queued; throws if any could not be written. */
+  def flush(): Unit = batcher.flush()
+
+  /** Drops what is queued (the task failed): a task run again sends it again. */
+  def abort(): Unit = batcher.abort()
+
+  /** Ends the task's put threads; always called at the end. */
+  def close(): Unit = batcher.close()
+}
