@@ -23,8 +23,9 @@ import io.github.sparkkinesis.reader.ShardReader
  *    or with another consumer (the query registered its deleted consumer again);
  *  - its shard is read on another executor now, or no longer tracked ([[releaseUnowned]], run
  *    by each prefetch task of the query);
- *  - it was idle for [[MaxIdleNanos]] (checked whenever the cache is used);
- *  - the cache holds more than [[MaxCachedReaders]] (the longest idle go first);
+ *  - it was idle for [[MaxIdleNanos]] (checked whenever readers are released, and on reuse);
+ *  - the cache holds more than [[MaxCachedReaders]] readers, or more than
+ *    [[MaxCachedSubscriptions]] EFO readers (the longest idle go first);
  *  - its query stops ([[forget]]: the driver calls it for its own JVM, and the stop-time
  *    release job on the other executors; a reader in use then is closed when released).
  */
@@ -34,8 +35,14 @@ private[sparkkinesis] object ExecutorCursors {
 
   /** Kinesis shard iterators expire after five minutes; a cursor idle that long is useless. */
   val MaxIdleNanos: Long = 5L * 60 * 1000000000L
-  /** Readers kept per JVM at most: an EFO reader holds a subscription and its buffer. */
-  val MaxCachedReaders = 1024
+  /**
+   * Readers kept per JVM at most. A polling cursor is a shard iterator and its pacing; one
+   * not kept costs its shard a GetShardIterator call in every prefetch round, so an executor
+   * keeps one for every shard of even the largest streams.
+   */
+  val MaxCachedReaders = 65536
+  /** EFO readers kept per JVM at most: each holds an open subscription and its buffer. */
+  val MaxCachedSubscriptions = 1024
   private val cache = new ConcurrentHashMap[Key, Entry]()
   // Stream instances whose query stopped; a task still running for one closes its readers.
   private val stopped = ConcurrentHashMap.newKeySet[String]()
@@ -46,18 +53,31 @@ private[sparkkinesis] object ExecutorCursors {
    * else a new one. Exclusive until released.
    */
   def acquire(streamInstance: String, shard: ShardKey, from: ShardPosition, consumer: Option[String] = None)(
-      create: => ShardReader): ShardReader = {
-    evictIdle()
-    Option(cache.remove(Key(streamInstance, shard))).map(_.cursor) match {
-      case Some(reader) if reader.position == from && reader.consumer == consumer => reader
+      create: => ShardReader): ShardReader =
+    Option(cache.remove(Key(streamInstance, shard))) match {
+      case Some(Entry(reader, released))
+          if reader.position == from && reader.consumer == consumer && !idle(released, System.nanoTime()) =>
+        reader
       case other =>
-        // Stands elsewhere (its answer was lost with a failed task), or its consumer was deleted.
-        other.foreach(_.close())
+        // Stands elsewhere (its answer was lost with a failed task), its consumer was deleted,
+        // or it was idle too long.
+        other.foreach(_.cursor.close())
         create
     }
+
+  def release(streamInstance: String, cursor: ShardReader): Unit = releaseAll(streamInstance, Seq(cursor))
+
+  /**
+   * Readers handed back (a task's, when it ends), then the idle and excess ones closed: one
+   * look over the cache per call, however many readers a task held (thousands, on a large
+   * stream).
+   */
+  def releaseAll(streamInstance: String, cursors: Seq[ShardReader]): Unit = {
+    cursors.foreach(keep(streamInstance, _))
+    evictIdleAndExcess()
   }
 
-  def release(streamInstance: String, cursor: ShardReader): Unit = {
+  private def keep(streamInstance: String, cursor: ShardReader): Unit = {
     if (stopped.contains(streamInstance)) cursor.close()
     else {
       val key = Key(streamInstance, cursor.shard)
@@ -68,8 +88,6 @@ private[sparkkinesis] object ExecutorCursors {
       // reader (an open EFO subscription) would stay cached for a query that no longer runs.
       if (stopped.contains(streamInstance) && cache.remove(key, entry)) cursor.close()
     }
-    evictIdle()
-    evictBeyondBound()
   }
 
   /**
@@ -100,17 +118,19 @@ private[sparkkinesis] object ExecutorCursors {
 
   def size: Int = cache.size()
 
-  private def evictIdle(): Unit = {
-    val now = System.nanoTime()
-    cache.entrySet().asScala.filter(e => now - e.getValue.releasedNanos > MaxIdleNanos)
-      .foreach(e => if (cache.remove(e.getKey, e.getValue)) e.getValue.cursor.close())
-  }
+  private def idle(releasedNanos: Long, now: Long): Boolean = now - releasedNanos > MaxIdleNanos
 
-  private def evictBeyondBound(): Unit = {
-    val excess = cache.size() - MaxCachedReaders
-    if (excess > 0) {
-      cache.entrySet().asScala.toSeq.map(e => (e.getKey, e.getValue)).sortBy(_._2.releasedNanos).take(excess)
-        .foreach { case (key, entry) => if (cache.remove(key, entry)) entry.cursor.close() }
+  private def evictIdleAndExcess(): Unit = {
+    val now = System.nanoTime()
+    val (idleOnes, kept) = cache.entrySet().asScala.toSeq.map(e => (e.getKey, e.getValue))
+      .partition { case (_, entry) => idle(entry.releasedNanos, now) }
+    val subscriptions = kept.count(_._2.cursor.consumer.isDefined)
+    val excess = if (kept.size <= MaxCachedReaders && subscriptions <= MaxCachedSubscriptions) Nil
+    else {
+      val newestFirst = kept.sortBy(-_._2.releasedNanos)
+      newestFirst.filter(_._2.cursor.consumer.isDefined).drop(MaxCachedSubscriptions) ++
+        newestFirst.drop(MaxCachedReaders)
     }
+    (idleOnes ++ excess).foreach { case (key, entry) => if (cache.remove(key, entry)) entry.cursor.close() }
   }
 }

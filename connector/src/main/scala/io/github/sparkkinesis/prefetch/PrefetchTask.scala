@@ -155,7 +155,7 @@ object PrefetchTask {
       }
       result()
     } finally {
-      runs.foreach(run => ExecutorCursors.release(work.streamInstance, run.cursor))
+      ExecutorCursors.releaseAll(work.streamInstance, runs.map(_.cursor))
     }
   }
 

@@ -167,14 +167,38 @@ class ExecutorCursorsSuite extends AnyFunSuite with Matchers {
     ExecutorCursors.cached(instance) shouldBe empty
   }
 
-  test("the cache is bounded: beyond MaxCachedReaders, the readers idle longest are closed") {
+  /** `count` readers released as tasks release them, `perTask` at a time; `consumer` Some for EFO readers. */
+  private def released(instance: String, count: Int, perTask: Int, consumer: Option[String]): IndexedSeq[FakeReader] = {
+    val readers = (0 until count).map(i => new FakeReader(shard(i), start, consumer))
+    readers.grouped(perTask).foreach(ExecutorCursors.releaseAll(instance, _))
+    readers
+  }
+
+  test("the cache is bounded: beyond MaxCachedSubscriptions EFO readers, those idle longest are closed") {
     val instance = newInstance()
     val extra = 3
-    val readers = cache(instance, 0 until ExecutorCursors.MaxCachedReaders + extra: _*)
-    ExecutorCursors.size should be <= ExecutorCursors.MaxCachedReaders
-    (0 until extra).foreach(i => readers(i).closed shouldBe true)
-    readers(ExecutorCursors.MaxCachedReaders + extra - 1).closed shouldBe false
+    val readers = released(instance, ExecutorCursors.MaxCachedSubscriptions + extra, 1, Some("arn:consumer"))
+    ExecutorCursors.cached(instance).size shouldBe ExecutorCursors.MaxCachedSubscriptions
+    readers.take(extra).map(_.closed) shouldBe Seq.fill(extra)(true)
+    readers.drop(extra).exists(_.closed) shouldBe false
     ExecutorCursors.forget(instance)
-    readers.values.forall(_.closed) shouldBe true
+    readers.forall(_.closed) shouldBe true
+  }
+
+  test(
+    "polling cursors of every shard of a 10,000-shard stream stay cached; beyond MaxCachedReaders the idle longest go") {
+    val instance = newInstance()
+    val tenThousand = released(instance, 10000, 5000, None)
+    ExecutorCursors.cached(instance).size shouldBe 10000
+    tenThousand.exists(_.closed) shouldBe false
+    ExecutorCursors.forget(instance)
+
+    val other = newInstance()
+    val extra = 3
+    val readers = released(other, ExecutorCursors.MaxCachedReaders + extra, 5000, None)
+    ExecutorCursors.size shouldBe ExecutorCursors.MaxCachedReaders
+    readers.take(extra).map(_.closed) shouldBe Seq.fill(extra)(true)
+    readers.drop(extra).exists(_.closed) shouldBe false
+    ExecutorCursors.forget(other)
   }
 }
