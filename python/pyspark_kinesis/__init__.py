@@ -24,6 +24,7 @@ from pyspark_kinesis._version import __version__
 from pyspark_kinesis.consumers import (
     AWSKinesisConsumerManager,
     AWSKinesisConsumerManagerBuilder,
+    KinesisConsumerArgumentError,
     KinesisConsumerError,
 )
 from pyspark_kinesis.options import (
@@ -36,6 +37,7 @@ from pyspark_kinesis.options import (
 __all__ = [
     "AWSKinesisConsumerManager",
     "AWSKinesisConsumerManagerBuilder",
+    "KinesisConsumerArgumentError",
     "KinesisConsumerError",
     "JAR_ENV_VAR",
     "KinesisSinkOptions",
