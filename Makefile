@@ -111,8 +111,12 @@ SBT_TESTS := connector/test spark35_212/test
 test-scala:
 	$(SBT) $(SBT_TESTS) | build/test-summary
 
+# The package's types (--strict), the tests' (mypy.ini), then the package's unit tests.
+MYPY_TESTS := $(PY) -m mypy tests python/tests
+
 test-python: wheel
 	$(PY) -m mypy --strict python/pyspark_kinesis
+	$(MYPY_TESTS)
 	$(PY) -m pytest python/tests -q
 
 # The reliability suite's rows marked reliability_full run only in test-reliability.
@@ -146,6 +150,7 @@ SBT_LINT := $(foreach p,$(FMT_PROJECTS),$(p)/scalafmtCheckAll) connector/Test/co
 	spark35_212/noticeCheck
 lint: venv
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
+	$(MYPY_TESTS)
 	$(SBT) $(SBT_LINT)
 
 # One sbt start lints, tests and builds the two Spark lines make test tests: 4.2 (the newest)

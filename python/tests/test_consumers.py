@@ -121,7 +121,9 @@ def test_a_bad_value_the_jvm_refuses_is_an_argument_error_with_its_condition():
     from pyspark.errors import IllegalArgumentException
 
     refused = IllegalArgumentException("[KINESIS_INVALID_OPTION_VALUE] bad region")
-    refused._origin = FakeJavaError("[KINESIS_INVALID_OPTION_VALUE] Option region ...", "KINESIS_INVALID_OPTION_VALUE")
+    # The Java exception, where PySpark keeps it.
+    java = FakeJavaError("[KINESIS_INVALID_OPTION_VALUE] Option region ...", "KINESIS_INVALID_OPTION_VALUE")
+    refused._origin = java  # type: ignore[attr-defined]
 
     def create():
         raise refused
@@ -186,7 +188,7 @@ def test_without_a_session_the_manager_calls_aws_from_python():
         with pytest.raises(RuntimeError, match="use listConsumersAsRows"):
             manager.listConsumers("orders")
     with pytest.raises(TypeError, match="spark must be a SparkSession"):
-        AWSKinesisConsumerManager.newManager("spark")  # type: ignore[arg-type]
+        AWSKinesisConsumerManager.newManager("spark")
 
 
 # ---- command line ----
@@ -195,7 +197,7 @@ def cli(argv, manager=None, monkeypatch=None):
     out, err = io.StringIO(), io.StringIO()
     if manager is not None:
         monkeypatch.setattr(_cli, "_manager", lambda spark, args: manager)
-    code = _cli.main(argv, spark=object(), out=out, err=err)
+    code = _cli.main(argv, spark=object(), out=out, err=err)  # type: ignore[arg-type]  # never used: _manager is faked
     return code, out.getvalue(), err.getvalue()
 
 
@@ -269,7 +271,7 @@ def test_a_failed_call_exits_1_with_the_message(monkeypatch):
     ["consumers", "list", "--stream", "s", "--awsSecretKey", "x"],  # no secrets on the command line
 ])
 def test_usage_errors_exit_2(argv, capsys):
-    assert _cli.main(argv, spark=object()) == 2
+    assert _cli.main(argv, spark=object()) == 2  # type: ignore[arg-type]  # never used: usage fails first
     assert "usage:" in capsys.readouterr().err
 
 

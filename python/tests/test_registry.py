@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from pyspark_kinesis import KinesisSinkOptions, KinesisSourceOptions
-from pyspark_kinesis._registry import OPTIONS, shown_duration, shown_size
+from pyspark_kinesis._registry import OPTIONS, pattern, shown_duration, shown_size
 
 # Options whose builder method is not the option's name in snake case.
 METHOD_OF = {"endingPosition": "ending_position_at_sequences"}
@@ -148,7 +148,9 @@ def test_words_quoted_in_docstrings_are_the_registry_choices(facts):
 
 
 def test_stream_names_follow_the_registry_pattern_and_the_message_states_its_bounds():
-    low, high = re.search(r"\{(\d+),(\d+)\}", OPTIONS["streamName"].pattern).groups()
+    length = re.search(r"\{(\d+),(\d+)\}", pattern("streamName"))
+    assert length is not None
+    low, high = length.groups()
     KinesisSinkOptions().stream_name("a" * int(high))
     with pytest.raises(ValueError, match=f"{low} to {high} letters"):
         KinesisSinkOptions().stream_name("a" * (int(high) + 1))
