@@ -30,8 +30,6 @@ class OptionFacts:
     allowed: Tuple[str, ...]
     secret: bool
     modes: Tuple[str, ...]
-    description: str
-    write_description: Optional[str]
     pattern: Optional[str]  # a regex every value (or every name of a list) matches in full
     words: Tuple[str, ...]  # the words a position option takes besides JSON
 
@@ -55,8 +53,6 @@ def _facts(entry: Dict[str, Any]) -> OptionFacts:
         allowed=tuple(entry.get("allowed", ())),
         secret=entry["secret"],
         modes=tuple(entry["modes"]),
-        description=entry["description"],
-        write_description=entry.get("writeDescription"),
         pattern=entry.get("pattern"),
         words=tuple(entry.get("words", ())),
     )
