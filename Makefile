@@ -114,8 +114,12 @@ test-scala:
 # Line coverage of the Python package (pyspark_kinesis, as installed) is gathered over the
 # Python and end-to-end suites (--cov-append) and printed by coverage-summary.
 PY_COV := --cov=pyspark_kinesis --cov-report=
+# The package's types (--strict), the tests' (mypy.ini), then the package's unit tests.
+MYPY_TESTS := $(PY) -m mypy tests python/tests
+
 test-python: wheel
 	$(PY) -m mypy --strict python/pyspark_kinesis
+	$(MYPY_TESTS)
 	$(PY) -m pytest python/tests -q $(PY_COV)
 
 # The reliability suite's rows marked reliability_full run only in test-reliability.
@@ -154,6 +158,7 @@ SBT_LINT := $(foreach p,$(FMT_PROJECTS),$(p)/scalafmtCheckAll) connector/Test/co
 	spark35_212/noticeCheck
 lint: venv
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
+	$(MYPY_TESTS)
 	$(SBT) $(SBT_LINT)
 
 # One sbt start lints, tests and builds the two Spark lines make test tests: 4.2 (the newest)

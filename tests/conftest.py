@@ -86,7 +86,9 @@ def spark(kinesis):
     # make test-e2e-java21 names the Java the run is for: it must not pass on the default one.
     wanted_java = os.environ.get("E2E_JAVA")
     if wanted_java:
-        java = session.sparkContext._jvm.java.lang.System.getProperty("java.specification.version")
+        jvm = session.sparkContext._jvm
+        assert jvm is not None
+        java = jvm.java.lang.System.getProperty("java.specification.version")
         assert java == wanted_java, f"E2E_JAVA={wanted_java}, but the session's JVM is Java {java} (JAVA_HOME?)"
     yield session
     session.stop()

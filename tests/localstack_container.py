@@ -23,10 +23,10 @@ def docker_daemon_problem(timeout=5):
     try:
         if url.scheme == "unix":
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            address = url.path
+            address: "str | tuple[str, int]" = url.path
         elif url.scheme == "tcp":
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            address = (url.hostname, url.port or 2375)
+            address = (url.hostname or "localhost", url.port or 2375)
         else:
             return f"DOCKER_HOST={host} is neither unix:// nor tcp://"
         with sock:

@@ -345,7 +345,9 @@ def bounded(seconds, what):
             overstayed.append(True)
             from pyspark import SparkContext
 
-            SparkContext._active_spark_context.cancelAllJobs()
+            active = SparkContext._active_spark_context
+            assert active is not None
+            active.cancelAllJobs()
 
     threading.Thread(target=watchdog, daemon=True).start()
     start = time.monotonic()

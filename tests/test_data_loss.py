@@ -7,6 +7,7 @@ reshard closed the shard the checkpoint names and the shard itself expired, so L
 longer lists it."""
 
 import pytest
+from pyspark.errors import StreamingQueryException
 
 from streaming import READ_MODES, kinesis_reader, make_records, mode_options, run_available_now
 
@@ -35,7 +36,7 @@ def test_records_trimmed_before_a_restart_fail_the_query_or_are_counted(spark, k
     seqs = [seq for _, seq in kinesis.put_records(stream, later)]
     fault_proxy.trim(stream, SHARD, seqs[3])  # later[0:3] expire unread
 
-    with pytest.raises(Exception, match="KINESIS_DATA_LOSS") as failure:
+    with pytest.raises(StreamingQueryException, match="KINESIS_DATA_LOSS") as failure:
         run_available_now(kinesis_reader(spark, kinesis, stream, **read), out, checkpoint)
     assert SHARD in str(failure.value) and seqs[3] in str(failure.value)
 
@@ -69,7 +70,7 @@ def test_a_reshard_whose_parent_expired_while_the_query_was_stopped_fails_or_goe
     assert later_shards <= set(children) and len(children) == 2
     fault_proxy.expire(stream, SHARD)
 
-    with pytest.raises(Exception, match="KINESIS_DATA_LOSS") as failure:
+    with pytest.raises(StreamingQueryException, match="KINESIS_DATA_LOSS") as failure:
         run_available_now(kinesis_reader(spark, kinesis, stream, **read), out, checkpoint)
     message = str(failure.value)
     assert f"{stream}/{SHARD}" in message and ", ".join(children) in message

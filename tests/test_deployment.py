@@ -90,6 +90,7 @@ def test_an_executor_killed_mid_stream_loses_and_repeats_nothing(kinesis, tmp_pa
              "--jars", pyspark_kinesis.jar_path(), str(APPS / "stream_until_count.py"),
              stream, kinesis.endpoint, kinesis.region, str(output), str(len(first) + len(second))],
             env=env, stdout=subprocess.PIPE, stderr=log_file, text=True)
+        assert app.stdout is not None
         try:
             seen = 0
             for line in app.stdout:

@@ -96,10 +96,10 @@ def test_progress_reports_live_subscriptions_and_resubscriptions_in_efo_only(spa
     assert fault_proxy.injected[("SubscribeToShard", "end_early")] == 3
     # One subscription per shard, never more (a subscription is kept across batches).
     assert all(0 <= int(m["liveSubscriptions"]) <= 3 for m in efo_metrics())
-    # Lag from the events' MillisBehindLatest; none is known before a subscription's first event.
-    lags = [float(m[k]) for m in efo_metrics() for k in ("avgMsBehindLatest", "maxMsBehindLatest", "minMsBehindLatest")
-            if k in m]
-    assert lags and min(lags) >= 0
+    # Lag from the events' MillisBehindLatest (none is known before a subscription's first
+    # event): every record was read, so the last one reported is small.
+    lags = [m for m in efo_metrics() if "maxMsBehindLatest" in m]
+    assert lags and float(lags[-1]["maxMsBehindLatest"]) < 1000, lags[-1:]
 
     polling = run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "polling", tmp_path / "c2")
     reported = [p["sources"][0]["metrics"] for p in polling.recentProgress if p["sources"][0].get("metrics")]

@@ -39,12 +39,14 @@ def probe_command(kinesis, stream, endpoint, expect, resubscribe_after, java_opt
 def run_probe(command, on_line=lambda line: None, timeout=150):
     """Runs the probe; calls on_line for each stdout line; returns (exit code, last line, stderr)."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = process.stdout, process.stderr
+    assert out is not None and err is not None
     errors = []
-    reader = threading.Thread(target=lambda: errors.append(process.stderr.read()), daemon=True)
+    reader = threading.Thread(target=lambda: errors.append(err.read()), daemon=True)
     reader.start()
     last = ""
     try:
-        for line in process.stdout:
+        for line in out:
             last = line.strip() or last
             on_line(last)
         process.wait(timeout=timeout)

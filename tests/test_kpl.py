@@ -8,6 +8,7 @@ import time
 
 import pytest
 from aws_kinesis_agg.aggregator import RecordAggregator
+from pyspark.errors import StreamingQueryException
 
 from streaming import READ_MODES, kinesis_reader, mode_options, run_available_now
 
@@ -87,7 +88,7 @@ def test_a_batch_ending_inside_an_aggregate_resumes_and_re_runs_exactly(spark, k
         query.awaitTermination(300)
         return query
 
-    with pytest.raises(Exception, match="the sink fails once"):
+    with pytest.raises(StreamingQueryException, match="the sink fails once"):
         failed = run()
         if failed.exception():
             raise failed.exception()

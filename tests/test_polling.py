@@ -7,7 +7,7 @@ import time
 from datetime import datetime, timezone
 
 import pytest
-from pyspark.errors import PySparkException
+from pyspark.errors import PySparkException, StreamingQueryException
 
 from pyspark_kinesis import KinesisSourceOptions
 from streaming import READ_MODES, assert_key_order, kinesis_reader, make_records, mode_options, run_available_now
@@ -58,7 +58,7 @@ def test_a_failed_batch_is_re_run_with_exactly_the_same_records(spark, kinesis, 
 
     run()
     kinesis.put_records(stream, make_records(40, "second"))
-    with pytest.raises(Exception, match="the sink fails once"):
+    with pytest.raises(StreamingQueryException, match="the sink fails once"):
         run()
     run()  # restarted from the checkpoint: batch 1 runs again
 
@@ -183,16 +183,28 @@ def test_an_idle_stream_runs_no_batches_and_polls_gently(spark, kinesis, tmp_pat
     assert rounds and max(rounds) <= 12 / 2 + 2
 
 
-def test_progress_reports_lag_and_prefetch_metrics(spark, kinesis, tmp_path):
-    stream = kinesis.create_stream(shards=2)
-    kinesis.put_records(stream, make_records(50))
-    query = run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "sink", tmp_path / "checkpoint")
-    metrics = [p["sources"][0]["metrics"] for p in query.recentProgress if p["numInputRows"] > 0][-1]
+def test_progress_reports_the_lag_behind_a_backlog_and_none_once_caught_up(spark, kinesis, tmp_path):
+    """The lag a user watches: about the age of the backlog while the query works through it,
+    small once it has read everything; and the records fetched, all of them."""
+    stream = kinesis.create_stream(shards=1)
+    backlog, tip, age_s = make_records(200, "backlog"), make_records(10, "tip"), 3
+    kinesis.put_records(stream, backlog)
+    time.sleep(age_s)  # the backlog is this much older than the records at the tip
+    kinesis.put_records(stream, tip)
+    # Small fetches and short rounds: the first batch ends with most of the backlog unread.
+    reader = kinesis_reader(spark, kinesis, stream, maxRecordsPerFetch="5", minFetchPeriod="200ms",
+                            maxFetchDuration="1s")
+    query = run_available_now(reader, tmp_path / "sink", tmp_path / "checkpoint")
+    metrics = [p["sources"][0]["metrics"] for p in query.recentProgress if p["numInputRows"] > 0]
     assert query.recentProgress[0]["sources"][0]["description"] == f"KinesisV2[{stream}]"
+    assert len(metrics) > 1, "the backlog was read in one batch: nothing was behind when a batch ended"
+    first, last = metrics[0], metrics[-1]
+    assert int(first["fetchedRecords"]) < len(backlog)
     for name in ("avgMsBehindLatest", "maxMsBehindLatest", "minMsBehindLatest"):
-        assert float(metrics[name]) >= 0
-    assert int(metrics["fetchedRecords"]) == 50
-    assert int(metrics["throttleEvents"]) == 0
+        assert float(first[name]) >= age_s * 1000 * 0.9, (name, first)
+        assert float(last[name]) < 1000, (name, last)
+    assert int(last["fetchedRecords"]) == len(backlog) + len(tip)
+    assert int(last["throttleEvents"]) == 0
 
 
 def test_throttled_reads_reach_the_reader_which_backs_off_and_counts_them(spark, kinesis, fault_proxy, tmp_path):

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pyspark.errors import PySparkException
+from pyspark.errors import PySparkException, StreamingQueryException
 
 from streaming import kinesis_reader, make_records, run_available_now
 
@@ -132,7 +132,7 @@ def test_a_missing_stream_name_is_a_clear_error(spark):
 
 def test_a_stream_that_does_not_exist_fails_the_query_with_its_name(spark, kinesis, tmp_path):
     df = kinesis_reader(spark, kinesis, "no-such-stream-e2e")
-    with pytest.raises(Exception, match="no-such-stream-e2e.*was not found|KINESIS_STREAM_NOT_FOUND"):
+    with pytest.raises(StreamingQueryException, match="no-such-stream-e2e.*was not found|KINESIS_STREAM_NOT_FOUND"):
         run_available_now(df, tmp_path / "sink", tmp_path / "checkpoint", timeout=60)
 
 

@@ -69,7 +69,8 @@ def test_records_reach_the_sink_once_as_they_arrive_and_batches_commit_exact_off
     assert sorted(r["seq"] for r in rows) == sorted(seq for _, seq in put), "each record exactly once"
     assert {r["shard"] for r in rows} == {shard for shard, _ in put}
     assert int(metrics["realTimeTasks"]) == 2 and int(metrics["trackedShards"]) == 2
-    assert int(metrics["minMsBehindLatest"]) >= 0
+    # Every record read: the lag is small (Kinesis measures it from the records last returned).
+    assert int(metrics["maxMsBehindLatest"]) < 1000, metrics
     if mode == "efo":
         assert metrics["liveSubscriptions"] == "2", metrics
 

@@ -8,6 +8,7 @@ import json
 
 import pytest
 from aws_kinesis_agg.aggregator import RecordAggregator
+from pyspark.errors import IllegalArgumentException
 
 from streaming import READ_MODES, kinesis_reader, mode_options, run_available_now
 
@@ -52,7 +53,7 @@ def test_the_spark_conf_switches_every_query_of_the_session(spark, kinesis, tmp_
     try:
         assert read(spark, kinesis, stream, tmp_path / "sdk", {}) == ours
         spark.conf.set(SESSION_CONF, "fast")
-        with pytest.raises(Exception, match=r"spark\.sparkkinesis\.recordDecoder \(Spark conf\)"):
+        with pytest.raises(IllegalArgumentException, match=r"spark\.sparkkinesis\.recordDecoder \(Spark conf\)"):
             kinesis_reader(spark, kinesis, stream)
     finally:
         spark.conf.unset(SESSION_CONF)

@@ -6,7 +6,7 @@ import json
 import uuid
 
 import pytest
-from pyspark.errors import PySparkException
+from pyspark.errors import PySparkException, StreamingQueryException
 
 from streaming import kinesis_reader, make_records, run_available_now
 
@@ -71,7 +71,7 @@ def test_an_arn_of_another_account_is_not_read_as_the_callers_stream_of_that_nam
     arn = stream_arn(kinesis, stream)
     account = arn.split(":")[4]
     elsewhere = arn.replace(f":{account}:", ":" + ("1" if account != "1" * 12 else "2") * 12 + ":")
-    with pytest.raises(Exception) as failure:
+    with pytest.raises(StreamingQueryException) as failure:
         run_available_now(read_by_arn(spark, kinesis, [elsewhere]), tmp_path / "out", tmp_path / "chk", timeout=120)
     assert f"[KINESIS_STREAM_NOT_FOUND] Kinesis stream '{elsewhere}' was not found" in str(failure.value)
     assert not list((tmp_path / "out").glob("*.parquet")), "nothing was read"

@@ -29,6 +29,7 @@ from pyspark_kinesis._version import __version__
 from pyspark_kinesis.consumers import (
     AWSKinesisConsumerManager,
     AWSKinesisConsumerManagerBuilder,
+    KinesisConsumerArgumentError,
     KinesisConsumerError,
 )
 from pyspark_kinesis.foreach import foreach_kinesis
@@ -42,6 +43,7 @@ from pyspark_kinesis.options import (
 __all__ = [
     "AWSKinesisConsumerManager",
     "AWSKinesisConsumerManagerBuilder",
+    "KinesisConsumerArgumentError",
     "KinesisConsumerError",
     "JAR_ENV_VAR",
     "KinesisSinkOptions",

@@ -1,98 +1,41 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The consumer manager's calls made from Python with boto3, for where there is no py4j: a
-Spark Connect client, or no Spark session at all (``python -m pyspark_kinesis consumers``).
+"""The consumer calls made from Python with boto3, for where there is no py4j: a Spark Connect
+client, or no Spark session at all (``python -m pyspark_kinesis consumers``).
 
-It takes the JVM manager's options and gives its results and errors: the same error conditions
-and messages (read from the connector jar's ``error/kinesis-error-conditions.json``), the same
-consumer-name rules, the same wait for a registered consumer to become ACTIVE.
+It takes the JVM manager's options and gives its results and errors: the same error
+conditions and messages, the same wait for a registered consumer to become ACTIVE
+(``_registry.json`` holds both, from the JVM).
 """
 
 from __future__ import annotations
 
-import json
-import re
 import time
-import zipfile
-from datetime import datetime
-from functools import lru_cache
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Type
 
-__all__ = ["AwsConsumerCalls", "ConsumerInfo", "OPTION_NAMES"]
+from pyspark_kinesis._consumer_calls import ConsumerInfo
+from pyspark_kinesis._consumer_rules import KinesisConsumerError, format_error
+from pyspark_kinesis._registry import CONSUMER_MANAGER, option
 
-OPTION_NAMES = ("region", "endpoint", "awsAccessKey", "awsSecretKey", "awsSessionToken", "roleArn",
-                "roleExternalId", "roleSessionName", "stsEndpoint")
-"""The options the manager takes (AWSKinesisConsumerManager.Options in the JVM)."""
-
-ACTIVATION_TIMEOUT_S = 120.0  # as the JVM's ConsumerRegistry: Kinesis activates within seconds
-POLL_INTERVAL_S = 0.5
-_NAME = re.compile(r"[a-zA-Z0-9_.-]+")
-_MAX_NAME_LENGTH = 128
-
-ConsumerInfo = Tuple[str, str, str, Optional[datetime]]
-"""consumerName, consumerARN, consumerStatus, consumerCreationTimestamp."""
-
-
-@lru_cache(maxsize=1)
-def _conditions() -> Dict[str, str]:
-    """The connector's message templates, from any jar the package carries ({} without one)."""
-    from pyspark_kinesis._jar import bundled_jars
-
-    for jar in bundled_jars().values():
-        with zipfile.ZipFile(jar) as z:
-            table = json.loads(z.read("error/kinesis-error-conditions.json"))
-        return {name: "\n".join(c["message"]) for name, c in table.items()}
-    return {}
-
-
-def format_error(condition: str, **parameters: str) -> str:
-    """``[CONDITION] message`` as the JVM formats it."""
-    template = _conditions().get(condition)
-    if template is None:
-        return f"[{condition}] " + ", ".join(f"{k}={v}" for k, v in sorted(parameters.items()))
-    for key, value in parameters.items():
-        template = template.replace(f"<{key}>", value)
-    return f"[{condition}] {template}"
-
-
-def _edit_distance(a: str, b: str) -> int:
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        previous, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (ca != cb))
-    return row[len(b)]
+__all__ = ["AwsConsumerCalls"]
 
 
 class AwsConsumerCalls:
-    """List, register and deregister consumers with boto3, configured by the manager's options.
-
-    :raises ValueError: an unknown option (naming the closest known one) or a bad value, with
-        the connector's message (the JVM raises IllegalArgumentException for these).
-    """
+    """List, register and deregister consumers with boto3, configured by the manager's options
+    (already checked, by the names the manager reads)."""
 
     def __init__(self, options: Dict[str, str], client_factory: Optional[Callable[..., Any]] = None) -> None:
-        known = {name.lower(): name for name in OPTION_NAMES}
-        values: Dict[str, str] = {}
-        for key, value in options.items():
-            if key.lower() not in known:
-                best = min(OPTION_NAMES, key=lambda name: _edit_distance(key.lower(), name.lower()))
-                close = _edit_distance(key.lower(), best.lower()) <= max(2, len(key) // 4)
-                raise ValueError(format_error("KINESIS_UNKNOWN_OPTION", option=key,
-                                              suggestion=f" Did you mean '{best}'?" if close else ""))
-            values[known[key.lower()]] = value
-        self._options = values
+        self._options = dict(options)
         self._client_factory = client_factory
         self._client: Any = None
 
     @property
     def where(self) -> str:
-        """Where requests go, as the JVM says it in errors (never credentials)."""
         region = self._options.get("region") or self._session().region_name or "<default>"
         endpoint = self._options.get("endpoint")
         return f"endpoint {endpoint}, region {region}" if endpoint else f"region {region}"
 
     def _session(self) -> Any:
-        import boto3  # type: ignore[import-untyped]
+        import boto3
 
         return boto3.session.Session(
             aws_access_key_id=self._options.get("awsAccessKey"),
@@ -114,7 +57,8 @@ class AwsConsumerCalls:
         role = self._options.get("roleArn")
         if role:
             sts = session.client("sts", endpoint_url=self._options.get("stsEndpoint"))
-            assumed = {"RoleArn": role, "RoleSessionName": self._options.get("roleSessionName", "pyspark-kinesis")}
+            session_name = self._options.get("roleSessionName") or option("roleSessionName").default
+            assumed = {"RoleArn": role, "RoleSessionName": str(session_name)}
             if self._options.get("roleExternalId"):
                 assumed["ExternalId"] = self._options["roleExternalId"]
             credentials = sts.assume_role(**assumed)["Credentials"]
@@ -128,24 +72,24 @@ class AwsConsumerCalls:
             )
         return session.client("kinesis", endpoint_url=self._options.get("endpoint"))
 
+    def _failed(self, condition: str, **parameters: str) -> KinesisConsumerError:
+        return KinesisConsumerError(format_error(condition, where=self.where, **parameters), condition)
+
+    def _api_failed(self, operation: str, target: str, e: Exception) -> KinesisConsumerError:
+        return self._failed("KINESIS_API_FAILED", operation=operation, target=target, reason=str(e))
+
     def _stream_arn(self, stream: str) -> str:
         if stream.startswith("arn:"):
             return stream
         try:
             summary = self._kinesis().describe_stream_summary(StreamName=stream)
-        except Exception as e:
+        except _aws_errors() as e:
             if _code(e) == "ResourceNotFoundException":
-                raise ConsumerCallError(format_error("KINESIS_STREAM_NOT_FOUND", stream=stream, where=self.where),
-                                        "KINESIS_STREAM_NOT_FOUND") from None
+                raise self._failed("KINESIS_STREAM_NOT_FOUND", stream=stream) from None
             raise self._api_failed("DescribeStreamSummary", f"stream '{stream}'", e) from None
         return str(summary["StreamDescriptionSummary"]["StreamARN"])
 
-    def _api_failed(self, operation: str, target: str, e: Exception) -> ConsumerCallError:
-        return ConsumerCallError(format_error("KINESIS_API_FAILED", operation=operation, target=target,
-                                              where=self.where, reason=str(e)), "KINESIS_API_FAILED")
-
     def list(self, stream: str) -> List[ConsumerInfo]:
-        """The stream's consumers, oldest first (then by name)."""
         arn = self._stream_arn(stream)
         found: List[ConsumerInfo] = []
         request: Dict[str, Any] = {"StreamARN": arn}
@@ -157,22 +101,21 @@ class AwsConsumerCalls:
                 if not page.get("NextToken"):
                     break
                 request = {"StreamARN": arn, "NextToken": page["NextToken"]}
-        except Exception as e:
+        except _aws_errors() as e:
             raise self._api_failed("ListStreamConsumers", f"stream '{stream}'", e) from None
         return sorted(found, key=lambda c: (c[3].timestamp() if c[3] else 0.0, c[0]))
 
     def register(self, stream: str, name: str) -> str:
-        """The ARN of the ACTIVE consumer ``name``: found, or registered and waited for."""
-        _check_name(name)
         arn = self._stream_arn(stream)
-        deadline = time.monotonic() + ACTIVATION_TIMEOUT_S
+        timeout = CONSUMER_MANAGER.activation_timeout.total_seconds()
+        deadline = time.monotonic() + timeout
         status = "not registered"
         while True:
-            consumer = self._describe(arn, stream, name)
+            consumer = self._describe(arn, name)
             if consumer is None:
                 try:
                     consumer = self._kinesis().register_stream_consumer(StreamARN=arn, ConsumerName=name)["Consumer"]
-                except Exception as e:
+                except _aws_errors() as e:
                     if _code(e) != "ResourceInUseException":  # Registered or being deleted elsewhere.
                         raise self._api_failed("RegisterStreamConsumer", f"consumer '{name}'", e) from None
             if consumer is not None:
@@ -180,56 +123,34 @@ class AwsConsumerCalls:
                 if status == "ACTIVE":
                     return str(consumer["ConsumerARN"])
             if time.monotonic() >= deadline:
-                raise ConsumerCallError(format_error(
-                    "KINESIS_EFO_CONSUMER_NOT_ACTIVE", stream=stream, consumer=name,
-                    timeout=f"{ACTIVATION_TIMEOUT_S}s", status=status, where=self.where),
-                    "KINESIS_EFO_CONSUMER_NOT_ACTIVE")
-            time.sleep(POLL_INTERVAL_S)
+                raise self._failed("KINESIS_EFO_CONSUMER_NOT_ACTIVE", stream=stream, consumer=name,
+                                   timeout=f"{timeout}s", status=status)
+            time.sleep(CONSUMER_MANAGER.poll_interval.total_seconds())
 
     def deregister(self, stream: str, name: str) -> None:
-        """Deregisters ``name``; KINESIS_EFO_CONSUMER_NOT_FOUND if the stream has none."""
-        _check_name(name)
         arn = self._stream_arn(stream)
         try:
             self._kinesis().deregister_stream_consumer(StreamARN=arn, ConsumerName=name)
-        except Exception as e:
+        except _aws_errors() as e:
             if _code(e) == "ResourceNotFoundException":
-                raise ConsumerCallError(format_error("KINESIS_EFO_CONSUMER_NOT_FOUND", stream=stream,
-                                                     consumer=name, where=self.where),
-                                        "KINESIS_EFO_CONSUMER_NOT_FOUND") from None
+                raise self._failed("KINESIS_EFO_CONSUMER_NOT_FOUND", stream=stream, consumer=name) from None
             raise self._api_failed("DeregisterStreamConsumer", f"consumer '{name}'", e) from None
 
-    def _describe(self, arn: str, stream: str, name: str) -> Optional[Dict[str, Any]]:
+    def _describe(self, arn: str, name: str) -> Optional[Dict[str, Any]]:
         try:
             return dict(self._kinesis().describe_stream_consumer(
                 StreamARN=arn, ConsumerName=name)["ConsumerDescription"])
-        except Exception as e:
+        except _aws_errors() as e:
             if _code(e) == "ResourceNotFoundException":
                 return None
             raise self._api_failed("DescribeStreamConsumer", f"consumer '{name}'", e) from None
 
 
-class ConsumerCallError(RuntimeError):
-    """A failed call, with the connector's condition; consumers.py raises it as
-    KinesisConsumerError, as it does the JVM's."""
+def _aws_errors() -> Tuple[Type[Exception], ...]:
+    """What boto3 raises for a failed call: the service's error answers and the client's own."""
+    from botocore.exceptions import BotoCoreError, ClientError
 
-    def __init__(self, message: str, condition: str) -> None:
-        super().__init__(message)
-        self.condition = condition
-
-
-def _check_name(name: str) -> None:
-    """The JVM's ConsumerNames.validate: Kinesis's rules, checked before any call."""
-    reason = None
-    if not name:
-        reason = "it is empty"
-    elif len(name) > _MAX_NAME_LENGTH:
-        reason = f"it has {len(name)} characters, more than {_MAX_NAME_LENGTH}"
-    elif not _NAME.fullmatch(name):
-        bad = dict.fromkeys(c for c in name if not (c.isascii() and c.isalnum() or c in "_.-"))
-        reason = "it contains " + ", ".join(f"'{c}'" for c in bad)
-    if reason:
-        raise ValueError(format_error("KINESIS_EFO_CONSUMER_NAME_INVALID", name=name, reason=reason))
+    return (BotoCoreError, ClientError)
 
 
 def _code(error: Exception) -> str:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Optional
 from pyspark_kinesis._version import __version__
 
 if TYPE_CHECKING:
-    from py4j.java_gateway import JavaClass  # type: ignore[import-untyped]
+    from py4j.java_gateway import JavaClass
     from pyspark.sql import SparkSession
 
 def maven_coordinates(pyspark_version: Optional[str] = None) -> str:

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The connector's option registry: names, kinds, defaults and bounds of every option.
+"""The connector's option registry: names, kinds, defaults and bounds of every option, and the
+consumer manager's rules.
 
 ``_registry.json`` is written from the JVM's registry (``KinesisOptions.scala``) by ``make
 docs-options`` and checked against it by the Scala suite ``OptionsReferenceSuite``, so the
@@ -29,6 +30,8 @@ class OptionFacts:
     allowed: Tuple[str, ...]
     secret: bool
     modes: Tuple[str, ...]
+    pattern: Optional[str]  # a regex every value (or every name of a list) matches in full
+    words: Tuple[str, ...]  # the words a position option takes besides JSON
 
     @property
     def reads(self) -> bool:
@@ -50,20 +53,76 @@ def _facts(entry: Dict[str, Any]) -> OptionFacts:
         allowed=tuple(entry.get("allowed", ())),
         secret=entry["secret"],
         modes=tuple(entry["modes"]),
+        pattern=entry.get("pattern"),
+        words=tuple(entry.get("words", ())),
     )
 
 
-def _load() -> Dict[str, OptionFacts]:
+@dataclass(frozen=True)
+class SuggestionRule:
+    """When an unknown name is a likely typo of a known one, and how the suggestion reads."""
+
+    within_edits: int
+    characters_per_edit: int
+    text: str  # with <option>
+
+    def close_enough(self, typed: str, distance: int) -> bool:
+        return distance <= max(self.within_edits, len(typed) // self.characters_per_edit)
+
+
+@dataclass(frozen=True)
+class ConsumerManagerFacts:
+    """The consumer manager's options and rules, and the messages of the errors it raises."""
+
+    options: Tuple[str, ...]
+    activation_timeout: timedelta
+    poll_interval: timedelta
+    name_characters: str  # a regex character class
+    name_max_length: int
+    name_reasons: Dict[str, str]  # with <length>, <max>, <characters>
+    errors: Dict[str, str]  # condition -> message with <parameter> placeholders
+
+
+def _consumer_manager(entry: Dict[str, Any]) -> ConsumerManagerFacts:
+    names = entry["consumerNames"]
+    return ConsumerManagerFacts(
+        options=tuple(entry["options"]),
+        activation_timeout=timedelta(milliseconds=entry["activationTimeoutMs"]),
+        poll_interval=timedelta(milliseconds=entry["pollIntervalMs"]),
+        name_characters=names["allowedCharacters"],
+        name_max_length=names["maxLength"],
+        name_reasons=dict(names["reasons"]),
+        errors=dict(entry["errors"]),
+    )
+
+
+def _load() -> Dict[str, Any]:
     text = resources.files("pyspark_kinesis").joinpath("_registry.json").read_text(encoding="utf-8")
-    return {entry["name"]: _facts(entry) for entry in json.loads(text)["options"]}
+    return dict(json.loads(text))
 
 
-OPTIONS: Dict[str, OptionFacts] = _load()
+_JSON = _load()
+
+OPTIONS: Dict[str, OptionFacts] = {entry["name"]: _facts(entry) for entry in _JSON["options"]}
 """Every option, by its name as the JVM reads it, in the registry's order."""
+
+SUGGESTION = SuggestionRule(_JSON["suggestion"]["withinEdits"], _JSON["suggestion"]["charactersPerEdit"],
+                            _JSON["suggestion"]["text"])
+"""The "did you mean" rule of unknown option names."""
+
+CONSUMER_MANAGER = _consumer_manager(_JSON["consumerManager"])
+"""The consumer manager's rules (AWSKinesisConsumerManager, ConsumerNames, ConsumerRegistry)."""
 
 
 def option(name: str) -> OptionFacts:
     return OPTIONS[name]
+
+
+def pattern(name: str) -> str:
+    """The regex every value of option ``name`` matches in full."""
+    found = OPTIONS[name].pattern
+    assert found is not None, name
+    return found
 
 
 def int_bounds(name: str) -> Tuple[int, int]:

@@ -20,8 +20,9 @@ and error conditions::
 Consumer names are full names, as Kinesis lists them: no consumerNamePrefix is added.
 Registered consumers are billed every hour, whether a query reads with them or not.
 
-Bad options and consumer names raise ``IllegalArgumentException`` through py4j and
-``ValueError`` under boto3, with the same ``[KINESIS_...]`` message.
+Every failure raises :class:`KinesisConsumerError` with the connector's ``[KINESIS_...]``
+message and condition, the same with either backend; a bad option or consumer name raises its
+subclass :class:`KinesisConsumerArgumentError` (also a ``ValueError``) before any call.
 """
 
 from __future__ import annotations
@@ -30,47 +31,27 @@ from typing import Any, Dict, List, Optional
 
 from pyspark.sql import DataFrame, Row, SparkSession
 
-from pyspark_kinesis._aws_consumers import AwsConsumerCalls, ConsumerCallError
-from pyspark_kinesis._jvm import jvm_class
+from pyspark_kinesis._aws_consumers import AwsConsumerCalls
+from pyspark_kinesis._consumer_calls import ConsumerCalls
+from pyspark_kinesis._consumer_rules import (
+    KinesisConsumerArgumentError,
+    KinesisConsumerError,
+    check_name,
+    check_options,
+)
 
-__all__ = ["AWSKinesisConsumerManager", "AWSKinesisConsumerManagerBuilder", "KinesisConsumerError"]
-
-JVM_CLASS = "io.github.sparkkinesis.AWSKinesisConsumerManager"
-
-
-class KinesisConsumerError(RuntimeError):
-    """A consumer call failed in the JVM; the message is the connector's, e.g.
-    ``[KINESIS_EFO_CONSUMER_NOT_FOUND] Stream 'orders' has no ... consumer named 'x' ...``.
-    ``condition`` is the error condition (``KINESIS_...``) when the JVM error carries one."""
-
-    def __init__(self, message: str, condition: Optional[str] = None) -> None:
-        super().__init__(message)
-        self.condition = condition
+__all__ = [
+    "AWSKinesisConsumerManager",
+    "AWSKinesisConsumerManagerBuilder",
+    "KinesisConsumerArgumentError",
+    "KinesisConsumerError",
+]
 
 
 def _check_str(value: object, what: str) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{what} must be a str, got {type(value).__name__}")
     return value
-
-
-def _call(method: Any, *args: Any) -> Any:
-    """Calls a JVM method, turning a Java exception into :class:`KinesisConsumerError`.
-
-    Option errors stay the ``IllegalArgumentException`` PySpark raises for them."""
-    from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped]
-
-    try:
-        return method(*args)
-    except Py4JJavaError as e:
-        java = e.java_exception
-        message = str(java.getMessage())
-        condition = None
-        try:
-            condition = java.getCondition()
-        except Exception:  # Not a SparkThrowable: a plain Java error.
-            pass
-        raise KinesisConsumerError(message, None if condition is None else str(condition)) from None
 
 
 CONSUMER_SCHEMA = ("consumerName STRING NOT NULL, consumerARN STRING NOT NULL, "
@@ -102,9 +83,9 @@ def _has_jvm(spark: Optional[Any]) -> bool:
 
 
 class AWSKinesisConsumerManagerBuilder:
-    """Collects connection options (``region``, ``endpoint``, ``awsAccessKey``, ``awsSecretKey``,
-    ``awsSessionToken``) for :meth:`create`; names are matched case-insensitively, and the JVM
-    rejects an unknown one naming the closest known option."""
+    """Collects the options that say how to reach AWS, as the source takes them (region,
+    endpoint, credentials, role), for :meth:`create`; names are matched case-insensitively, and
+    an unknown one is refused naming the closest known option."""
 
     def __init__(self, spark: Optional[Any], options: Optional[Dict[str, str]] = None) -> None:
         self._spark = spark
@@ -126,14 +107,20 @@ class AWSKinesisConsumerManagerBuilder:
         return builder
 
     def create(self) -> AWSKinesisConsumerManager:
-        """The manager: through py4j with a classic session, else through boto3. Raises
-        ``IllegalArgumentException`` (py4j) or ``ValueError`` (boto3) for an unknown option."""
-        if self._spark is None or not _has_jvm(self._spark):
-            return AWSKinesisConsumerManager(AwsConsumerCalls(self._options), self._spark)
-        jbuilder = jvm_class(self._spark, JVM_CLASS).newManager()
-        for key, value in self._options.items():
-            jbuilder = jbuilder.option(key, value)
-        return AWSKinesisConsumerManager(_call(jbuilder.create), self._spark)
+        """The manager: through py4j with a classic session, else through boto3.
+
+        :raises KinesisConsumerArgumentError: an unknown option (naming the closest known one),
+            or a bad value.
+        """
+        options = check_options(self._options)
+        backend: ConsumerCalls
+        if self._spark is not None and _has_jvm(self._spark):
+            from pyspark_kinesis._jvm_consumers import JvmConsumerCalls
+
+            backend = JvmConsumerCalls(self._spark, options)
+        else:
+            backend = AwsConsumerCalls(options)
+        return AWSKinesisConsumerManager(backend, self._spark)
 
     def __repr__(self) -> str:
         from pyspark_kinesis.options import SECRET_OPTION_NAMES
@@ -148,16 +135,12 @@ class AWSKinesisConsumerManagerBuilder:
 class AWSKinesisConsumerManager:
     """Lists, registers and deregisters the enhanced fan-out consumers of a stream.
 
-    Wraps one JVM ``AWSKinesisConsumerManager`` (classic session) or one boto3 client (Spark
-    Connect, or no session); build it with :meth:`newManager` (or :meth:`new_manager`)."""
+    Its calls go to one backend: the JVM's manager through py4j (classic session) or boto3
+    (Spark Connect, or no session); build it with :meth:`newManager` (or :meth:`new_manager`)."""
 
-    def __init__(self, backend: Any, spark: Optional[Any]) -> None:
+    def __init__(self, backend: ConsumerCalls, spark: Optional[Any]) -> None:
         self._backend = backend
         self._spark = spark
-
-    @property
-    def _aws(self) -> Optional[AwsConsumerCalls]:
-        return self._backend if isinstance(self._backend, AwsConsumerCalls) else None
 
     @staticmethod
     def newManager(spark: Optional[Any] = None) -> AWSKinesisConsumerManagerBuilder:
@@ -170,39 +153,30 @@ class AWSKinesisConsumerManager:
     def listConsumers(self, streamName: str) -> DataFrame:
         """The stream's consumers as a DataFrame: consumerName, consumerARN, consumerStatus,
         consumerCreationTimestamp."""
-        _check_str(streamName, "streamName")
-        if self._aws is None:
-            return DataFrame(_call(self._backend.listConsumers, streamName), self._spark)  # type: ignore[arg-type]
         if self._spark is None:
             raise RuntimeError("listConsumers returns a DataFrame and needs a SparkSession (classic or "
                                "Spark Connect); without one, use listConsumersAsRows")
-        return self._spark.createDataFrame(self.listConsumersAsRows(streamName), CONSUMER_SCHEMA)  # type: ignore[no-any-return]
+        listed: DataFrame = self._spark.createDataFrame(self.listConsumersAsRows(streamName), CONSUMER_SCHEMA)
+        return listed
 
     def listConsumersAsRows(self, streamName: str) -> List[Row]:
         """The stream's consumers as rows (oldest first), the columns of :meth:`listConsumers`;
         timestamps are naive local times, as Spark returns them."""
-        if self._aws is None:
-            return self.listConsumers(streamName).orderBy("consumerCreationTimestamp", "consumerName").collect()
-        consumers = _aws_call(self._aws.list, _check_str(streamName, "streamName"))
+        consumers = self._backend.list(_check_str(streamName, "streamName"))
         return [Row(consumerName=name, consumerARN=arn, consumerStatus=status,
                     consumerCreationTimestamp=None if created is None else created.astimezone().replace(tzinfo=None))
                 for name, arn, status, created in consumers]
 
     def registerConsumer(self, streamName: str, consumerName: str) -> str:
         """Registers the consumer (or finds it), waits until it is ACTIVE; returns its ARN."""
-        stream, name = _check_str(streamName, "streamName"), _check_str(consumerName, "consumerName")
-        if self._aws is not None:
-            return str(_aws_call(self._aws.register, stream, name))
-        return str(_call(self._backend.registerConsumer, stream, name))
+        stream = _check_str(streamName, "streamName")
+        return self._backend.register(stream, check_name(_check_str(consumerName, "consumerName")))
 
     def deregisterConsumer(self, streamName: str, consumerName: str) -> None:
         """Deregisters the consumer; :class:`KinesisConsumerError` with condition
         ``KINESIS_EFO_CONSUMER_NOT_FOUND`` if the stream has none of that name."""
-        stream, name = _check_str(streamName, "streamName"), _check_str(consumerName, "consumerName")
-        if self._aws is not None:
-            _aws_call(self._aws.deregister, stream, name)
-        else:
-            _call(self._backend.deregisterConsumer, stream, name)
+        stream = _check_str(streamName, "streamName")
+        self._backend.deregister(stream, check_name(_check_str(consumerName, "consumerName")))
 
     list_consumers = listConsumers
     list_consumers_as_rows = listConsumersAsRows
@@ -210,14 +184,4 @@ class AWSKinesisConsumerManager:
     deregister_consumer = deregisterConsumer
 
     def __repr__(self) -> str:
-        if self._aws is not None:
-            return f"AWSKinesisConsumerManager({self._aws.where})"
-        return str(self._backend.toString())
-
-
-def _aws_call(method: Any, *args: Any) -> Any:
-    """Calls a boto3-backed method, raising its failures as :class:`KinesisConsumerError`."""
-    try:
-        return method(*args)
-    except ConsumerCallError as e:
-        raise KinesisConsumerError(str(e), e.condition) from None
+        return f"AWSKinesisConsumerManager({self._backend.where})"

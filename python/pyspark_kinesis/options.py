@@ -40,7 +40,8 @@ SECRET_OPTION_NAMES: frozenset[str] = frozenset(o.name for o in _registry.OPTION
 NameList = Union[str, Sequence[str]]
 """One name, a comma-separated string of names, or a sequence of names."""
 
-INITIAL_POSITIONS = ("latest", "trim_horizon", "earliest")
+INITIAL_POSITIONS = _registry.option("initialPosition").words
+"""The words ``initialPosition`` takes besides JSON."""
 
 # A datetime is sent in UTC with an explicit pattern, so the JVM's parse cannot depend on its
 # default time zone or locale. The pattern means the same to SimpleDateFormat and
@@ -56,7 +57,7 @@ RECORD_DECODERS = _registry.option("recordDecoder").allowed
 
 _REDACTED = "*********(redacted)"
 
-_STREAM_NAME = re.compile(r"[a-zA-Z0-9_.-]{1,128}")
+_STREAM_NAME = re.compile(_registry.pattern("streamName"))
 
 
 class _SupportsOptions(Protocol):

@@ -9,9 +9,11 @@ import pytest
 from py4j.protocol import Py4JJavaError
 
 from pyspark_kinesis import _cli
+from pyspark_kinesis._registry import CONSUMER_MANAGER
 from pyspark_kinesis.consumers import (
     AWSKinesisConsumerManager,
     AWSKinesisConsumerManagerBuilder,
+    KinesisConsumerArgumentError,
     KinesisConsumerError,
 )
 
@@ -42,8 +44,8 @@ class FakeJavaManager:
         raise Py4JJavaError("failed", FakeJavaError("[KINESIS_EFO_CONSUMER_NOT_FOUND] no consumer x",
                                                    "KINESIS_EFO_CONSUMER_NOT_FOUND"))
 
-    def toString(self):
-        return "AWSKinesisConsumerManager(region us-east-1)"
+    def where(self):
+        return "region us-east-1"
 
 
 class FakeJavaError:
@@ -73,7 +75,8 @@ def test_builder_passes_options_to_the_jvm_and_is_immutable():
     base = AWSKinesisConsumerManagerBuilder(fake_spark(log))
     builder = base.option("region", "us-east-1").option("awsAccessKey", "AKIA1").option("REGION", "eu-west-1")
     manager = builder.create()
-    assert log == [("create", [("awsAccessKey", "AKIA1"), ("REGION", "eu-west-1")])]
+    # Each option once, under the name the JVM reads (matched case-insensitively).
+    assert log == [("create", [("awsAccessKey", "AKIA1"), ("region", "eu-west-1")])]
     assert isinstance(manager, AWSKinesisConsumerManager)
     assert base._options == {}
     assert repr(manager) == "AWSKinesisConsumerManager(region us-east-1)"
@@ -114,6 +117,68 @@ def test_jvm_errors_become_kinesis_consumer_errors_with_their_condition():
     assert str(error.value).startswith("[KINESIS_EFO_CONSUMER_NOT_FOUND]")
 
 
+def test_a_bad_value_the_jvm_refuses_is_an_argument_error_with_its_condition():
+    from pyspark.errors import IllegalArgumentException
+
+    refused = IllegalArgumentException("[KINESIS_INVALID_OPTION_VALUE] bad region")
+    # The Java exception, where PySpark keeps it.
+    java = FakeJavaError("[KINESIS_INVALID_OPTION_VALUE] Option region ...", "KINESIS_INVALID_OPTION_VALUE")
+    refused._origin = java  # type: ignore[attr-defined]
+
+    def create():
+        raise refused
+
+    spark = fake_spark([])
+    spark._jvm.io.github.sparkkinesis.AWSKinesisConsumerManager.newManager = lambda: SimpleNamespace(
+        option=lambda k, v: SimpleNamespace(create=create))
+    with pytest.raises(KinesisConsumerArgumentError) as error:
+        AWSKinesisConsumerManagerBuilder(spark).option("region", "us-nowhere-1").create()
+    assert isinstance(error.value, ValueError)
+    assert error.value.condition == "KINESIS_INVALID_OPTION_VALUE"
+    assert str(error.value) == "[KINESIS_INVALID_OPTION_VALUE] Option region ..."
+
+
+def jvm_and_python_builders(log):
+    """A builder of each backend: the JVM's (a fake one) and boto3's (no session)."""
+    return [AWSKinesisConsumerManagerBuilder(fake_spark(log)), AWSKinesisConsumerManagerBuilder(None)]
+
+
+def test_an_unknown_option_is_refused_alike_by_either_backend_before_any_call():
+    log = []
+    for builder in jvm_and_python_builders(log):
+        with pytest.raises(KinesisConsumerArgumentError) as error:
+            builder.option("regoin", "us-east-1").create()
+        assert isinstance(error.value, ValueError)
+        assert error.value.condition == "KINESIS_UNKNOWN_OPTION"
+        assert str(error.value).startswith("[KINESIS_UNKNOWN_OPTION] Unknown option 'regoin' for the kinesis "
+                                           "data source. Did you mean 'region'?")
+        with pytest.raises(KinesisConsumerArgumentError, match=r"Unknown option 'streamName'[^?]*$"):
+            builder.option("streamName", "s").create()
+    assert log == []
+
+
+@pytest.mark.parametrize("name, reason", [
+    ("", "it is empty"),
+    ("x" * (CONSUMER_MANAGER.name_max_length + 1), f"it has {CONSUMER_MANAGER.name_max_length + 1} characters, "
+                                                   f"more than {CONSUMER_MANAGER.name_max_length}"),
+    ("has space/and:more ", "it contains ' ', '/', ':'"),
+])
+def test_a_bad_consumer_name_is_refused_alike_by_either_backend_before_any_call(name, reason):
+    log = []
+    for builder in jvm_and_python_builders(log):
+        manager = builder.create()
+        log.clear()
+        for call in (manager.registerConsumer, manager.deregisterConsumer):
+            with pytest.raises(KinesisConsumerArgumentError) as error:
+                call("orders", name)
+            assert error.value.condition == "KINESIS_EFO_CONSUMER_NAME_INVALID"
+            assert str(error.value).startswith(f"[KINESIS_EFO_CONSUMER_NAME_INVALID] '{name}' is not a valid "
+                                               f"enhanced fan-out consumer name: {reason}.")
+        assert log == []
+    manager = AWSKinesisConsumerManagerBuilder(fake_spark(log)).create()
+    assert manager.registerConsumer("orders", "x" * CONSUMER_MANAGER.name_max_length).endswith(":1")
+
+
 def test_without_a_session_the_manager_calls_aws_from_python():
     from pyspark.sql import SparkSession
 
@@ -123,7 +188,7 @@ def test_without_a_session_the_manager_calls_aws_from_python():
         with pytest.raises(RuntimeError, match="use listConsumersAsRows"):
             manager.listConsumers("orders")
     with pytest.raises(TypeError, match="spark must be a SparkSession"):
-        AWSKinesisConsumerManager.newManager("spark")  # type: ignore[arg-type]
+        AWSKinesisConsumerManager.newManager("spark")
 
 
 # ---- command line ----
@@ -132,7 +197,7 @@ def cli(argv, manager=None, monkeypatch=None):
     out, err = io.StringIO(), io.StringIO()
     if manager is not None:
         monkeypatch.setattr(_cli, "_manager", lambda spark, args: manager)
-    code = _cli.main(argv, spark=object(), out=out, err=err)
+    code = _cli.main(argv, spark=object(), out=out, err=err)  # type: ignore[arg-type]  # never used: _manager is faked
     return code, out.getvalue(), err.getvalue()
 
 
@@ -206,7 +271,7 @@ def test_a_failed_call_exits_1_with_the_message(monkeypatch):
     ["consumers", "list", "--stream", "s", "--awsSecretKey", "x"],  # no secrets on the command line
 ])
 def test_usage_errors_exit_2(argv, capsys):
-    assert _cli.main(argv, spark=object()) == 2
+    assert _cli.main(argv, spark=object()) == 2  # type: ignore[arg-type]  # never used: usage fails first
     assert "usage:" in capsys.readouterr().err
 
 

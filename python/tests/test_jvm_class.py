@@ -55,7 +55,7 @@ def test_missing_jar_error_works_without_a_bundled_jar(monkeypatch, tmp_path):
 
 def test_session_without_a_jvm_is_refused_clearly():
     with pytest.raises(RuntimeError, match="Spark Connect"):
-        pyspark_kinesis.jvm_class(SimpleNamespace(), MANAGER)
+        pyspark_kinesis.jvm_class(SimpleNamespace(), MANAGER)  # type: ignore[arg-type]
 
 
 def test_maven_coordinates_name_the_artifact_of_the_running_spark_line():

@@ -167,4 +167,4 @@ def test_apply_passes_every_option_to_the_writer_and_returns_it():
 
 def test_apply_rejects_something_that_is_not_a_writer():
     with pytest.raises(TypeError, match="got str"):
-        opts().apply("kinesis")
+        opts().apply("kinesis")  # type: ignore[type-var]

@@ -32,6 +32,7 @@ secrets = {"awsAccessKey": os.environ["LEAK_ACCESS_KEY"], "awsSecretKey": os.env
 
 spark = SparkSession.builder.getOrCreate()
 jvm = spark.sparkContext._jvm
+assert jvm is not None
 
 
 def write(name, text):
@@ -95,6 +96,7 @@ failure("bad-region", lambda: reader(region="us-nowhere-1").load())
 
 # 3. The Spark UI: SQL, environment, jobs, stages and streaming pages, and the REST API.
 ui = spark.sparkContext.uiWebUrl
+assert ui is not None
 app_id = spark.sparkContext.applicationId
 (out / "ui").mkdir(exist_ok=True)
 pages = {"sql": "/SQL/", "environment": "/environment/", "jobs": "/jobs/", "stages": "/stages/",

@@ -30,8 +30,9 @@ deadline = time.monotonic() + 300
 rows = 0
 while rows < int(expected) and time.monotonic() < deadline:
     time.sleep(1)
-    if query.exception():
-        raise query.exception()
+    error = query.exception()
+    if error:
+        raise error
     rows = sum(p["numInputRows"] for p in query.recentProgress)
     print(f"ROWS {rows}", flush=True)
 time.sleep(3)  # a duplicate would arrive now

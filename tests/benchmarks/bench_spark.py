@@ -41,6 +41,7 @@ def session(slots=2, driver_class_path=None):
         builder = builder.config("spark.driver.extraClassPath", driver_class_path)
     spark = pyspark_kinesis.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    assert spark._jvm is not None
     return spark, spark._jvm.java.lang.ProcessHandle.current().pid()
 
 

@@ -129,6 +129,7 @@ def main():
         spark = pyspark_kinesis.configure(builder).getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
         jvm = spark.sparkContext._jvm
+        assert jvm is not None
         driver_pid = int(jvm.java.lang.ProcessHandle.current().pid())
         runtime = jvm.java.lang.Runtime.getRuntime()
 
@@ -155,8 +156,9 @@ def main():
             try:
                 while time.monotonic() - started < args.minutes * 60:
                     time.sleep(args.sample)
-                    if query.exception():
-                        raise query.exception()
+                    error = query.exception()
+                    if error:
+                        raise error
                     elapsed = time.monotonic() - started
                     period, into = divmod(elapsed, args.fault_every)
                     name, program = faults[int(period) % len(faults)]
@@ -169,7 +171,8 @@ def main():
                         active = wanted
                     rss, threads = proc_status(driver_pid)
                     executors = [proc_status(p) for p in executor_pids(driver_pid)]
-                    metrics = ((query.lastProgress or {}).get("sources") or [{}])[0].get("metrics") or {}
+                    progress = query.lastProgress
+                    metrics = ((progress.get("sources") if progress else None) or [{}])[0].get("metrics") or {}
                     read = len(reads.pairs())
                     row = {"seconds": round(elapsed), "fault": active or "-", "produced": len(producer.produced),
                            "read": read, "lag": len(producer.produced) - read,

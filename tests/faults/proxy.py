@@ -190,8 +190,8 @@ class FaultProxy:
         return reply
 
     async def _expired_credentials(self, request):
-        key = access_key_of(request.headers)
-        expires = key and await self._loop.run_in_executor(None, self._expiry_of, key)
+        key, expiry_of = access_key_of(request.headers), self._expiry_of
+        expires = key and expiry_of and await self._loop.run_in_executor(None, expiry_of, key)
         return expires is not None and expires < time.time()
 
     def _past_trim_horizon(self, request, document, operation):

@@ -63,21 +63,23 @@ async def _close_stream(reply):
 class Server:
     def __init__(self, handler):
         self._handler = handler
-        self._server = None
-        self._tasks = set()
+        self._server: "asyncio.Server | None" = None
+        self._tasks: "set[asyncio.Task]" = set()
 
     async def start(self):
         self._server = await asyncio.start_server(self._connection, "127.0.0.1", 0)
         return self._server.sockets[0].getsockname()[1]
 
     async def stop(self):
-        self._server.close()
+        if self._server is not None:
+            self._server.close()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def _connection(self, reader, writer):
         task = asyncio.current_task()
+        assert task is not None  # a connection is served by a task of its own
         self._tasks.add(task)
         try:
             first = b""
@@ -120,6 +122,7 @@ async def _http11(handler, reader, writer, initial):
                 break
             else:  # ConnectionClosed, PAUSED
                 return
+        assert request is not None  # an EndOfMessage follows its Request
         headers = [(k.decode(), v.decode()) for k, v in request.headers]
         reply = await handler(Request(headers, bytes(body)))
         try:
@@ -156,8 +159,12 @@ class Http2:
         self._handler, self._reader, self._writer = handler, reader, writer
         self._conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
         self._requests = {}   # stream id -> (headers, body)
-        self._tasks = {}      # stream id -> task answering it
+        self._tasks: "dict[int, asyncio.Task]" = {}  # stream id -> task answering it
         self._window = asyncio.Event()
+
+    def _forget(self, stream_id):
+        """A done-callback that drops the task answering `stream_id`."""
+        return lambda _task: self._tasks.pop(stream_id, None)
 
     def _flush(self):
         data = self._conn.data_to_send()
@@ -193,15 +200,15 @@ class Http2:
                 headers, body = self._requests.pop(event.stream_id)
                 task = asyncio.create_task(self._answer(event.stream_id, headers, bytes(body)))
                 self._tasks[event.stream_id] = task
-                task.add_done_callback(lambda _, sid=event.stream_id: self._tasks.pop(sid, None))
+                task.add_done_callback(self._forget(event.stream_id))
             elif isinstance(event, (h2.events.WindowUpdated, h2.events.RemoteSettingsChanged)):
                 self._window.set()
                 self._window = asyncio.Event()
             elif isinstance(event, h2.events.StreamReset):
                 self._requests.pop(event.stream_id, None)
-                task = self._tasks.get(event.stream_id)
-                if task:
-                    task.cancel()
+                answering = self._tasks.get(event.stream_id)
+                if answering:
+                    answering.cancel()
             elif isinstance(event, h2.events.ConnectionTerminated):
                 return False
         return True

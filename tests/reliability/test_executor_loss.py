@@ -43,6 +43,7 @@ class App:
         threading.Thread(target=self._follow, daemon=True).start()
 
     def _follow(self):
+        assert self.process.stdout is not None
         for line in self.process.stdout:
             if line.startswith("ROWS"):
                 self.rows, self.started = int(line.split()[1]), True

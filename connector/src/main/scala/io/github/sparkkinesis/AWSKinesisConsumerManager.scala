@@ -72,7 +72,10 @@ final class AWSKinesisConsumerManager private (
       throw KinesisErrors.efoConsumerNotFound(streamName, consumerName, connection.where)
     }
 
-  override def toString: String = s"AWSKinesisConsumerManager(${connection.where})"
+  /** Where requests go: the endpoint or region (never credentials). */
+  def where: String = connection.where
+
+  override def toString: String = s"AWSKinesisConsumerManager($where)"
 }
 
 object AWSKinesisConsumerManager {
@@ -97,7 +100,7 @@ object AWSKinesisConsumerManager {
   /** Collects options; [[create]] checks them as the source does. */
   final class Builder private[AWSKinesisConsumerManager] (options: Map[String, String]) {
 
-    /** Sets an option (case-insensitive name): region, endpoint, awsAccessKey, awsSecretKey, awsSessionToken. */
+    /** Sets an option (case-insensitive name), one of [[AWSKinesisConsumerManager.Options]]. */
     def option(key: String, value: String): Builder = {
       require(key != null, "the option name must not be null")
       new Builder(options.filter { case (k, _) => !k.equalsIgnoreCase(key) } + (key -> value))

@@ -13,7 +13,7 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.errors.SparkThrowables
+import io.github.sparkkinesis.errors.{KinesisOptionException, SparkThrowables}
 
 /**
  * The provider tells a read from a write, and checks each when it is defined: reads at
@@ -76,7 +76,8 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
     Seq(Map("streamName" -> "in", "maxFetchRate" -> "9") -> "KINESIS_INVALID_OPTION_VALUE",
       Map("streamName" -> "in", "maxPutRetries" -> "3") -> "KINESIS_OPTION_NOT_APPLICABLE",
       Map.empty[String, String] -> "KINESIS_MISSING_OPTION").foreach { case (options, expected) =>
-      val e = intercept[Exception](spark.readStream.format("kinesis").options(connection ++ options).load())
+      val e =
+        intercept[KinesisOptionException](spark.readStream.format("kinesis").options(connection ++ options).load())
       condition(e) shouldBe expected
     }
   }
@@ -85,12 +86,13 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
 
   test("a batch write with a missing or mistyped column fails at save(), whatever the mode") {
     for (mode <- Seq(SaveMode.Append, SaveMode.ErrorIfExists)) {
-      val missing = intercept[Exception](spark.range(3).selectExpr("CAST(CAST(id AS STRING) AS BINARY) AS data")
+      val missing = intercept[KinesisOptionException](spark.range(3)
+          .selectExpr("CAST(CAST(id AS STRING) AS BINARY) AS data")
           .write.format("kinesis").mode(mode).options(connection + ("streamName" -> "out")).save())
       condition(missing) shouldBe "KINESIS_SINK_MISSING_COLUMN"
       missing.getMessage should include("'partitionKey'")
 
-      val mistyped = intercept[Exception](spark.range(3).selectExpr("id AS partitionKey", "id AS data")
+      val mistyped = intercept[KinesisOptionException](spark.range(3).selectExpr("id AS partitionKey", "id AS data")
           .write.format("kinesis").mode(mode).options(connection + ("streamName" -> "out")).save())
       condition(mistyped) shouldBe "KINESIS_SINK_INVALID_COLUMN_TYPE"
     }
@@ -101,7 +103,7 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
       Map("streamName" -> "out", "initialPosition" -> "latest") -> "KINESIS_OPTION_NOT_APPLICABLE",
       Map("streamName" -> "out", "maxPutRetrys" -> "1") -> "KINESIS_UNKNOWN_OPTION",
       Map.empty[String, String] -> "KINESIS_SINK_MISSING_COLUMN").foreach { case (options, expected) =>
-      val e = intercept[Exception](keyed(2).write.format("kinesis").mode(SaveMode.Append)
+      val e = intercept[KinesisOptionException](keyed(2).write.format("kinesis").mode(SaveMode.Append)
           .options(connection ++ options).save())
       condition(e) shouldBe expected
     }
@@ -109,7 +111,7 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
 
   test("a batch write in mode Overwrite or Ignore is refused with the connector's error before anything is sent") {
     Seq(SaveMode.Ignore, SaveMode.Overwrite).foreach { mode =>
-      val e = intercept[Exception](keyed(2).write.format("kinesis").mode(mode)
+      val e = intercept[KinesisOptionException](keyed(2).write.format("kinesis").mode(mode)
           .options(connection + ("streamName" -> "out")).save())
       condition(e) shouldBe "KINESIS_SINK_SAVE_MODE_UNSUPPORTED"
       e.getMessage should include(s"save mode ${mode.name()}")
@@ -120,12 +122,12 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
 
   test("a streaming write with a missing column or a bad option fails at start(), starting nothing") {
     val rate = spark.readStream.format("rate").option("rowsPerSecond", "1").load()
-    val missing = intercept[Exception](rate.selectExpr("CAST(value AS STRING) AS data")
+    val missing = intercept[KinesisOptionException](rate.selectExpr("CAST(value AS STRING) AS data")
         .writeStream.format("kinesis").options(connection + ("streamName" -> "out"))
         .option("checkpointLocation", "/tmp/never-used").start())
     condition(missing) shouldBe "KINESIS_SINK_MISSING_COLUMN"
 
-    val badOption = intercept[Exception](rate.selectExpr("CAST(value AS STRING) AS partitionKey",
+    val badOption = intercept[KinesisOptionException](rate.selectExpr("CAST(value AS STRING) AS partitionKey",
         "CAST(value AS STRING) AS data").writeStream.format("kinesis")
         .options(connection + ("streamName" -> "out") + ("maxInFlightPuts" -> "0")).start())
     condition(badOption) shouldBe "KINESIS_INVALID_OPTION_VALUE"

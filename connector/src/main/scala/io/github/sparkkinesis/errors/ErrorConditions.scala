@@ -22,11 +22,13 @@ private[sparkkinesis] object ErrorConditions {
   }
 
   def format(condition: String, parameters: Map[String, String]): String = {
-    val template = conditions.getOrElse(condition,
-      throw new IllegalStateException(s"Unknown error condition $condition")).template
-    val text = parameters.foldLeft(template) { case (acc, (k, v)) => acc.replace(s"<$k>", v) }
+    val text = parameters.foldLeft(template(condition)) { case (acc, (k, v)) => acc.replace(s"<$k>", v) }
     s"[$condition] $text"
   }
+
+  /** The condition's message with its `<parameter>` placeholders. */
+  def template(condition: String): String =
+    conditions.getOrElse(condition, throw new IllegalStateException(s"Unknown error condition $condition")).template
 
   def sqlState(condition: String): String = conditions.get(condition).map(_.sqlState).orNull
 

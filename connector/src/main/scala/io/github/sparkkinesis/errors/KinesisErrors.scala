@@ -20,7 +20,10 @@ object KinesisErrors {
 
   def unknownOption(option: String, suggestion: Option[String]): KinesisOptionException =
     optionError("KINESIS_UNKNOWN_OPTION", null, "option" -> option,
-      "suggestion" -> suggestion.map(s => s" Did you mean '$s'?").getOrElse(""))
+      "suggestion" -> suggestion.map(s => DidYouMean.replace("<option>", s)).getOrElse(""))
+
+  /** KINESIS_UNKNOWN_OPTION's suggestion, when a known option is close to the one given. */
+  val DidYouMean = " Did you mean '<option>'?"
 
   def optionWithoutCounterpart(option: String, connector: String, advice: String): KinesisOptionException =
     optionError("KINESIS_OPTION_WITHOUT_COUNTERPART", null, "option" -> option, "connector" -> connector,

@@ -253,7 +253,7 @@ object KinesisOptions {
     val preferred = all.filter(o => (usage.reads && o.usage.reads) || (usage.writes && o.usage.writes))
     val found = Seq(preferred, all).iterator.flatMap { candidates =>
       val (best, distance) = candidates.map(o => o -> editDistance(key, o.key)).minBy(_._2)
-      if (distance <= math.max(2, key.length / 4)) Some(best.name) else None
+      if (likelyTypo(key, distance)) Some(best.name) else None
     }
     if (found.hasNext) Some(found.next()) else None
   }
@@ -299,8 +299,15 @@ object KinesisOptions {
   def suggest(name: String, among: Seq[OptionSpec]): Option[String] = {
     val key = name.toLowerCase(Locale.ROOT)
     val (best, distance) = among.map(o => o -> editDistance(key, o.key)).minBy(_._2)
-    if (distance <= math.max(2, key.length / 4)) Some(best.name) else None
+    if (likelyTypo(key, distance)) Some(best.name) else None
   }
+
+  /** A name this many edits from a known one is a likely typo of it: 2 edits, or one per 4 characters. */
+  val SuggestWithinEdits = 2
+  val SuggestCharactersPerEdit = 4
+
+  private def likelyTypo(typed: String, distance: Int): Boolean =
+    distance <= math.max(SuggestWithinEdits, typed.length / SuggestCharactersPerEdit)
 
   private[options] def editDistance(a: String, b: String): Int = {
     val d = Array.tabulate(a.length + 1, b.length + 1)((i, j) => if (i == 0) j else if (j == 0) i else 0)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.options
 
+import org.apache.spark.network.util.JavaUtils
+
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisPutApi}
 import io.github.sparkkinesis.errors.KinesisErrors
 
@@ -37,7 +39,8 @@ object KinesisSinkOptions {
    */
   val MaxAggregateBytes: Long = KinesisPutApi.DefaultMaxRecordBytes
 
-  val DefaultPutLingerMs = 50L
+  /** maxPutLinger's default, from the registry. */
+  val DefaultPutLingerMs: Long = JavaUtils.timeStringAsMs(MaxPutLinger.default.get)
 
   /**
    * Names Spark itself reads from a writer's options and hands to the sink along with its own:

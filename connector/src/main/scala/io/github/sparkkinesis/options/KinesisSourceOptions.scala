@@ -70,7 +70,16 @@ object KinesisSourceOptions {
   import KinesisOptions.{EndingPosition => EndingPositionOption, InitialPosition => InitialPositionOption, _}
 
   // Kinesis stream names: 1-128 characters of letters, digits, underscore, dot and hyphen.
+  // The Python builders read this pattern and the words below from _registry.json.
   private[sparkkinesis] val StreamNamePattern = "[a-zA-Z0-9_.-]{1,128}".r
+
+  /** The words initialPosition takes besides JSON: where each starts. */
+  val InitialPositionWords: Seq[(String, InitialPosition)] =
+    Seq("latest" -> InitialPosition.Latest, "trim_horizon" -> InitialPosition.TrimHorizon,
+      "earliest" -> InitialPosition.TrimHorizon)
+
+  /** The word endingPosition takes besides offset JSON. */
+  val EndingPositionWords: Seq[String] = Seq("latest")
 
   /**
    * Parses case-insensitive options, with the session's settings of the options that have a
@@ -147,10 +156,10 @@ object KinesisSourceOptions {
 
   private def endingPosition(values: OptionValues): EndingPosition = {
     val text = values.get(EndingPositionOption).get.trim
-    if (text.equalsIgnoreCase("latest")) EndingPosition.Latest
+    if (EndingPositionWords.exists(_.equalsIgnoreCase(text))) EndingPosition.Latest
     else if (text.startsWith("{")) EndingPosition.Positions(offsetJson(values, EndingPositionOption, text))
     else throw values.invalid(EndingPositionOption, text,
-      "latest, or per-shard positions as offset JSON such as " +
+      s"${EndingPositionWords.mkString(", ")}, or per-shard positions as offset JSON such as " +
         KinesisOffsetJson.Example)
   }
 
@@ -201,11 +210,10 @@ object KinesisSourceOptions {
 
   private def initialPosition(values: OptionValues): InitialPosition = {
     val text = values.get(InitialPositionOption).get.trim
-    val allowed = "latest, trim_horizon, earliest, or at_timestamp as JSON such as " +
+    val allowed = s"${InitialPositionWords.map(_._1).mkString(", ")}, or at_timestamp as JSON such as " +
       "{\"at_timestamp\": \"06/25/2020 10:23:45 PDT\"} (optionally with a \"format\" field)"
-    text.toLowerCase(Locale.ROOT) match {
-      case "latest" => InitialPosition.Latest
-      case "trim_horizon" | "earliest" => InitialPosition.TrimHorizon
+    val word = InitialPositionWords.collectFirst { case (w, position) if w.equalsIgnoreCase(text) => position }
+    word.getOrElse(text.toLowerCase(Locale.ROOT) match {
       case json if json.startsWith("{") && json.contains("\"version\"") =>
         InitialPosition.Positions(offsetJson(values, InitialPositionOption, text))
       case json if json.startsWith("{") =>
@@ -216,6 +224,6 @@ object KinesisSourceOptions {
       case "at_timestamp" =>
         throw values.invalid(InitialPositionOption, text, s"$allowed; at_timestamp needs the JSON form")
       case _ => throw values.invalid(InitialPositionOption, text, allowed)
-    }
+    })
   }
 }

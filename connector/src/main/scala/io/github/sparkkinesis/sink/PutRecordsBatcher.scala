@@ -148,6 +148,9 @@ final class PutRecordsBatcher(
 
   private[sink] def backoffMs(retry: Int): Long = attempts.backoffMs(retry)
 
+  /** Calls started and not yet finished (their outcome taken in): 0 once the batcher is idle. */
+  private[sink] def callsInFlight: Int = lock.synchronized(inFlight)
+
   /** Sends what is ready, then waits for a call to finish while `blocked` holds; fails the task if a call failed. */
   private def await(blocked: => Boolean): Unit = {
     pump(linger = false)

@@ -11,6 +11,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration
+import software.amazon.awssdk.core.exception.SdkClientException
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model.{GetRecordsRequest, ProvisionedThroughputExceededException}
@@ -208,10 +209,15 @@ class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("an answer it cannot read is left to the SDK, which fails on it as before") {
     val whole = answerOf(g => record(g, "k", Array[Byte](1), "1", millis))
     answer = (200, "application/x-amz-cbor-1.1", whole.take(whole.length / 2))
-    intercept[Exception](plainSdk.getRecords(request(None)))
+    val sdk = intercept[SdkClientException](plainSdk.getRecords(request(None)))
     val decoded = new GetRecordsDecoding.Decoded(None)
-    intercept[Exception](ours.getRecords(request(Some(decoded))))
+    val connector = intercept[SdkClientException](ours.getRecords(request(Some(decoded))))
     assert(decoded.records.isEmpty)
+    // The SDK's own failure to read the answer, but for how often each client tried.
+    def withoutAttempts(e: Throwable) = e.getMessage.replaceAll(" \\(SDK Attempt Count: \\d+\\)", "")
+    assert(connector.getClass == sdk.getClass)
+    assert(withoutAttempts(connector) == withoutAttempts(sdk))
+    assert(withoutAttempts(connector).startsWith("Unable to unmarshall response"), connector.getMessage)
   }
 
   test("errors are the SDK's: throttling still surfaces as the SDK's exception") {

@@ -72,11 +72,14 @@ class EfoLocalKinesisSuite extends AnyFunSuite with Matchers with LocalSpark {
       .option("endpoint", kinesis.endpoint).option("region", kinesis.region)
       .option("awsAccessKey", kinesis.accessKey).option("awsSecretKey", kinesis.secretKey)
       .create()
+    val before = System.currentTimeMillis()
     val arn = manager.registerConsumer("manager-stream", "sparkkinesis_q1")
+    val after = System.currentTimeMillis()
     val listed = manager.listConsumers("manager-stream").collect()
     listed.map(r => (r.getString(0), r.getString(1), r.getString(2))) shouldBe
       Array(("sparkkinesis_q1", arn, "ACTIVE"))
-    listed.head.getTimestamp(3) should not be null
+    // Created while it was registered (Kinesis keeps whole seconds at least).
+    listed.head.getTimestamp(3).getTime should (be >= before - 1000 and be <= after)
     manager.registerConsumer("manager-stream", "sparkkinesis_q1") shouldBe arn
     manager.deregisterConsumer("manager-stream", "sparkkinesis_q1")
     eventually(manager.listConsumersAsSeq("manager-stream") shouldBe empty)

@@ -9,6 +9,9 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
 
+import io.github.sparkkinesis.AWSKinesisConsumerManager
+import io.github.sparkkinesis.efo.ConsumerRegistry
+import io.github.sparkkinesis.errors.{ErrorConditions, KinesisErrors}
 import io.github.sparkkinesis.options.KinesisOptions.{OptionSpec, Usage}
 import io.github.sparkkinesis.options.OptionKind._
 
@@ -123,13 +126,47 @@ object OptionsReference {
       m.put("emptyMeansNotGiven", o.emptyMeansNotGiven)
       m.put("description", o.description)
       o.writeDescription.foreach(m.put("writeDescription", _))
+      valueRules(o).foreach { case (k, v) => m.put(k, v) }
       m
     }
-    val root = new JMap[String, Any]()
-    root.put("generatedBy", "make docs-options, from connector/.../options/KinesisOptions.scala")
-    root.put("units", Map("duration" -> "ms", "size" -> "bytes").asJava)
-    root.put("options", options.asJava)
+    val root = obj(
+      "generatedBy" -> "make docs-options, from connector/.../options/KinesisOptions.scala",
+      "units" -> obj("duration" -> "ms", "size" -> "bytes"),
+      "options" -> options.asJava,
+      "suggestion" -> obj("withinEdits" -> KinesisOptions.SuggestWithinEdits,
+        "charactersPerEdit" -> KinesisOptions.SuggestCharactersPerEdit, "text" -> KinesisErrors.DidYouMean),
+      "consumerManager" -> consumerManager)
     new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n"
+  }
+
+  /** What the parsers accept besides the kind's bounds, for the Python builders to check alike. */
+  private def valueRules(spec: OptionSpec): Seq[(String, Any)] = spec match {
+    case KinesisOptions.StreamName => Seq("pattern" -> KinesisSourceOptions.StreamNamePattern.regex)
+    case KinesisOptions.InitialPosition => Seq("words" -> KinesisSourceOptions.InitialPositionWords.map(_._1).asJava)
+    case KinesisOptions.EndingPosition => Seq("words" -> KinesisSourceOptions.EndingPositionWords.asJava)
+    case _ => Nil
+  }
+
+  /**
+   * The consumer manager's rules and the messages of the errors it raises, for the Python
+   * manager, which makes the same calls through boto3 where there is no JVM.
+   */
+  private def consumerManager: JMap[String, Any] = obj(
+    "options" -> AWSKinesisConsumerManager.Options.map(_.name).asJava,
+    "activationTimeoutMs" -> ConsumerRegistry.DefaultActivationTimeoutMs,
+    "pollIntervalMs" -> ConsumerRegistry.DefaultPollIntervalMs,
+    "consumerNames" -> obj("allowedCharacters" -> ConsumerNames.AllowedCharacters,
+      "maxLength" -> ConsumerNames.MaxLength, "reasons" -> obj(ConsumerNames.Reasons.toSeq.sortBy(_._1): _*)),
+    "errors" -> obj(ConsumerManagerConditions.map(c => c -> ErrorConditions.template(c)): _*))
+
+  private val ConsumerManagerConditions = Seq("KINESIS_API_FAILED", "KINESIS_EFO_CONSUMER_NAME_INVALID",
+    "KINESIS_EFO_CONSUMER_NOT_ACTIVE", "KINESIS_EFO_CONSUMER_NOT_FOUND", "KINESIS_STREAM_NOT_FOUND",
+    "KINESIS_UNKNOWN_OPTION")
+
+  private def obj(entries: (String, Any)*): JMap[String, Any] = {
+    val m = new JMap[String, Any]()
+    entries.foreach { case (k, v) => m.put(k, v) }
+    m
   }
 
   private def bounds(kind: OptionKind): Seq[(String, Any)] = kind match {

@@ -2,6 +2,7 @@
 package io.github.sparkkinesis.sink
 
 import java.util.concurrent.{Executors, TimeUnit}
+import java.util.concurrent.atomic.AtomicReference
 
 import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration._
@@ -44,9 +45,10 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers with Eventually {
     val f = new Fixture(defaults.copy(maxInFlightPuts = 1))
     f.run { b =>
       f.write("s", texts("r", 1200))
-      eventually(f.api.calls.map(_.records) shouldBe Seq(500, 500)) // Full groups go at once.
-      Thread.sleep(100)
-      f.api.calls.size shouldBe 2 // The last 200 wait for the flush.
+      // Full groups go at once; once both calls are finished and taken in, nothing else was
+      // started: the last 200 wait for the flush (the fake clock never lets them linger).
+      eventually(b.callsInFlight shouldBe 0)
+      f.api.calls.map(_.records) shouldBe Seq(500, 500)
       b.flush()
     }
     f.api.calls.map(_.records) shouldBe Seq(500, 500, 200)
@@ -117,13 +119,20 @@ class PutRecordsBatcherSuite extends AnyFunSuite with Matchers with Eventually {
   test("at most maxInFlightPuts calls run at once, and the writer waits for a free one") {
     val f = new Fixture(defaults.copy(maxRecordsPerPut = 10, maxInFlightPuts = 3))
     f.api.holdCalls()
-    val writer = Executors.newSingleThreadExecutor()
+    val writerThread = new AtomicReference[Thread]()
+    val writer = Executors.newSingleThreadExecutor { r: Runnable =>
+      val t = new Thread(r, "writer")
+      writerThread.set(t)
+      t
+    }
     try {
       implicit val ec: ExecutionContext = ExecutionContext.fromExecutor(writer)
       val writing = Future(f.write("s", texts("r", 100)))
       eventually(f.api.callsInFlight shouldBe 3)
-      Thread.sleep(200)
-      writing.isCompleted shouldBe false // The fourth full group waits for a free call.
+      // The writer waits (for a free call) or has finished; it must be waiting: the fourth full
+      // group has no call to go in.
+      eventually(writerThread.get.getState shouldBe Thread.State.WAITING)
+      writing.isCompleted shouldBe false
       f.api.callsInFlight shouldBe 3
       f.api.open()
       Await.result(writing, 30.seconds)
