@@ -124,8 +124,10 @@ def test_the_real_time_sink_scala_example_is_the_one_a_suite_runs():
     """docs/real-time.md's Scala example of "The sink" is run by RealTimePipelineSuite (the
     Spark 4.2 line's tests), between its marker lines; the two must be the same text."""
     page = (DOCS / "real-time.md").read_text()
-    shown = re.search(r"```scala\n(.*?)```", page[page.index("## The sink\n"):], re.S).group(1)
+    shown = re.search(r"```scala\n(.*?)```", page[page.index("## The sink\n"):], re.S)
+    assert shown, "docs/real-time.md's \"The sink\" has no Scala example"
     suite = (ROOT / "connector/src/test/spark-4.2/io/github/sparkkinesis/sink/RealTimePipelineSuite.scala").read_text()
     ran = re.search(r"// ---- docs/real-time\.md, \"The sink\": the Scala example ----\n(.*?)\n\s*// ---- end",
-                    suite, re.S).group(1)
-    assert textwrap.dedent(ran).strip() == shown.strip(), "the page and RealTimePipelineSuite differ"
+                    suite, re.S)
+    assert ran, "RealTimePipelineSuite has no marked copy of the example"
+    assert textwrap.dedent(ran.group(1)).strip() == shown.group(1).strip(), "the page and RealTimePipelineSuite differ"

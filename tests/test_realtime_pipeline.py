@@ -53,7 +53,7 @@ def test_a_real_time_query_copies_every_record_once_into_a_second_stream_in_key_
     kinesis.put_records(source, first)
     query = (foreach_kinesis(realtime_reader(spark, kinesis, source), sink_options(kinesis, target))
              .outputMode("update").option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(realTime="2 seconds").start())
+             .trigger(realTime="2 seconds").start())  # type: ignore[call-overload]  # PySpark 4.2's annotations lack realTime
     try:
         wait_for(lambda: len(copied(kinesis, target)) >= len(first), "the records put before the start", query)
         kinesis.put_records(source, second)
@@ -68,7 +68,9 @@ def docs_python_example():
     """The Python block of docs/real-time.md's "The sink" section."""
     text = (DOCS / "real-time.md").read_text()
     section = text[text.index("## The sink\n"):]
-    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block, "docs/real-time.md's \"The sink\" has no Python example"
+    return block.group(1)
 
 
 def test_the_docs_python_example_runs_as_written(spark, kinesis, tmp_path):

@@ -45,7 +45,8 @@ def start(spark, spec, workdir):
               .option("checkpointLocation", str(workdir / "checkpoint")))
     if spec["trigger"] == "realtime":  # one batch longer than warm-up and window: no boundary inside
         spark.conf.set(MIN_BATCH_DURATION, str(spec["batch_duration_s"] * 1000))
-        writer = writer.outputMode("update").trigger(realTime=f"{spec['batch_duration_s']} seconds")
+        writer = writer.outputMode("update").trigger(  # type: ignore[call-overload]  # annotations lack realTime
+            realTime=f"{spec['batch_duration_s']} seconds")
     return writer.start()
 
 
