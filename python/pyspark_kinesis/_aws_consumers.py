@@ -20,7 +20,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 __all__ = ["AwsConsumerCalls", "ConsumerInfo", "OPTION_NAMES"]
 
 OPTION_NAMES = ("region", "endpoint", "awsAccessKey", "awsSecretKey", "awsSessionToken", "roleArn",
-                "roleExternalId", "roleSessionName", "stsEndpoint")
+                "roleExternalId", "roleSessionName", "stsEndpoint", "profile", "awsCredentialsProvider",
+                "awsCredentialsProviderSecret", "proxyHost", "proxyPort", "proxyUsername", "proxyPassword",
+                "nonProxyHosts")
 """The options the manager takes (AWSKinesisConsumerManager.Options in the JVM)."""
 
 ACTIVATION_TIMEOUT_S = 120.0  # as the JVM's ConsumerRegistry: Kinesis activates within seconds
@@ -80,6 +82,13 @@ class AwsConsumerCalls:
                 raise ValueError(format_error("KINESIS_UNKNOWN_OPTION", option=key,
                                               suggestion=f" Did you mean '{best}'?" if close else ""))
             values[known[key.lower()]] = value
+        if values.get("awsCredentialsProvider"):
+            # A JVM class: boto3 cannot build it.
+            raise ValueError(format_error(
+                "KINESIS_INVALID_OPTION_VALUE", option="awsCredentialsProvider",
+                value=repr(values["awsCredentialsProvider"]),
+                allowed="a JVM class, which only the connector's JVM builds: use the manager in a classic "
+                        "session (py4j), or give the credentials another way (keys, profile, roleArn)"))
         self._options = values
         self._client_factory = client_factory
         self._client: Any = None
@@ -99,7 +108,22 @@ class AwsConsumerCalls:
             aws_secret_access_key=self._options.get("awsSecretKey"),
             aws_session_token=self._options.get("awsSessionToken"),
             region_name=self._options.get("region"),
+            profile_name=self._options.get("profile"),
         )
+
+    def _config(self) -> Any:
+        """botocore's settings: the proxy of the options, if any (nonProxyHosts is the JVM's alone)."""
+        from urllib.parse import quote
+
+        from botocore.config import Config  # type: ignore[import-untyped]
+
+        host = self._options.get("proxyHost")
+        if not host:
+            return None
+        user = self._options.get("proxyUsername")
+        login = f"{quote(user, safe='')}:{quote(self._options.get('proxyPassword', ''), safe='')}@" if user else ""
+        url = f"http://{login}{host}:{self._options.get('proxyPort', '')}"
+        return Config(proxies={"http": url, "https": url})
 
     def _kinesis(self) -> Any:
         if self._client is None:
@@ -113,7 +137,7 @@ class AwsConsumerCalls:
         session = self._session()
         role = self._options.get("roleArn")
         if role:
-            sts = session.client("sts", endpoint_url=self._options.get("stsEndpoint"))
+            sts = session.client("sts", endpoint_url=self._options.get("stsEndpoint"), config=self._config())
             assumed = {"RoleArn": role, "RoleSessionName": self._options.get("roleSessionName", "pyspark-kinesis")}
             if self._options.get("roleExternalId"):
                 assumed["ExternalId"] = self._options["roleExternalId"]
@@ -126,7 +150,7 @@ class AwsConsumerCalls:
                 aws_session_token=credentials["SessionToken"],
                 region_name=session.region_name,
             )
-        return session.client("kinesis", endpoint_url=self._options.get("endpoint"))
+        return session.client("kinesis", endpoint_url=self._options.get("endpoint"), config=self._config())
 
     def _stream_arn(self, stream: str) -> str:
         if stream.startswith("arn:"):

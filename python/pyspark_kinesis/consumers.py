@@ -102,9 +102,10 @@ def _has_jvm(spark: Optional[Any]) -> bool:
 
 
 class AWSKinesisConsumerManagerBuilder:
-    """Collects connection options (``region``, ``endpoint``, ``awsAccessKey``, ``awsSecretKey``,
-    ``awsSessionToken``) for :meth:`create`; names are matched case-insensitively, and the JVM
-    rejects an unknown one naming the closest known option."""
+    """Collects connection options (``region``, ``endpoint``, the credentials options such as
+    ``awsAccessKey``, ``awsSecretKey``, ``roleArn`` or ``profile``, and the proxy's) for
+    :meth:`create`; names are matched case-insensitively, and the JVM rejects an unknown one
+    naming the closest known option."""
 
     def __init__(self, spark: Optional[Any], options: Optional[Dict[str, str]] = None) -> None:
         self._spark = spark

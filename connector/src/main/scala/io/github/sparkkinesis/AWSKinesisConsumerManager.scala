@@ -86,7 +86,9 @@ object AWSKinesisConsumerManager {
 
   /** The options the manager takes: how to reach AWS, as the source takes them. */
   val Options: Seq[OptionSpec] = Seq(Region, Endpoint, AwsAccessKey, AwsSecretKey, AwsSessionToken,
-    RoleArn, RoleExternalId, RoleSessionName, StsEndpoint)
+    RoleArn, RoleExternalId, RoleSessionName, StsEndpoint, Profile, AwsCredentialsProvider,
+    AwsCredentialsProviderSecret,
+    ProxyHost, ProxyPort, ProxyUsername, ProxyPassword, NonProxyHosts)
 
   def newManager(): Builder = new Builder(Map.empty)
 
@@ -97,7 +99,10 @@ object AWSKinesisConsumerManager {
   /** Collects options; [[create]] checks them as the source does. */
   final class Builder private[AWSKinesisConsumerManager] (options: Map[String, String]) {
 
-    /** Sets an option (case-insensitive name): region, endpoint, awsAccessKey, awsSecretKey, awsSessionToken. */
+    /**
+     * Sets an option (case-insensitive name): region, endpoint, the credentials options (awsAccessKey,
+     * awsSecretKey, awsSessionToken, roleArn..., profile, awsCredentialsProvider...) and the proxy's.
+     */
     def option(key: String, value: String): Builder = {
       require(key != null, "the option name must not be null")
       new Builder(options.filter { case (k, _) => !k.equalsIgnoreCase(key) } + (key -> value))

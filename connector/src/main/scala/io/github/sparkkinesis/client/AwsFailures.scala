@@ -256,7 +256,9 @@ object AwsFailures {
     val static = credentials match {
       case CredentialsConfig.StaticKeys(id, secret, token) => of(id, secret, token)
       case r: CredentialsConfig.AssumeRole => replacements(r.base)
-      case CredentialsConfig.DefaultChain => Nil
+      // A provider's own errors may quote the string it was built with.
+      case CredentialsConfig.ProviderClass(_, parameter) => parameter.toSeq.filter(_.length >= 4).map(_ -> "<redacted>")
+      case CredentialsConfig.DefaultChain | _: CredentialsConfig.Profile => Nil
     }
     // Longest first, so a token that contains a key id is redacted whole.
     (static ++ held).distinct.sortBy(-_._1.length)

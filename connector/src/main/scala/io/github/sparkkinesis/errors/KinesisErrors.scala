@@ -174,6 +174,11 @@ object KinesisErrors {
   def efoConsumerNotFound(stream: String, consumer: String, where: String): KinesisConnectorException =
     error("KINESIS_EFO_CONSUMER_NOT_FOUND", null, "stream" -> stream, "consumer" -> consumer, "where" -> where)
 
+  def efoConsumerArnUnusable(option: String, consumer: String, stream: String, reason: String,
+      where: String): KinesisConnectorException =
+    error("KINESIS_EFO_CONSUMER_ARN_UNUSABLE", null, "option" -> option, "consumer" -> consumer, "stream" -> stream,
+      "reason" -> reason, "where" -> where)
+
   def efoConsumerLimit(stream: String, consumer: String, where: String,
       cause: Throwable): KinesisConnectorException =
     error("KINESIS_EFO_CONSUMER_LIMIT", cause, "stream" -> stream, "consumer" -> consumer,
