@@ -14,8 +14,8 @@ from streaming import kinesis_reader, make_records, run_available_now
 def registered_elsewhere(kinesis, stream, timeout=60):
     """A consumer registered with boto3, as another team's tooling would; its ARN once ACTIVE."""
     stream_arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
-    arn = kinesis.client.register_stream_consumer(StreamARN=stream_arn, ConsumerName=f"elsewhere-{uuid.uuid4().hex[:8]}")[
-        "Consumer"]["ConsumerARN"]
+    name = f"elsewhere-{uuid.uuid4().hex[:8]}"
+    arn = kinesis.client.register_stream_consumer(StreamARN=stream_arn, ConsumerName=name)["Consumer"]["ConsumerARN"]
     deadline = time.monotonic() + timeout
     while kinesis.client.describe_stream_consumer(ConsumerARN=arn)["ConsumerDescription"]["ConsumerStatus"] != "ACTIVE":
         assert time.monotonic() < deadline, f"consumer {arn} not ACTIVE within {timeout}s"

@@ -9,8 +9,8 @@ import os
 import uuid
 
 import pytest
-
 from realtime import wait_for
+
 from streaming import kinesis_reader, make_records, run_available_now
 
 FIRST_KEY = "AKIAPROFILEFIRST0001"

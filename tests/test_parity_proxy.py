@@ -7,8 +7,8 @@ HTTP/1.1 ones forwarded one by one, SubscribeToShard's HTTP/2 through a CONNECT 
 import uuid
 
 import pytest
-
 from forward_proxy import ForwardProxy
+
 from streaming import kinesis_reader, kinesis_writer, make_records, read_all, run_available_now
 
 PASSWORD = "proxy-e2e-password"
@@ -64,9 +64,12 @@ def test_a_write_goes_through_the_proxy(spark, kinesis, stream, proxy):
 
 
 def test_without_the_proxys_credentials_nothing_goes_through(spark, kinesis, stream, proxy, tmp_path):
-    options = {**through(proxy), "proxyPassword": "wrong"}
-    with pytest.raises(Exception):
+    options = {**through(proxy), "proxyPassword": "not-the-Pw-5e7"}
+    with pytest.raises(Exception) as failure:  # noqa: B017 - what the message says is checked below
         run_available_now(kinesis_reader(spark, kinesis, stream, **options), tmp_path / "out", tmp_path / "chk",
                           timeout=180)
+    assert f"[KINESIS_PROXY_REFUSED] The HTTP proxy 127.0.0.1:{proxy.port} refused Kinesis ListShards" in \
+        str(failure.value)
+    assert "not-the-Pw-5e7" not in str(failure.value), "the password given is not repeated"
     assert proxy.refused > 0
     assert sum(proxy.forwarded.values()) == 0

@@ -101,11 +101,13 @@ def test_keys_given_as_options_appear_in_no_log_plan_ui_page_error_or_checkpoint
                          "rejected-keys": "KINESIS_AUTHENTICATION_FAILED",
                          "secret-without-access-key": "KINESIS_CONFLICTING_OPTIONS",
                          "misspelt-secret-option": "KINESIS_UNKNOWN_OPTION",
-                         "bad-region": "KINESIS_INVALID_OPTION_VALUE"}
+                         "bad-region": "KINESIS_INVALID_OPTION_VALUE",
+                         "proxy-unreachable": "KINESIS_ENDPOINT_UNREACHABLE"}
     for name, condition in expected_failures.items():
         assert condition in (out / f"failure-{name}.txt").read_text(), name
     # An error about the keys names them the way the AWS CLI does, never in full.
     assert "access key AKIA…TEST from the options" in (out / "failure-rejected-keys.txt").read_text()
+    assert "through the proxy 127.0.0.1:9" in (out / "failure-proxy-unreachable.txt").read_text()
     # Spark prints data source options in plans, masked by spark.redaction.regex.
     assert "awsSecretKey=*********(redacted)" in (out / "explain-analyzed.txt").read_text()
     assert "proxyPassword=*********(redacted)" in (out / "explain-proxied.txt").read_text()

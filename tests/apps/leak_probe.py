@@ -9,7 +9,8 @@ CHECKING_ENDPOINT is a Kinesis that checks keys (moto's, with IAM authentication
 rejects these fake ones: that error names the credentials it was given.
 
 The keys come from the environment (LEAK_ACCESS_KEY, LEAK_SECRET_KEY, LEAK_SESSION_TOKEN, and
-the proxy's password LEAK_PROXY_PASSWORD), not the command line, which Spark shows on its environment page (sun.java.command).
+the proxy's password LEAK_PROXY_PASSWORD), not the command line, which Spark shows on its
+environment page (sun.java.command).
 Writes into OUTPUT_DIR: explain-*.txt, query-*.txt, failure-*.txt, ui/*.html|json, and the
 query's checkpoint; the driver log and event log go where spark-submit's options say.
 """

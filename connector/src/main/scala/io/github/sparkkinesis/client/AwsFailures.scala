@@ -95,15 +95,25 @@ object AwsFailures {
         tlsFailure(chain, "AssumeRole", role.stsEndpoint.getOrElse(s"the STS endpoint of ${role.stsRegion}"), clean)
           .orElse(Some(KinesisErrors.assumeRoleFailed(role.roleArn, operation, role.stsWhere, clean)))
       case None =>
-        val endpoint = connection.endpoint.getOrElse(s"the Kinesis endpoint of ${connection.region}")
+        val endpoint = connection.endpoint.getOrElse(s"the Kinesis endpoint of ${connection.region}") +
+          connection.proxy.fold("")(p => s" through the proxy ${p.host}:${p.port}")
         val service = chain.collectFirst { case s: AwsServiceException => s }
         service.flatMap(kinesisRefused(operation, target, connection, _, clean))
+          .orElse(service.flatMap(proxyRefused(operation, target, connection, _, clean)))
           .orElse(service.flatMap(notKinesis(operation, target, endpoint, connection, _, clean)))
           .orElse(tlsFailure(chain, operation, endpoint, clean))
           .orElse(credentialsMissing(chain, operation, connection, clean))
           .orElse(unreachable(chain, operation, target, endpoint, clean))
     }
   }
+
+  /** The proxy of the options answered 407: it wants other credentials than proxyUsername/proxyPassword. */
+  private def proxyRefused(operation: String, target: String, connection: ConnectionConfig, e: AwsServiceException,
+      clean: Throwable): Option[KinesisConnectorException] =
+    connection.proxy.filter(_ => e.statusCode() == 407 && errorCode(e).isEmpty).map { p =>
+      KinesisErrors.proxyRefused(s"${p.host}:${p.port}", operation, target,
+        if (p.username.isDefined) s"user '${p.username.get}' with proxyPassword" else "no proxyUsername", clean)
+    }
 
   /**
    * An HTTP answer without any AWS error code, and not a server fault (a gateway's 502 passes):

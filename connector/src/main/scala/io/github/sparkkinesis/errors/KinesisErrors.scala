@@ -56,6 +56,11 @@ object KinesisErrors {
     error("KINESIS_ENDPOINT_NOT_KINESIS", cause, "endpoint" -> endpoint, "operation" -> operation,
       "target" -> target, "status" -> status.toString, "body" -> body)
 
+  def proxyRefused(proxy: String, operation: String, target: String, credentials: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_PROXY_REFUSED", cause, "proxy" -> proxy, "operation" -> operation, "target" -> target,
+      "credentials" -> credentials)
+
   def assumeRoleFailed(role: String, operation: String, where: String,
       cause: Throwable): KinesisConnectorException =
     error("KINESIS_ASSUME_ROLE_FAILED", cause, "role" -> role, "operation" -> operation, "where" -> where,

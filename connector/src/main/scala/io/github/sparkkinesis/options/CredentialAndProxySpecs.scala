@@ -43,5 +43,6 @@ private[options] trait CredentialAndProxySpecs {
     emptyMeansNotGiven = true)
   val NonProxyHosts = OptionSpec("nonProxyHosts", None,
     "Hosts reached without the proxy, separated by commas or vertical bars (as the JVM's " +
-      "http.nonProxyHosts); `*` stands for any characters (`*.internal, 10.*`).", usage = shared, emptyMeansNotGiven = true)
+      "http.nonProxyHosts); `*` stands for any characters (`*.internal, 10.*`).", usage = shared,
+    emptyMeansNotGiven = true)
 }
