@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.client
 
+import java.util.Locale
 import java.util.regex.Pattern
 
 /**
@@ -19,9 +20,9 @@ final case class ProxyConfig(
     password: Option[String] = None,
     nonProxyHosts: Seq[String] = Nil) {
 
-  /** The patterns as the SDK's clients match host names against them: regular expressions. */
+  /** The patterns as the SDK's clients match host names against them: regular expressions, in lower case. */
   def nonProxyHostRegexes: Set[String] =
-    nonProxyHosts.map(_.split("\\*", -1).map(Pattern.quote).mkString(".*")).toSet
+    nonProxyHosts.map(_.toLowerCase(Locale.ROOT).split("\\*", -1).map(Pattern.quote).mkString(".*")).toSet
 
   override def toString: String = {
     val user = username.fold("")(u => s", username=$u")

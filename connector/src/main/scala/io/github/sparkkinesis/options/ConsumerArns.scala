@@ -21,7 +21,7 @@ private[options] object ConsumerArns {
 
   /** Stream name -> consumer ARN; empty when consumerARN is not given. */
   def parse(values: OptionValues, streams: Seq[String], connection: ConnectionConfig): Map[String, String] =
-    ConnectionOptions.nonEmpty(values, ConsumerARN).fold(Map.empty[String, String]) { text =>
+    values.get(ConsumerARN).map(_.trim).fold(Map.empty[String, String]) { text =>
       Seq(ConsumerName, ConsumerNamePrefix).filter(values.isSet).foreach { spec =>
         throw KinesisErrors.conflictingOptions(Seq(values.name(spec), values.name(ConsumerARN)),
           s"a consumer given by ARN is read with as it is, so ${values.name(spec)} does not apply: remove it")
@@ -32,6 +32,7 @@ private[options] object ConsumerArns {
           "a consumer given by ARN is never deregistered by the query (it was registered elsewhere): remove " +
             s"${values.name(RequireConsumerDeregistration)}, or deregister it with AWSKinesisConsumerManager")
       }
+      if (text.isEmpty) throw values.invalid(ConsumerARN, text, Allowed)
       val byStream = text.split(",", -1).map(_.trim).toSeq.map {
         case arn @ Pattern(streamArn, region, stream) =>
           if (!streams.contains(stream)) {

@@ -66,8 +66,8 @@ class ProxyOptionsSuite extends AnyFunSuite with Matchers {
       include("'a b' is not one")
   }
 
-  test("nonProxyHosts patterns match host names as the JVM's http.nonProxyHosts does") {
-    val regexes = ProxyConfig("p", 1, nonProxyHosts = Seq("*.internal", "10.*", "localhost")).nonProxyHostRegexes
+  test("nonProxyHosts patterns match (lower-case) host names as the JVM's http.nonProxyHosts does") {
+    val regexes = ProxyConfig("p", 1, nonProxyHosts = Seq("*.Internal", "10.*", "localhost")).nonProxyHostRegexes
     def direct(host: String) = regexes.exists(host.matches)
     direct("kinesis.internal") shouldBe true
     direct("10.1.2.3") shouldBe true
