@@ -34,7 +34,7 @@ private[options] object ProxyOptions {
         }
         if (port.isEmpty) {
           throw KinesisErrors.missingOption(values.name(ProxyPort),
-            s"${values.name(ProxyHost)} needs its port, e.g. 3128")
+            s"'${values.name(ProxyHost)}' needs its port, e.g. 3128")
         }
         val username = nonEmpty(values, ProxyUsername)
         val password = values.get(ProxyPassword).filter(_.nonEmpty)
