@@ -51,9 +51,16 @@ object CustomCredentials {
 
   private def load(name: String): Class[_] = {
     val loaders = Seq(Thread.currentThread().getContextClassLoader, getClass.getClassLoader).filter(_ != null)
-    def find(n: String) = loaders.iterator.map(l => Try(Class.forName(n, false, l)).toOption).collectFirst {
-      case Some(c) => c
-    }
+    def find(n: String) = loaders.iterator.map { l =>
+      try Try(Class.forName(n, false, l)).toOption
+      catch {
+        // Loading a class loads its superclass and interfaces: the published SDK's may be missing.
+        case e: LinkageError =>
+          throw new CredentialsProviderException(s"class $name needs classes that are not on the classpath " +
+            s"(${e.getClass.getSimpleName}: ${e.getMessage}); a class compiled against the AWS SDK as published " +
+            "needs that SDK's jars beside it")
+      }
+    }.collectFirst { case Some(c) => c }
     val cls = find(name).orElse(if (shaded) find(ShadedPrefix + name) else None).getOrElse(
       throw new CredentialsProviderException(s"class $name was not found on the classpath (add its jar with " +
         "--jars or spark.jars, so that the driver and the executors have it)"))
