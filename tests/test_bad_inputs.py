@@ -72,6 +72,20 @@ CONNECTION_ROWS = [
     Row("roleSessionName", "s" * 65, "2 to 64 characters", ROLE),
     Row("stsEndpoint", "http://127.0.0.1:1", "applies only when a role is assumed"),
     Row("stsEndpoint", "sts.local", URL, ROLE),
+    Row("profile", "my profile", "the name of a profile"),
+    Row("profile", "reader", "different sources of credentials", {"awsAccessKey": "AKIAIOSFODNN7EXAMPLE",
+                                                                  "awsSecretKey": "s"}),
+    Row("awsCredentialsProvider", "com.example.MissingProvider", "was not found"),
+    Row("awsCredentialsProvider", "java.lang.String", "does not implement"),
+    Row("awsCredentialsProviderSecret", "param", "add awsCredentialsProvider"),
+    Row("proxyHost", "http://proxy:3128", "without a scheme or a port", {"proxyPort": "3128"}),
+    Row("proxyHost", "proxy", "needs its port"),
+    Row("proxyPort", "3128", "add proxyHost"),
+    Row("proxyUsername", "reader", "add proxyHost"),
+    Row("proxyUsername", "reader", "give both or neither", {"proxyHost": "proxy", "proxyPort": "3128"}),
+    Row("proxyPassword", "pw", "add proxyHost"),
+    Row("nonProxyHosts", "*.local", "add proxyHost"),
+    Row("nonProxyHosts", "a b", "is not one", {"proxyHost": "proxy", "proxyPort": "3128"}),
 ]
 
 
@@ -106,6 +120,11 @@ def bad_values(facts):
 
 
 SOURCE_ROWS = CONNECTION_ROWS + rows_from_registry("read") + [
+    Row("consumerARN", "arn:aws:kinesis:us-east-1:123456789012:stream/bad-inputs", "is not one", EFO),
+    Row("consumerARN", "arn:aws:kinesis:us-east-1:123456789012:stream/other/consumer/c:1", "which is not read here",
+        EFO),
+    Row("consumerARN", "arn:aws:kinesis:us-east-1:123456789012:stream/bad-inputs/consumer/c:1", "does not apply",
+        {**EFO, "consumerName": "mine"}),
     Row("streamName", "", "is required"),
     Row("streamName", " , ", "stream names of 1 to 128"),
     Row("streamName", "has space", "stream names of 1 to 128"),

@@ -25,10 +25,12 @@ from submit import APPS, spark_submit
 ACCESS_KEY = "AKIALEAKTESTLEAKTEST"
 SECRET_KEY = "LeakSecretQ7/wJalrXUtnFEMIzz+bPxRfiCYLEAK"
 SESSION_TOKEN = "LeakTokenX9+IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQ"
+PROXY_PASSWORD = "LeakProxyPw7/q+Zr4"
 MARKERS = {
     "awsAccessKey": [ACCESS_KEY, "LEAKTESTLEAKTEST"],
     "awsSecretKey": [SECRET_KEY, "LeakSecretQ7", urllib.parse.quote(SECRET_KEY, safe="")],
     "awsSessionToken": [SESSION_TOKEN, "LeakTokenX9", urllib.parse.quote(SESSION_TOKEN, safe="")],
+    "proxyPassword": [PROXY_PASSWORD, "LeakProxyPw", urllib.parse.quote(PROXY_PASSWORD, safe="")],
 }
 
 LOG4J2 = """\
@@ -71,7 +73,7 @@ def test_keys_given_as_options_appear_in_no_log_plan_ui_page_error_or_checkpoint
     log4j.write_text(LOG4J2.format(log=logs / "driver.log"))
     # SPARK_LOCAL_IP: the UI listens on loopback only, not on every interface.
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", LEAK_ACCESS_KEY=ACCESS_KEY, LEAK_SECRET_KEY=SECRET_KEY,
-               LEAK_SESSION_TOKEN=SESSION_TOKEN)
+               LEAK_SESSION_TOKEN=SESSION_TOKEN, LEAK_PROXY_PASSWORD=PROXY_PASSWORD)
 
     done = spark_submit([
         # JSON rather than CBOR, for moto's Kinesis (kinesis-mock speaks both).
@@ -99,13 +101,16 @@ def test_keys_given_as_options_appear_in_no_log_plan_ui_page_error_or_checkpoint
                          "rejected-keys": "KINESIS_AUTHENTICATION_FAILED",
                          "secret-without-access-key": "KINESIS_CONFLICTING_OPTIONS",
                          "misspelt-secret-option": "KINESIS_UNKNOWN_OPTION",
-                         "bad-region": "KINESIS_INVALID_OPTION_VALUE"}
+                         "bad-region": "KINESIS_INVALID_OPTION_VALUE",
+                         "proxy-unreachable": "KINESIS_ENDPOINT_UNREACHABLE"}
     for name, condition in expected_failures.items():
         assert condition in (out / f"failure-{name}.txt").read_text(), name
     # An error about the keys names them the way the AWS CLI does, never in full.
     assert "access key AKIA…TEST from the options" in (out / "failure-rejected-keys.txt").read_text()
+    assert "through the proxy 127.0.0.1:9" in (out / "failure-proxy-unreachable.txt").read_text()
     # Spark prints data source options in plans, masked by spark.redaction.regex.
     assert "awsSecretKey=*********(redacted)" in (out / "explain-analyzed.txt").read_text()
+    assert "proxyPassword=*********(redacted)" in (out / "explain-proxied.txt").read_text()
 
     assert leaks(tmp_path) == [], "a key given as an option shows up in these files"
     assert not any(m in done.stdout + done.stderr for ms in MARKERS.values() for m in ms)
@@ -139,7 +144,7 @@ def test_efo_on_separate_executor_jvms_logs_no_key_at_debug(kinesis, tmp_path):
     driver_log4j.write_text(LOG4J2.format(log=logs / "driver.log"))
     executor_log4j.write_text(EXECUTOR_LOG4J2)
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", LEAK_ACCESS_KEY=ACCESS_KEY, LEAK_SECRET_KEY=SECRET_KEY,
-               LEAK_SESSION_TOKEN=SESSION_TOKEN)
+               LEAK_SESSION_TOKEN=SESSION_TOKEN, LEAK_PROXY_PASSWORD=PROXY_PASSWORD)
 
     done = spark_submit([
         "--master", "local-cluster[2,1,1024]",

@@ -13,7 +13,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Tuple, Type
 
 from pyspark_kinesis._consumer_calls import ConsumerInfo
-from pyspark_kinesis._consumer_rules import KinesisConsumerError, format_error
+from pyspark_kinesis._consumer_rules import KinesisConsumerArgumentError, KinesisConsumerError, format_error
 from pyspark_kinesis._registry import CONSUMER_MANAGER, option
 
 __all__ = ["AwsConsumerCalls"]
@@ -24,6 +24,14 @@ class AwsConsumerCalls:
     (already checked, by the names the manager reads)."""
 
     def __init__(self, options: Dict[str, str], client_factory: Optional[Callable[..., Any]] = None) -> None:
+        if options.get("awsCredentialsProvider"):
+            # A JVM class: boto3 cannot build it.
+            raise KinesisConsumerArgumentError(format_error(
+                "KINESIS_INVALID_OPTION_VALUE", option="awsCredentialsProvider",
+                value=repr(options["awsCredentialsProvider"]),
+                allowed="a JVM class, which only the connector's JVM builds: use the manager in a classic "
+                        "session (py4j), or give the credentials another way (keys, profile, roleArn)"),
+                "KINESIS_INVALID_OPTION_VALUE")
         self._options = dict(options)
         self._client_factory = client_factory
         self._client: Any = None
@@ -42,7 +50,22 @@ class AwsConsumerCalls:
             aws_secret_access_key=self._options.get("awsSecretKey"),
             aws_session_token=self._options.get("awsSessionToken"),
             region_name=self._options.get("region"),
+            profile_name=self._options.get("profile"),
         )
+
+    def _config(self) -> Any:
+        """botocore's settings: the proxy of the options, if any (nonProxyHosts is the JVM's alone)."""
+        from urllib.parse import quote
+
+        from botocore.config import Config
+
+        host = self._options.get("proxyHost")
+        if not host:
+            return None
+        user = self._options.get("proxyUsername")
+        login = f"{quote(user, safe='')}:{quote(self._options.get('proxyPassword', ''), safe='')}@" if user else ""
+        url = f"http://{login}{host}:{self._options.get('proxyPort', '')}"
+        return Config(proxies={"http": url, "https": url})
 
     def _kinesis(self) -> Any:
         if self._client is None:
@@ -56,7 +79,7 @@ class AwsConsumerCalls:
         session = self._session()
         role = self._options.get("roleArn")
         if role:
-            sts = session.client("sts", endpoint_url=self._options.get("stsEndpoint"))
+            sts = session.client("sts", endpoint_url=self._options.get("stsEndpoint"), config=self._config())
             session_name = self._options.get("roleSessionName") or option("roleSessionName").default
             assumed = {"RoleArn": role, "RoleSessionName": str(session_name)}
             if self._options.get("roleExternalId"):
@@ -70,7 +93,7 @@ class AwsConsumerCalls:
                 aws_session_token=credentials["SessionToken"],
                 region_name=session.region_name,
             )
-        return session.client("kinesis", endpoint_url=self._options.get("endpoint"))
+        return session.client("kinesis", endpoint_url=self._options.get("endpoint"), config=self._config())
 
     def _failed(self, condition: str, **parameters: str) -> KinesisConsumerError:
         return KinesisConsumerError(format_error(condition, where=self.where, **parameters), condition)

@@ -84,8 +84,9 @@ def _has_jvm(spark: Optional[Any]) -> bool:
 
 class AWSKinesisConsumerManagerBuilder:
     """Collects the options that say how to reach AWS, as the source takes them (region,
-    endpoint, credentials, role), for :meth:`create`; names are matched case-insensitively, and
-    an unknown one is refused naming the closest known option."""
+    endpoint, credentials: keys, a role, a profile or a provider class; the proxy), for
+    :meth:`create`; names are matched case-insensitively, and an unknown one is refused naming
+    the closest known option."""
 
     def __init__(self, spark: Optional[Any], options: Optional[Dict[str, str]] = None) -> None:
         self._spark = spark

@@ -123,6 +123,43 @@ class _KinesisOptions:
         """``stsEndpoint``: the STS endpoint URL used to assume ``roleArn``."""
         return self._set("stsEndpoint", _non_empty_str("stsEndpoint", endpoint))
 
+    def profile(self: _Options, name: str) -> _Options:
+        """``profile``: a named profile of the AWS shared credentials and config files of each
+        JVM, read again when the files change (keys rotated in place are used without a restart)."""
+        return self._set("profile", _non_empty_str("profile", name))
+
+    def aws_credentials_provider(self: _Options, class_name: str) -> _Options:
+        """``awsCredentialsProvider``: the name of a JVM class implementing the AWS SDK v2's
+        ``AwsCredentialsProvider``, on the classpath of the driver and every executor."""
+        return self._set("awsCredentialsProvider", _non_empty_str("awsCredentialsProvider", class_name))
+
+    def aws_credentials_provider_secret(self: _Options, parameter: str) -> _Options:
+        """``awsCredentialsProviderSecret``: the String ``awsCredentialsProvider`` is built with
+        (redacted in ``repr()``)."""
+        return self._set("awsCredentialsProviderSecret", _non_empty_str("awsCredentialsProviderSecret", parameter))
+
+    # -- the HTTP proxy -------------------------------------------------------------------
+
+    def proxy_host(self: _Options, host: str) -> _Options:
+        """``proxyHost``: host name or IP address of the HTTP proxy every AWS call goes through."""
+        return self._set("proxyHost", _non_empty_str("proxyHost", host))
+
+    def proxy_port(self: _Options, port: int) -> _Options:
+        """``proxyPort``: the port of ``proxyHost``, 1 to 65535."""
+        return self._set("proxyPort", _int_option("proxyPort", port))
+
+    def proxy_username(self: _Options, username: str) -> _Options:
+        """``proxyUsername``: the user name of the proxy's Basic authentication."""
+        return self._set("proxyUsername", _non_empty_str("proxyUsername", username))
+
+    def proxy_password(self: _Options, password: str) -> _Options:
+        """``proxyPassword``: the password of the proxy's Basic authentication (redacted in ``repr()``)."""
+        return self._set("proxyPassword", _non_empty_str("proxyPassword", password))
+
+    def non_proxy_hosts(self: _Options, hosts: NameList) -> _Options:
+        """``nonProxyHosts``: hosts reached without the proxy; ``*`` stands for any characters."""
+        return self._set("nonProxyHosts", _name_list("nonProxyHosts", hosts))
+
     # -- output ---------------------------------------------------------------------------
 
     def to_dict(self) -> Dict[str, str]:
@@ -347,6 +384,11 @@ class KinesisSourceOptions(_KinesisOptions):
         """``consumerNamePrefix``: prefix of registered consumer names; may be empty."""
         _require_type("consumerNamePrefix", prefix, str, "str")
         return self._set("consumerNamePrefix", prefix)
+
+    def consumer_arn(self, arns: NameList) -> KinesisSourceOptions:
+        """``consumerARN``: enhanced fan-out consumers registered elsewhere, one per stream, read
+        with as they are (never registered nor deregistered by the query)."""
+        return self._set("consumerARN", _name_list("consumerARN", arns))
 
     def consumer_refresh_interval(self, interval: Duration) -> KinesisSourceOptions:
         """``consumerRefreshInterval``: how often the EFO registration is checked, 1s to 1h (default 300s)."""

@@ -278,3 +278,32 @@ def test_usage_errors_exit_2(argv, capsys):
 def test_a_bad_duration_exits_2():
     code, _, err = cli(["consumers", "list", "--stream", "s", "--orphans-older-than", "yesterday"])
     assert code == 2 and "--orphans-older-than" in err
+
+
+# -- the boto3 calls' connection options (no JVM: Spark Connect, the command line) ----------
+
+
+def test_the_boto3_calls_go_through_the_proxy_of_the_options():
+    from pyspark_kinesis._aws_consumers import AwsConsumerCalls
+
+    calls = AwsConsumerCalls({"region": "us-east-1", "proxyHost": "proxy.internal", "proxyPort": "3128",
+                              "proxyUsername": "reader", "proxyPassword": "p@ss word"})
+    url = "http://reader:p%40ss%20word@proxy.internal:3128"
+    assert calls._config().proxies == {"http": url, "https": url}
+    assert AwsConsumerCalls({"region": "us-east-1"})._config() is None
+
+
+def test_the_boto3_calls_read_the_named_profile():
+    from pyspark_kinesis._aws_consumers import AwsConsumerCalls
+
+    with pytest.raises(Exception) as missing:
+        AwsConsumerCalls({"region": "us-east-1", "profile": "no-such-profile-e2e"})._session()
+    assert "no-such-profile-e2e" in str(missing.value)
+
+
+def test_a_jvm_credentials_provider_class_is_refused_by_the_boto3_calls():
+    from pyspark_kinesis._aws_consumers import AwsConsumerCalls
+
+    with pytest.raises(ValueError) as refused:
+        AwsConsumerCalls({"awsCredentialsProvider": "com.example.Provider"})
+    assert "awsCredentialsProvider" in str(refused.value) and "classic session" in str(refused.value)

@@ -25,6 +25,14 @@ CASES = [
     ("role_external_id", "ext-1", "roleExternalId", "ext-1"),
     ("role_session_name", "spark", "roleSessionName", "spark"),
     ("sts_endpoint", "http://localhost:5000", "stsEndpoint", "http://localhost:5000"),
+    ("profile", "rotating", "profile", "rotating"),
+    ("aws_credentials_provider", "com.example.Provider", "awsCredentialsProvider", "com.example.Provider"),
+    ("aws_credentials_provider_secret", "p", "awsCredentialsProviderSecret", "p"),
+    ("proxy_host", "proxy.internal", "proxyHost", "proxy.internal"),
+    ("proxy_port", 3128, "proxyPort", "3128"),
+    ("proxy_username", "reader", "proxyUsername", "reader"),
+    ("proxy_password", "pw", "proxyPassword", "pw"),
+    ("non_proxy_hosts", "*.local", "nonProxyHosts", "*.local"),
     ("max_records_per_put", 1, "maxRecordsPerPut", "1"),
     ("max_records_per_put", 500, "maxRecordsPerPut", "500"),
     ("max_bytes_per_put", "5mb", "maxBytesPerPut", "5mb"),
@@ -61,7 +69,8 @@ def test_sink_option_names_lists_exactly_the_options_the_builder_produces():
 def test_source_and_sink_share_exactly_the_connection_options():
     assert set(SINK_OPTION_NAMES) & set(SOURCE_OPTION_NAMES) == {
         "streamName", "region", "endpoint", "awsAccessKey", "awsSecretKey", "awsSessionToken",
-        "roleArn", "roleExternalId", "roleSessionName", "stsEndpoint",
+        "roleArn", "roleExternalId", "roleSessionName", "stsEndpoint", "profile", "awsCredentialsProvider",
+        "awsCredentialsProviderSecret", "proxyHost", "proxyPort", "proxyUsername", "proxyPassword", "nonProxyHosts",
     }
 
 

@@ -8,8 +8,9 @@ test can look for the keys in all of it.
 CHECKING_ENDPOINT is a Kinesis that checks keys (moto's, with IAM authentication on), which
 rejects these fake ones: that error names the credentials it was given.
 
-The keys come from the environment (LEAK_ACCESS_KEY, LEAK_SECRET_KEY, LEAK_SESSION_TOKEN),
-not the command line, which Spark shows on its environment page (sun.java.command).
+The keys come from the environment (LEAK_ACCESS_KEY, LEAK_SECRET_KEY, LEAK_SESSION_TOKEN, and
+the proxy's password LEAK_PROXY_PASSWORD), not the command line, which Spark shows on its
+environment page (sun.java.command).
 Writes into OUTPUT_DIR: explain-*.txt, query-*.txt, failure-*.txt, ui/*.html|json, and the
 query's checkpoint; the driver log and event log go where spark-submit's options say.
 """
@@ -93,6 +94,12 @@ failure("rejected-keys", lambda: reader(endpoint=checking_endpoint, streamName="
 failure("secret-without-access-key", lambda: reader(awsAccessKey=None).load())
 failure("misspelt-secret-option", lambda: reader(awsSecretKye=secrets["awsSecretKey"]).load())
 failure("bad-region", lambda: reader(region="us-nowhere-1").load())
+# Through a proxy that is not there: its password must not show either.
+proxied = {"proxyHost": "127.0.0.1", "proxyPort": "9", "proxyUsername": "leak-probe",
+           "proxyPassword": os.environ["LEAK_PROXY_PASSWORD"]}
+write("explain-proxied.txt", reader(**proxied).load()._jdf.queryExecution().toString())
+failure("proxy-unreachable", lambda: reader(**proxied).load()
+        .writeStream.format("memory").queryName("proxied").trigger(availableNow=True).start().awaitTermination())
 
 # 3. The Spark UI: SQL, environment, jobs, stages and streaming pages, and the REST API.
 ui = spark.sparkContext.uiWebUrl

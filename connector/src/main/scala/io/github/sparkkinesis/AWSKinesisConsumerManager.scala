@@ -89,7 +89,9 @@ object AWSKinesisConsumerManager {
 
   /** The options the manager takes: how to reach AWS, as the source takes them. */
   val Options: Seq[OptionSpec] = Seq(Region, Endpoint, AwsAccessKey, AwsSecretKey, AwsSessionToken,
-    RoleArn, RoleExternalId, RoleSessionName, StsEndpoint)
+    RoleArn, RoleExternalId, RoleSessionName, StsEndpoint, Profile, AwsCredentialsProvider,
+    AwsCredentialsProviderSecret,
+    ProxyHost, ProxyPort, ProxyUsername, ProxyPassword, NonProxyHosts)
 
   def newManager(): Builder = new Builder(Map.empty)
 

@@ -91,6 +91,7 @@ object KinesisSourceProvider {
     else Some(s"The values of option(s) ${shown.mkString(", ")} will show in query plans (explain, " +
       "the Spark UI): Spark masks options whose names match spark.redaction.regex or " +
       "spark.sql.redaction.options.regex, and the current patterns do not match these. Restore " +
-      "the default spark.redaction.regex or use the default credential chain or roleArn instead.")
+      "the default spark.redaction.regex (it matches this connector's own names of its secret options, not " +
+      "every other connector's name for them), or use the default credential chain or roleArn instead.")
   }
 }

@@ -5,12 +5,16 @@ import java.net.URI
 import java.time.Duration
 import java.util.Locale
 
+import scala.jdk.CollectionConverters._
+
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider
 import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
 import software.amazon.awssdk.http.{Protocol, ProtocolNegotiation}
-import software.amazon.awssdk.http.nio.netty.{Http2Configuration, NettyNioAsyncHttpClient}
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient
+import software.amazon.awssdk.http.nio.netty.{
+  Http2Configuration, NettyNioAsyncHttpClient, ProxyConfiguration => NettyProxyConfiguration
+}
+import software.amazon.awssdk.http.urlconnection.{ProxyConfiguration => UrlProxyConfiguration, UrlConnectionHttpClient}
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
 import software.amazon.awssdk.services.sts.StsClient
@@ -27,6 +31,10 @@ import software.amazon.awssdk.services.sts.StsClient
  * (or `AWS_CBOR_DISABLED`) asks for JSON; the SDK reads that itself, for every client alike.
  * SubscribeToShard is always JSON (the SDK's generated call fixes it); its events' records are
  * read by [[SubscribeEventDecoding]].
+ *
+ * Proxy: with `proxyHost`, every client (both Kinesis clients and STS) goes through that HTTP
+ * proxy, and nothing else decides (the SDK's reading of JVM properties and environment variables
+ * is off); without it, the JVM's and the SDK's own proxy settings apply as they always did.
  *
  * TLS: `https://` endpoints are always verified against the JVM's trust store (the SDK's
  * default); there is deliberately no switch to turn that off. A private CA or a self-signed
@@ -53,6 +61,7 @@ private[client] object AwsClientFactory {
     val http = UrlConnectionHttpClient.builder()
       .connectionTimeout(ConnectTimeout)
       .socketTimeout(SyncSocketTimeout)
+    connection.proxy.foreach(p => http.proxyConfiguration(urlProxy(p)))
     val decoding = ClientOverrideConfiguration.builder().addExecutionInterceptor(GetRecordsDecoding.Interceptor).build()
     located(KinesisClient.builder().httpClientBuilder(http).overrideConfiguration(decoding), connection.region,
       connection.endpoint, AwsCredentials.provider(connection.credentials)).build()
@@ -78,6 +87,7 @@ private[client] object AwsClientFactory {
           .initialWindowSize(512 * 1024)
           .healthCheckPingPeriod(HealthCheckPingPeriod)
           .build())
+    connection.proxy.foreach(p => http.proxyConfiguration(nettyProxy(p)))
     val decoding = ClientOverrideConfiguration.builder().addExecutionInterceptor(SubscribeEventDecoding.Interceptor)
       .build()
     located(KinesisAsyncClient.builder().httpClientBuilder(http).overrideConfiguration(decoding), connection.region,
@@ -90,12 +100,37 @@ private[client] object AwsClientFactory {
     val http = UrlConnectionHttpClient.builder()
       .connectionTimeout(ConnectTimeout)
       .socketTimeout(StsSocketTimeout)
+    role.proxy.foreach(p => http.proxyConfiguration(urlProxy(p)))
     located(StsClient.builder().httpClientBuilder(http), role.stsRegion, role.stsEndpoint, base).build()
   }
 
   /** Whether an endpoint is plain http (h2c with prior knowledge) rather than https (ALPN h2). */
   def isPlainHttp(connection: ConnectionConfig): Boolean =
     connection.endpoint.exists(_.trim.toLowerCase(Locale.ROOT).startsWith("http://"))
+
+  private def urlProxy(proxy: ProxyConfig): UrlProxyConfiguration = {
+    val builder = UrlProxyConfiguration.builder()
+      .endpoint(new URI("http", null, proxy.host, proxy.port, null, null, null))
+      .nonProxyHosts(proxy.nonProxyHostRegexes.asJava)
+      .useSystemPropertyValues(false)
+      .useEnvironmentVariablesValues(false)
+    proxy.username.foreach(builder.username)
+    proxy.password.foreach(builder.password)
+    builder.build()
+  }
+
+  private def nettyProxy(proxy: ProxyConfig): NettyProxyConfiguration = {
+    val builder = NettyProxyConfiguration.builder()
+      .scheme("http")
+      .host(proxy.host)
+      .port(proxy.port)
+      .nonProxyHosts(proxy.nonProxyHostRegexes.asJava)
+      .useSystemPropertyValues(false)
+      .useEnvironmentVariableValues(false)
+    proxy.username.foreach(builder.username)
+    proxy.password.foreach(builder.password)
+    builder.build()
+  }
 
   /** Region, endpoint and credentials: the settings every client shares. */
   private def located[B <: AwsClientBuilder[B, _]](builder: B, region: String, endpoint: Option[String],

@@ -8,6 +8,7 @@ import scala.util.Try
 
 import software.amazon.awssdk.auth.credentials.{AwsCredentials => SdkCredentials, _}
 import software.amazon.awssdk.core.useragent.BusinessMetricFeatureId
+import software.amazon.awssdk.profiles.ProfileFileSupplier
 import software.amazon.awssdk.services.sts.auth.StsAssumeRoleCredentialsProvider
 import software.amazon.awssdk.services.sts.model.AssumeRoleRequest
 
@@ -38,6 +39,10 @@ object AwsCredentials {
       StaticCredentialsProvider.create(AwsBasicCredentials.create(id, secret))
     case StaticKeys(id, secret, Some(token)) =>
       StaticCredentialsProvider.create(AwsSessionCredentials.create(id, secret, token))
+    case Profile(name) =>
+      // The default supplier reads the files again when they change (keys rotated in place).
+      ProfileCredentialsProvider.builder().profileFile(ProfileFileSupplier.defaultSupplier()).profileName(name).build()
+    case custom: ProviderClass => CustomCredentials.provider(custom)
     case role: AssumeRole => assumeRole(role)
   }
 
@@ -77,6 +82,11 @@ object AwsCredentials {
    */
   def describeInUse(credentials: CredentialsConfig): String = credentials match {
     case static: StaticKeys => static.describe
+    case other @ (_: Profile | _: ProviderClass) =>
+      resolved(other) match {
+        case Some((id, _)) => s"access key ${AccessKeys.mask(id)} from ${other.describe}"
+        case None => s"${other.describe}, which supplied no credentials"
+      }
     case DefaultChain =>
       resolved(credentials) match {
         case Some((id, source)) => s"access key ${AccessKeys.mask(id)} from the AWS default credential chain ($source)"
@@ -85,8 +95,8 @@ object AwsCredentials {
     case role: AssumeRole =>
       val temporary = resolved(role).map { case (id, _) => s"; temporary access key ${AccessKeys.mask(id)}" }
       val base = role.base match {
-        case DefaultChain => describeInUse(DefaultChain)
-        case other => other.describe
+        case static: StaticKeys => static.describe
+        case other => describeInUse(other)
       }
       val external = role.externalId.map(id => s", external id '$id'").getOrElse("")
       s"role ${role.roleArn} (session '${role.sessionName}'$external) assumed through STS " +

@@ -95,15 +95,25 @@ object AwsFailures {
         tlsFailure(chain, "AssumeRole", role.stsEndpoint.getOrElse(s"the STS endpoint of ${role.stsRegion}"), clean)
           .orElse(Some(KinesisErrors.assumeRoleFailed(role.roleArn, operation, role.stsWhere, clean)))
       case None =>
-        val endpoint = connection.endpoint.getOrElse(s"the Kinesis endpoint of ${connection.region}")
+        val endpoint = connection.endpoint.getOrElse(s"the Kinesis endpoint of ${connection.region}") +
+          connection.proxy.fold("")(p => s" through the proxy ${p.host}:${p.port}")
         val service = chain.collectFirst { case s: AwsServiceException => s }
         service.flatMap(kinesisRefused(operation, target, connection, _, clean))
+          .orElse(service.flatMap(proxyRefused(operation, target, connection, _, clean)))
           .orElse(service.flatMap(notKinesis(operation, target, endpoint, connection, _, clean)))
           .orElse(tlsFailure(chain, operation, endpoint, clean))
           .orElse(credentialsMissing(chain, operation, connection, clean))
           .orElse(unreachable(chain, operation, target, endpoint, clean))
     }
   }
+
+  /** The proxy of the options answered 407: it wants other credentials than proxyUsername/proxyPassword. */
+  private def proxyRefused(operation: String, target: String, connection: ConnectionConfig, e: AwsServiceException,
+      clean: Throwable): Option[KinesisConnectorException] =
+    connection.proxy.filter(_ => e.statusCode() == 407 && errorCode(e).isEmpty).map { p =>
+      KinesisErrors.proxyRefused(s"${p.host}:${p.port}", operation, target,
+        if (p.username.isDefined) s"user '${p.username.get}' with proxyPassword" else "no proxyUsername", clean)
+    }
 
   /**
    * An HTTP answer without any AWS error code, and not a server fault (a gateway's 502 passes):
@@ -256,7 +266,9 @@ object AwsFailures {
     val static = credentials match {
       case CredentialsConfig.StaticKeys(id, secret, token) => of(id, secret, token)
       case r: CredentialsConfig.AssumeRole => replacements(r.base)
-      case CredentialsConfig.DefaultChain => Nil
+      // A provider's own errors may quote the string it was built with.
+      case CredentialsConfig.ProviderClass(_, parameter) => parameter.toSeq.filter(_.length >= 4).map(_ -> "<redacted>")
+      case CredentialsConfig.DefaultChain | _: CredentialsConfig.Profile => Nil
     }
     // Longest first, so a token that contains a key id is redacted whole.
     (static ++ held).distinct.sortBy(-_._1.length)

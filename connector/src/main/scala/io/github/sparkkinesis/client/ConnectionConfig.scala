@@ -20,7 +20,9 @@ final case class ConnectionConfig(
      * Records are read by the AWS SDK's own unmarshalling, not the connector's decoders
      * (`recordDecoder` = `sdk`): the same rows and offsets, for when a decoder is suspected.
      */
-    sdkDecoding: Boolean = false) {
+    sdkDecoding: Boolean = false,
+    /** The HTTP proxy of every client (`proxyHost`...); None: the JVM's and the SDK's own settings. */
+    proxy: Option[ProxyConfig] = None) {
 
   /** Where requests go, for error messages (never includes credentials). */
   def where: String = endpoint.map(e => s"endpoint $e, region $region").getOrElse(s"region $region")
@@ -34,15 +36,17 @@ final case class ConnectionConfig(
   override def toString: String = {
     val arns = if (streamArns.isEmpty) "" else streamArns.values.toSeq.sorted.mkString(", streamArns=[", ", ", "]")
     val decoding = if (sdkDecoding) ", recordDecoder=sdk" else ""
-    s"ConnectionConfig(region=$region, endpoint=${endpoint.getOrElse("<regional>")}, credentials=$credentials$arns$decoding)"
+    val proxied = proxy.fold("")(p => s", proxy=$p")
+    s"ConnectionConfig(region=$region, endpoint=${endpoint.getOrElse("<regional>")}, credentials=$credentials" +
+      s"$arns$decoding$proxied)"
   }
 }
 
 /**
- * Where credentials come from, in the order of precedence of the options: keys given as
- * options, else the SDK's default chain; either of them may be the base credentials for
- * assuming a role. Only [[StaticKeys]] holds secrets; the default chain and roles are
- * resolved in each JVM (driver and executors) by itself.
+ * Where credentials come from: keys given as options, a profile of the AWS shared files, a
+ * credentials provider class, else the SDK's default chain; any of them may be the base
+ * credentials for assuming a role. Only [[StaticKeys]] and a [[ProviderClass]]'s parameter
+ * hold secrets; everything else is resolved in each JVM (driver and executors) by itself.
  */
 sealed trait CredentialsConfig extends Serializable {
   /** For messages: which credentials, never a secret ("access key AKIA…WXYZ from the options"). */
@@ -69,6 +73,30 @@ object CredentialsConfig {
   }
 
   /**
+   * `profile`: the named profile of the AWS shared files (`~/.aws/credentials`, `~/.aws/config`,
+   * or where AWS_SHARED_CREDENTIALS_FILE / AWS_CONFIG_FILE point) of each JVM, read again when
+   * the files change, so rotated keys are used without a restart.
+   */
+  final case class Profile(name: String) extends CredentialsConfig {
+    override def describe: String = s"profile '$name' of the AWS shared credentials and config files"
+  }
+
+  /**
+   * `awsCredentialsProvider` (+ `awsCredentialsProviderSecret`): a class of the user's that
+   * supplies credentials, built in each JVM by [[CustomCredentials]]. The parameter may be a
+   * secret: it is never shown.
+   */
+  final case class ProviderClass(className: String, parameter: Option[String]) extends CredentialsConfig {
+    override def describe: String = {
+      val param = if (parameter.isDefined) " and its awsCredentialsProviderSecret" else ""
+      s"the credentials provider $className (option awsCredentialsProvider$param)"
+    }
+
+    override def toString: String =
+      s"ProviderClass($className, parameter=${if (parameter.isDefined) "<redacted>" else "<none>"})"
+  }
+
+  /**
    * `roleArn`: temporary credentials from STS AssumeRole, made with the `base` credentials and
    * refreshed before they expire. `stsRegion` is the connection's region (STS is regional);
    * `stsEndpoint` overrides it. `sessionSeconds` is the session length asked of STS.
@@ -80,7 +108,9 @@ object CredentialsConfig {
       stsEndpoint: Option[String],
       stsRegion: String,
       base: CredentialsConfig,
-      sessionSeconds: Int = AssumeRole.DefaultSessionSeconds) extends CredentialsConfig {
+      sessionSeconds: Int = AssumeRole.DefaultSessionSeconds,
+      /** The connection's proxy, which STS is reached through as well. */
+      proxy: Option[ProxyConfig] = None) extends CredentialsConfig {
 
     def stsWhere: String =
       stsEndpoint.map(e => s"endpoint $e, region $stsRegion").getOrElse(s"region $stsRegion")
@@ -93,7 +123,7 @@ object CredentialsConfig {
     override def toString: String =
       s"AssumeRole(roleArn=$roleArn, externalId=${externalId.getOrElse("<none>")}, " +
         s"sessionName=$sessionName, stsEndpoint=${stsEndpoint.getOrElse("<regional>")}, " +
-        s"stsRegion=$stsRegion, sessionSeconds=$sessionSeconds, base=$base)"
+        s"stsRegion=$stsRegion, sessionSeconds=$sessionSeconds, base=$base${proxy.fold("")(p => s", proxy=$p")})"
   }
 
   object AssumeRole {

@@ -24,6 +24,9 @@ trait ConsumerApi {
 
   def describeConsumer(streamArn: String, name: String): Option[ConsumerInfo]
 
+  /** The consumer of that ARN and the ARN of its stream; None if there is none. */
+  def describeConsumerArn(consumerArn: String): Option[(ConsumerInfo, String)]
+
   /** Registers a consumer (status CREATING); [[ConsumerNameTakenException]] if the name is taken. */
   def registerConsumer(streamArn: String, name: String): ConsumerInfo
 

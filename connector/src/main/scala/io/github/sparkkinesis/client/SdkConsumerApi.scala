@@ -35,6 +35,18 @@ final class SdkConsumerApi(client: () => KinesisClient, connection: ConnectionCo
     }
   }
 
+  override def describeConsumerArn(consumerArn: String): Option[(ConsumerInfo, String)] = {
+    val request = DescribeStreamConsumerRequest.builder().consumerARN(consumerArn).build()
+    try {
+      call("DescribeStreamConsumer", s"consumer $consumerArn", None) {
+        val c = client().describeStreamConsumer(request).consumerDescription()
+        Some(info(c) -> c.streamARN())
+      }
+    } catch {
+      case _: ResourceNotFoundException => None
+    }
+  }
+
   override def registerConsumer(streamArn: String, name: String): ConsumerInfo = {
     val request = RegisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(name).build()
     try {

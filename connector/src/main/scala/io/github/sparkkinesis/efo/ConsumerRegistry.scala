@@ -87,6 +87,23 @@ final class ConsumerRegistry(
     throw new IllegalStateException("unreachable")
   }
 
+  /**
+   * `consumerArn`, a consumer registered elsewhere that `stream` is read with (the option
+   * `option`), checked to exist, to be ACTIVE and to be a consumer of `stream`; never registered
+   * nor waited for. Fails with KINESIS_EFO_CONSUMER_ARN_UNUSABLE.
+   */
+  def checkGiven(stream: String, consumerArn: String, option: String): String = {
+    def unusable(reason: String) = KinesisErrors.efoConsumerArnUnusable(option, consumerArn, stream, reason, where)
+    retryThrottled(api.describeConsumerArn(consumerArn)) match {
+      case None => throw unusable("Kinesis has no such consumer")
+      case Some((consumer, ofStream)) =>
+        val streamArn = retryThrottled(api.streamArn(stream))
+        if (ofStream != streamArn) throw unusable(s"it is a consumer of $ofStream, not of $streamArn")
+        if (!consumer.isActive) throw unusable(s"its status is ${consumer.status}, not ACTIVE")
+        consumer.arn
+    }
+  }
+
   /** Deregisters `name` of `stream`; false if there was no such consumer. Failures propagate. */
   def deregister(stream: String, name: String): Boolean = {
     ConsumerNames.validate(name)

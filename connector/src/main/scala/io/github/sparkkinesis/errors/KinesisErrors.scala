@@ -59,6 +59,11 @@ object KinesisErrors {
     error("KINESIS_ENDPOINT_NOT_KINESIS", cause, "endpoint" -> endpoint, "operation" -> operation,
       "target" -> target, "status" -> status.toString, "body" -> body)
 
+  def proxyRefused(proxy: String, operation: String, target: String, credentials: String,
+      cause: Throwable): KinesisConnectorException =
+    error("KINESIS_PROXY_REFUSED", cause, "proxy" -> proxy, "operation" -> operation, "target" -> target,
+      "credentials" -> credentials)
+
   def assumeRoleFailed(role: String, operation: String, where: String,
       cause: Throwable): KinesisConnectorException =
     error("KINESIS_ASSUME_ROLE_FAILED", cause, "role" -> role, "operation" -> operation, "where" -> where,
@@ -176,6 +181,11 @@ object KinesisErrors {
 
   def efoConsumerNotFound(stream: String, consumer: String, where: String): KinesisConnectorException =
     error("KINESIS_EFO_CONSUMER_NOT_FOUND", null, "stream" -> stream, "consumer" -> consumer, "where" -> where)
+
+  def efoConsumerArnUnusable(option: String, consumer: String, stream: String, reason: String,
+      where: String): KinesisConnectorException =
+    error("KINESIS_EFO_CONSUMER_ARN_UNUSABLE", null, "option" -> option, "consumer" -> consumer, "stream" -> stream,
+      "reason" -> reason, "where" -> where)
 
   def efoConsumerLimit(stream: String, consumer: String, where: String,
       cause: Throwable): KinesisConnectorException =

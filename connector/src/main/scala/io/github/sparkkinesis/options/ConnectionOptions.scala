@@ -6,16 +6,16 @@ import java.util.Locale
 
 import scala.util.Try
 
-import io.github.sparkkinesis.client.{AwsRegions, ConnectionConfig, CredentialsConfig}
+import io.github.sparkkinesis.client.{AwsRegions, ConnectionConfig, CredentialsConfig, ProxyConfig}
 import io.github.sparkkinesis.errors.KinesisErrors
 
 /**
  * The options that say how to reach AWS (region, endpoint, credentials), shared by the
  * source, the sink and the consumer manager so all three connect the same way.
  *
- * Credentials, in order of precedence: `awsAccessKey` + `awsSecretKey` (+ `awsSessionToken`);
- * `roleArn`, assumed through STS with those keys if given, else with the default chain;
- * otherwise the AWS SDK's default chain.
+ * Credentials: one of `awsAccessKey` + `awsSecretKey` (+ `awsSessionToken`), `profile` or
+ * `awsCredentialsProvider` ([[CredentialSources]]), else the AWS SDK's default chain; with
+ * `roleArn`, the role is assumed through STS with those. The proxy: [[ProxyOptions]].
  */
 private[sparkkinesis] object ConnectionOptions {
   import KinesisOptions._
@@ -56,24 +56,12 @@ private[sparkkinesis] object ConnectionOptions {
           "; it was not given as an option but resolved from the " +
             "environment (AWS_REGION, the AWS profile, the instance), so set 'region' to override it")
     }
-    ConnectionConfig(region, endpoint, credentials(values, region))
+    val proxy = ProxyOptions.parse(values)
+    ConnectionConfig(region, endpoint, credentials(values, region, proxy), proxy = proxy)
   }
 
-  private def credentials(values: OptionValues, region: String): CredentialsConfig = {
-    val accessKey = values.get(AwsAccessKey).filter(_.nonEmpty)
-    val secretKey = values.get(AwsSecretKey).filter(_.nonEmpty)
-    val token = values.get(AwsSessionToken).filter(_.nonEmpty)
-    val keys = (accessKey, secretKey) match {
-      case (Some(a), Some(s)) => CredentialsConfig.StaticKeys(a, s, token)
-      case (None, None) if token.isEmpty => CredentialsConfig.DefaultChain
-      case (None, None) =>
-        throw KinesisErrors.conflictingOptions(Seq(AwsSessionToken, AwsAccessKey, AwsSecretKey).map(values.name),
-          "a session token needs awsAccessKey and awsSecretKey as well")
-      case _ =>
-        throw KinesisErrors.conflictingOptions(Seq(AwsAccessKey, AwsSecretKey).map(values.name),
-          "give both or neither")
-    }
-
+  private def credentials(values: OptionValues, region: String, proxy: Option[ProxyConfig]): CredentialsConfig = {
+    val keys = CredentialSources.base(values)
     val roleArn = nonEmpty(values, RoleArn)
     val externalId = nonEmpty(values, RoleExternalId)
     val sessionName = nonEmpty(values, RoleSessionName)
@@ -109,11 +97,12 @@ private[sparkkinesis] object ConnectionOptions {
           base = keys,
           sessionSeconds =
             sys.props.get(TestSessionSecondsProperty).flatMap(s => scala.util.Try(s.toInt).toOption).filter(_ > 0)
-              .getOrElse(CredentialsConfig.AssumeRole.DefaultSessionSeconds))
+              .getOrElse(CredentialsConfig.AssumeRole.DefaultSessionSeconds),
+          proxy = proxy)
     }
   }
 
-  private def nonEmpty(values: OptionValues, spec: OptionSpec): Option[String] =
+  private[options] def nonEmpty(values: OptionValues, spec: OptionSpec): Option[String] =
     values.get(spec).map(_.trim).filter(_.nonEmpty)
 
   /** An http(s) URL with a host, as the SDK's endpoint override needs it. */

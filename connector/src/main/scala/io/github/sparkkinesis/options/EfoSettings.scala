@@ -21,13 +21,17 @@ object ConsumerNameChoice {
 
 /**
  * The enhanced fan-out options (consumerName, consumerNamePrefix, consumerRefreshInterval,
- * requireConsumerDeregistration), parsed and validated when the DataFrame is defined.
+ * requireConsumerDeregistration, consumerARN), parsed and validated when the DataFrame is defined.
+ *
+ * @param givenArns consumers registered elsewhere (`consumerARN`), by stream: read with as they
+ *                  are, never registered nor deregistered; empty when the query names its own
  */
 final case class EfoSettings(
     names: ConsumerNameChoice,
     prefix: String,
     refreshIntervalMs: Long,
-    requireDeregistration: Boolean) {
+    requireDeregistration: Boolean,
+    givenArns: Map[String, String] = Map.empty) {
 
   /**
    * The full consumer name (prefix included) that reads `stream`; `queryId` is the streaming

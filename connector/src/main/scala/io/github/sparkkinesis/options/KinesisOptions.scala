@@ -13,7 +13,7 @@ import io.github.sparkkinesis.options.OptionKind._
  * Parsing, validation, the option tables of docs/options.md and the Python builders all
  * follow this list.
  */
-object KinesisOptions {
+object KinesisOptions extends CredentialAndProxySpecs {
 
   /** Where an option applies: reading (`spark.readStream`), writing (`df.write(Stream)`), or both. */
   sealed abstract class Usage(val reads: Boolean, val writes: Boolean, val described: String)
@@ -165,6 +165,12 @@ object KinesisOptions {
     shownDefault = Some("the query id"))
   val ConsumerNamePrefix = OptionSpec("consumerNamePrefix", Some("sparkkinesis_"),
     "Prefix of EFO consumer names (`databricks_` to reuse Databricks consumers).", modes = Mode.efoOnly)
+  val ConsumerARN = OptionSpec("consumerARN", None,
+    "The ARN of an enhanced fan-out consumer registered elsewhere, or a comma-separated list, one per stream " +
+      "(`arn:aws:kinesis:us-east-1:123456789012:stream/orders/consumer/reader:1700000000`): read with it as " +
+      "is, never registered nor deregistered; checked to be ACTIVE and to belong to the stream read. Instead " +
+      "of consumerName, consumerNamePrefix and requireConsumerDeregistration.", kind = NameList,
+    modes = Mode.efoOnly)
   val ConsumerRefreshInterval = OptionSpec("consumerRefreshInterval", Some("300s"),
     "How often the EFO consumer registration is checked.", kind = Duration(1000, Hour), modes = Mode.efoOnly)
 
@@ -207,10 +213,11 @@ object KinesisOptions {
     StreamName, StreamARN, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
     AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId, RoleSessionName,
-    StsEndpoint, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,
+    StsEndpoint, Profile, AwsCredentialsProvider, AwsCredentialsProviderSecret, ProxyHost, ProxyPort, ProxyUsername,
+    ProxyPassword, NonProxyHosts, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,
     RequireConsumerDeregistration, FailOnDataLoss, OutOfRangeUserRecords, RecordDecoder, StreamColumnName,
     MaxShardsPerDescribe, ConsumerName,
-    ConsumerNamePrefix,
+    ConsumerNamePrefix, ConsumerARN,
     ConsumerRefreshInterval,
     MaxRecordsPerPut, MaxBytesPerPut, MaxInFlightPuts, MaxPutRetries, PutRetryBackoff,
     MaxPutRetryBackoff, MaxPutLinger, Aggregation, OrderPerKey)

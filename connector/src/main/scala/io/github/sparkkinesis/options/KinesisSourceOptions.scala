@@ -118,10 +118,11 @@ object KinesisSourceOptions {
       case _ =>
     }
     val mode = values.choice(ConsumerMode)
-    val efoSettings = EfoSettings.parse(values, streams)
     // Streams named by ARN stay keyed by name in offsets and checkpoints; only calls name the ARN.
     val connection = ConnectionOptions.parse(values, arns.map(_.head.region))
       .copy(streamArns = StreamArns.byName(arns), sdkDecoding = values.choice(RecordDecoder) == "sdk")
+    val efoSettings =
+      EfoSettings.parse(values, streams).copy(givenArns = ConsumerArns.parse(values, streams, connection))
 
     val efoOnly = sourceOptions.filterNot(_.modes.contains(Mode.Polling))
     if (mode == "polling") efoOnly.find(values.isSet).foreach { spec =>

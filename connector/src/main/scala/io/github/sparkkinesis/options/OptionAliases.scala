@@ -32,6 +32,13 @@ object OptionAliases {
     RoleSessionName -> qubole("awsSTSSessionName"),
     RoleSessionName -> awslabs("kinesis.stsSessionName"),
     StsEndpoint -> awslabs("kinesis.stsEndpointUrl"),
+    AwsCredentialsProvider -> awslabs("kinesis.credentialProviderClass"),
+    AwsCredentialsProviderSecret -> awslabs("kinesis.credentialProviderParam"),
+    // awslabs' proxy options are its sink's; here they apply to reads as well.
+    ProxyHost -> awslabs("kinesis.sink.proxyAddress"),
+    ProxyPort -> awslabs("kinesis.sink.proxyPort"),
+    ProxyUsername -> awslabs("kinesis.sink.proxyUsername"),
+    ProxyPassword -> awslabs("kinesis.sink.proxyPassword"),
     MaxRecordsPerFetch -> qubole("kinesis.executor.maxRecordPerRead"),
     MaxRecordsPerFetch -> awslabs("kinesis.getRecords.numberOfRecordsPerFetch"),
     MaxFetchDuration -> qubole("kinesis.executor.maxFetchTimeInMs", AliasValues.millis),
@@ -54,8 +61,6 @@ object OptionAliases {
     "set those instead"
   private val flush = "a task writes everything it was given before it ends; remove the option"
   private val subscriptions = "subscriptions are renewed and retried by the connector itself; remove the option"
-  private val customCredentials = "custom credential providers are not supported yet: use roleArn, the keys " +
-    "options, or the AWS default credential chain"
 
   val retired: Seq[RetiredOption] = Seq(
     RetiredOption("awsUseInstanceProfile", Qubole,
@@ -89,9 +94,7 @@ object OptionAliases {
     RetiredOption("kinesis.checkNewRecordThreads", Awslabs,
       "new records are found by the prefetching tasks, not by driver threads; remove the option"),
     RetiredOption("kinesis.subscribeToShard.timeoutSec", Awslabs, subscriptions),
-    RetiredOption("kinesis.subscribeToShard.maxRetries", Awslabs, subscriptions),
-    RetiredOption("kinesis.credentialProviderClass", Awslabs, customCredentials),
-    RetiredOption("kinesis.credentialProviderParam", Awslabs, customCredentials))
+    RetiredOption("kinesis.subscribeToShard.maxRetries", Awslabs, subscriptions))
 
   private val byAlias: Map[String, (OptionSpec, OptionAlias)] = all.map { case (spec, a) => a.key -> (spec -> a) }.toMap
   private val retiredByKey: Map[String, RetiredOption] = retired.map(r => r.key -> r).toMap

@@ -5,14 +5,15 @@ import org.apache.spark.SparkContext
 import org.apache.spark.internal.Logging
 
 import io.github.sparkkinesis.efo.ConsumerRegistry
-import io.github.sparkkinesis.options.{EfoSettings, KinesisSourceOptions}
+import io.github.sparkkinesis.options.{EfoSettings, KinesisOptions, KinesisSourceOptions}
 
 /**
  * The enhanced fan-out consumer of each stream a query reads (ARCHITECTURE.md invariant 8): reused
  * when registered under its name, else registered and awaited until ACTIVE; checked again
  * every `consumerRefreshInterval`, and at once when a subscription found it gone, so a consumer
  * deregistered behind the query's back is registered again; deregistered on stop when
- * `requireConsumerDeregistration` is true.
+ * `requireConsumerDeregistration` is true. Consumers given by ARN (`consumerARN`) are only
+ * checked, when due: never registered, never deregistered.
  */
 final class EfoConsumers(options: KinesisSourceOptions, efo: EfoSettings, sparkContext: => SparkContext, name: String)
   extends Logging {
@@ -29,8 +30,13 @@ final class EfoConsumers(options: KinesisSourceOptions, efo: EfoSettings, sparkC
       lazy val queryId = Option(sparkContext.getLocalProperty("sql.streaming.queryId"))
         .getOrElse(java.util.UUID.randomUUID().toString)
       val registry = ConsumerRegistry(options.connection)
-      if (consumers.isEmpty) consumers = options.streamNames.map(s => s -> efo.consumerName(s, queryId)).toMap
-      arns = consumers.map { case (stream, consumer) => stream -> registry.resolve(stream, consumer) }
+      if (efo.givenArns.nonEmpty) {
+        val option = options.givenName(KinesisOptions.ConsumerARN).getOrElse(KinesisOptions.ConsumerARN.name)
+        arns = efo.givenArns.map { case (stream, arn) => stream -> registry.checkGiven(stream, arn, option) }
+      } else {
+        if (consumers.isEmpty) consumers = options.streamNames.map(s => s -> efo.consumerName(s, queryId)).toMap
+        arns = consumers.map { case (stream, consumer) => stream -> registry.resolve(stream, consumer) }
+      }
       if (checkedNanos == Long.MinValue) logInfo(s"$name reads through enhanced fan-out consumers $arns")
       checkedNanos = System.nanoTime()
     }

@@ -80,6 +80,12 @@ final class FakeConsumerApi(clock: FakeClock, activationMs: Long = 3000, deletio
     live(streamArn, name).map(info)
   }
 
+  override def describeConsumerArn(consumerArn: String): Option[(ConsumerInfo, String)] = synchronized {
+    count("DescribeStreamConsumer")
+    streams.values.flatten.find(c => c.arn == consumerArn && c.status(clock.nowMillis).isDefined)
+      .map(c => info(c) -> c.arn.substring(0, c.arn.indexOf("/consumer/")))
+  }
+
   override def registerConsumer(streamArn: String, name: String): ConsumerInfo = synchronized {
     count("RegisterStreamConsumer")
     val stream = streamArn.split("/").last

@@ -64,9 +64,10 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
     get(KinesisSinkOptions.parse(options)) shouldBe expected
   }
 
-  test("the rows above cover every sink option that is not a credential") {
+  test("the rows above cover every sink option but those of credentials and the proxy (CredentialSourcesSuite, ...)") {
     val credentials = Set(AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId,
-      RoleSessionName, StsEndpoint)
+      RoleSessionName, StsEndpoint, Profile, AwsCredentialsProvider, AwsCredentialsProviderSecret, ProxyHost, ProxyPort,
+      ProxyUsername, ProxyPassword, NonProxyHosts)
     rows.map(_._1.name).toSet shouldBe sinkOptions.filterNot(credentials.contains).map(_.name).toSet
   }
 

@@ -8,7 +8,7 @@ import scala.jdk.CollectionConverters._
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig}
+import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig, NoArgProvider, ParamProvider, ProxyConfig}
 import io.github.sparkkinesis.errors.KinesisOptionException
 import io.github.sparkkinesis.kpl.OutOfRangePolicy
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
@@ -96,6 +96,24 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     OptionRow(StsEndpoint, "https://sts.us-east-1.amazonaws.com",
       _.connection.credentials shouldBe role(stsEndpoint = Some("https://sts.us-east-1.amazonaws.com")),
       Map("roleArn" -> roleArn)),
+    OptionRow(Profile, "rotating", _.connection.credentials shouldBe CredentialsConfig.Profile("rotating")),
+    OptionRow(AwsCredentialsProvider, classOf[NoArgProvider].getName,
+      _.connection.credentials shouldBe CredentialsConfig.ProviderClass(classOf[NoArgProvider].getName, None)),
+    OptionRow(AwsCredentialsProviderSecret, "param-1",
+      _.connection.credentials shouldBe CredentialsConfig.ProviderClass(classOf[ParamProvider].getName,
+        Some("param-1")), Map("awsCredentialsProvider" -> classOf[ParamProvider].getName)),
+    OptionRow(ProxyHost, "proxy.internal", _.connection.proxy shouldBe Some(ProxyConfig("proxy.internal", 3128)),
+      Map("proxyPort" -> "3128")),
+    OptionRow(ProxyPort, "8080", _.connection.proxy.map(_.port) shouldBe Some(8080), Map("proxyHost" -> "p")),
+    OptionRow(ProxyUsername, "reader", _.connection.proxy.flatMap(_.username) shouldBe Some("reader"),
+      Map("proxyHost" -> "p", "proxyPort" -> "1", "proxyPassword" -> "pw")),
+    OptionRow(ProxyPassword, "pw", _.connection.proxy.flatMap(_.password) shouldBe Some("pw"),
+      Map("proxyHost" -> "p", "proxyPort" -> "1", "proxyUsername" -> "reader")),
+    OptionRow(NonProxyHosts, "*.local", _.connection.proxy.map(_.nonProxyHosts) shouldBe Some(Seq("*.local")),
+      Map("proxyHost" -> "p", "proxyPort" -> "1")),
+    OptionRow(ConsumerARN, "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1",
+      _.efo.get.givenArns shouldBe Map("s" -> "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1"),
+      Map("consumerMode" -> "efo")),
     OptionRow(CoalesceThresholdBlockSize, "1000", _.buffer.coalesceThresholdBlockSize shouldBe 1000L),
     OptionRow(CoalesceBinSize, "64000000", _.buffer.coalesceBinSize shouldBe 64000000L),
     OptionRow(EndingPositionOption,
