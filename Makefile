@@ -55,7 +55,7 @@ help:
 	@echo "make bench  - benchmark against a memory-speed Kinesis: throughput, CPU per record, limits, latency, scale (BENCH_ARGS, on demand)"
 	@echo "make bench-realtime - real-time mode latency (put -> sink), both modes vs micro-batch (BENCH_ARGS, on demand)"
 	@echo "make soak   - soak run under periodic faults, memory and threads over time (SOAK_ARGS, on demand)"
-	@echo "make fmt    - apply the formatters (scalafmt, ruff's safe fixes); make lint - check (make test runs it)"
+	@echo "make fmt    - apply the formatters (scalafmt, ruff format and ruff's safe fixes); make lint - check (make test runs it)"
 	@echo "make docs-options - regenerate the option tables of docs/options.md and the Python registry from KinesisOptions.scala"
 	@echo "make release VERSION=x.y.z - every line's Maven Central artifacts (staged in build/release/x.y.z/maven),"
 	@echo "             the wheel and the sdist, checked offline; PGP-signed when a key is configured (docs/releasing.md)"
@@ -149,6 +149,7 @@ FMT_PROJECTS := connector spark41 spark35_212
 fmt: venv
 	$(SBT) $(foreach p,$(FMT_PROJECTS),$(p)/scalafmtAll)
 	$(VENV)/bin/ruff check --fix $(RUFF_PATHS)
+	$(VENV)/bin/ruff format $(RUFF_PATHS)
 
 # scalafmt's check of every source folder (.scalafmt.conf; make fmt applies it), and the compile:
 # unused imports, privates and locals are compile errors (build.sbt: unusedCodeIsAnError).
@@ -158,6 +159,7 @@ SBT_LINT := $(foreach p,$(FMT_PROJECTS),$(p)/scalafmtCheckAll) connector/Test/co
 	spark35_212/noticeCheck
 lint: venv
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
+	$(VENV)/bin/ruff format --check $(RUFF_PATHS)
 	$(MYPY_TESTS)
 	$(SBT) $(SBT_LINT)
 
@@ -169,6 +171,7 @@ test:
 
 test-tested-lines: venv docs
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
+	$(VENV)/bin/ruff format --check $(RUFF_PATHS)
 	rm -f .coverage
 	$(SBT) $(SBT_LINT) $(SBT_TESTS) connector/coverageReport $(SBT_BUILD) benchmarks/assembly | build/test-summary
 	touch $(JARS) $(BENCH_JAR)

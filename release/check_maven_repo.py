@@ -21,32 +21,40 @@ GROUP = "io.github.sparkkinesis"
 POM_NS = {"m": "http://maven.apache.org/POM/4.0.0"}
 # What the connector's jar must carry beyond classes: its license, NOTICE and the registration
 # that makes format("kinesis") known to Spark.
-MAIN_JAR_ENTRIES = ("META-INF/LICENSE", "META-INF/NOTICE",
-                    "META-INF/services/org.apache.spark.sql.sources.DataSourceRegister")
+MAIN_JAR_ENTRIES = (
+    "META-INF/LICENSE",
+    "META-INF/NOTICE",
+    "META-INF/services/org.apache.spark.sql.sources.DataSourceRegister",
+)
 
 
 def check_artifact(repo, version, artifact, signed):
     """The problems of one artifact's directory, as sentences."""
     directory = repo / Path(*GROUP.split(".")) / artifact / version
     base = directory / f"{artifact}-{version}"
-    files = {kind: Path(f"{base}{suffix}") for kind, suffix in
-             (("jar", ".jar"), ("sources", "-sources.jar"), ("javadoc", "-javadoc.jar"), ("pom", ".pom"))}
+    files = {
+        kind: Path(f"{base}{suffix}")
+        for kind, suffix in (("jar", ".jar"), ("sources", "-sources.jar"), ("javadoc", "-javadoc.jar"), ("pom", ".pom"))
+    }
     problems = [f"{path.name} is missing" for path in files.values() if not path.is_file()]
     if problems:
         return problems
     # Beside the four files only their checksums and signatures.
     expected = {path.name + suffix for path in files.values() for suffix in ("", ".md5", ".sha1", ".asc")}
-    problems += [f"{path.name} is not part of the release" for path in sorted(directory.iterdir())
-                 if path.name not in expected]
+    problems += [
+        f"{path.name} is not part of the release" for path in sorted(directory.iterdir()) if path.name not in expected
+    ]
     for path in files.values():
         problems += check_checksums(path)
         if signed:
             problems += check_signature(path)
     problems += check_pom(files["pom"], artifact, version)
-    problems += check_jar(files["jar"], MAIN_JAR_ENTRIES, lambda names: any(n.endswith(".class") for n in names),
-                          "no classes")
-    problems += check_jar(files["sources"], (), lambda names: any(n.endswith(".scala") for n in names),
-                          "no .scala sources")
+    problems += check_jar(
+        files["jar"], MAIN_JAR_ENTRIES, lambda names: any(n.endswith(".class") for n in names), "no classes"
+    )
+    problems += check_jar(
+        files["sources"], (), lambda names: any(n.endswith(".scala") for n in names), "no .scala sources"
+    )
     problems += check_jar(files["javadoc"], (), lambda names: "index.html" in names, "no index.html")
     return problems
 
@@ -85,12 +93,23 @@ def check_pom(pom, artifact, version):
         return (found.text or "").strip() if found is not None else ""
 
     problems = []
-    for path, wanted in (("m:modelVersion", "4.0.0"), ("m:groupId", GROUP), ("m:artifactId", artifact),
-                         ("m:version", version)):
+    for path, wanted in (
+        ("m:modelVersion", "4.0.0"),
+        ("m:groupId", GROUP),
+        ("m:artifactId", artifact),
+        ("m:version", version),
+    ):
         if text(path) != wanted:
             problems.append(f"{pom.name}: <{path[2:]}> is {text(path)!r}, not {wanted!r}")
-    for path in ("m:name", "m:description", "m:url", "m:licenses/m:license/m:name", "m:licenses/m:license/m:url",
-                 "m:scm/m:url", "m:scm/m:connection"):
+    for path in (
+        "m:name",
+        "m:description",
+        "m:url",
+        "m:licenses/m:license/m:name",
+        "m:licenses/m:license/m:url",
+        "m:scm/m:url",
+        "m:scm/m:connection",
+    ):
         if not text(path):
             problems.append(f"{pom.name}: <{path.replace('m:', '')}> is missing or empty")
     developers = root.findall("m:developers/m:developer", POM_NS)

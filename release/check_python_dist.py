@@ -30,8 +30,9 @@ def wheel_problems(wheel, version, jars):
         info = f"pyspark_kinesis-{version}.dist-info"
         metadata = Parser().parsestr(archive.read(f"{info}/METADATA").decode())
     problems = metadata_problems(wheel.name, metadata, version)
-    problems += [f"{wheel.name} lacks {info}/licenses/{name}" for name in LICENSE_FILES
-                 if f"{info}/licenses/{name}" not in names]
+    problems += [
+        f"{wheel.name} lacks {info}/licenses/{name}" for name in LICENSE_FILES if f"{info}/licenses/{name}" not in names
+    ]
     carried = sorted(Path(n).name for n in names if n.startswith("pyspark_kinesis/jars/") and n.endswith(".jar"))
     if carried != sorted(jars):
         problems.append(f"{wheel.name} carries jars {carried}, not {sorted(jars)}")
@@ -54,8 +55,9 @@ def metadata_problems(name, metadata, version):
         problems.append(f"{name}: Version is {metadata['Version']}, not {version}")
     if metadata["License-Expression"] != "Apache-2.0":
         problems.append(f"{name}: License-Expression is {metadata['License-Expression']!r}, not 'Apache-2.0'")
-    problems += [f"{name}: unknown classifier {c!r}" for c in metadata.get_all("Classifier", [])
-                 if c not in known_classifiers]
+    problems += [
+        f"{name}: unknown classifier {c!r}" for c in metadata.get_all("Classifier", []) if c not in known_classifiers
+    ]
     if not metadata.get_all("Project-URL"):
         problems.append(f"{name}: no Project-URL")
     return problems

@@ -12,8 +12,10 @@ from moto_local import moto_for_tests
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: waits long for a condition (e.g. a stream deleted "
-                                       "while a query runs); deselect with -m 'not slow'")
+    config.addinivalue_line(
+        "markers",
+        "slow: waits long for a condition (e.g. a stream deleted while a query runs); deselect with -m 'not slow'",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -78,9 +80,12 @@ def spark(kinesis):
 
     import pyspark_kinesis
 
-    builder = (SparkSession.builder.master("local[2]").appName("kinesis-e2e")
-               .config("spark.ui.enabled", "false")
-               .config("spark.sql.shuffle.partitions", "2"))
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("kinesis-e2e")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+    )
     session = pyspark_kinesis.configure(builder).getOrCreate()
     session.sparkContext.setLogLevel("WARN")
     # make test-e2e-java21 names the Java the run is for: it must not pass on the default one.

@@ -46,20 +46,38 @@ def connect_server(jar, log_dir, timeout=240):
     (port,) = free_ports(1)
     spark_submit = Path(sys.executable).parent / "spark-submit"
     log = Path(log_dir) / "connect-server.log"
-    command = [str(spark_submit), "--class", SERVER_CLASS, "--master", "local[2]",
-               *server_packages(), *(["--jars", jar] if jar else []),
-               "--conf", f"spark.connect.grpc.binding.port={port}",
-               "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
-               "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=2"]
+    command = [
+        str(spark_submit),
+        "--class",
+        SERVER_CLASS,
+        "--master",
+        "local[2]",
+        *server_packages(),
+        *(["--jars", jar] if jar else []),
+        "--conf",
+        f"spark.connect.grpc.binding.port={port}",
+        "--conf",
+        "spark.connect.grpc.binding.address=127.0.0.1",
+        "--conf",
+        "spark.ui.enabled=false",
+        "--conf",
+        "spark.sql.shuffle.partitions=2",
+    ]
     with open(log, "w") as out:
-        server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
-                                  env=dict(os.environ, PYSPARK_PYTHON=sys.executable), start_new_session=True)
+        server = subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
+            start_new_session=True,
+        )
     try:
         deadline = time.monotonic() + timeout
         while not _listening(port):
             if server.poll() is not None:
-                raise RuntimeError(f"the Connect server exited ({server.returncode}); log in {log}:\n"
-                                   + log.read_text()[-3000:])
+                raise RuntimeError(
+                    f"the Connect server exited ({server.returncode}); log in {log}:\n" + log.read_text()[-3000:]
+                )
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the Connect server did not listen on {port} within {timeout}s; log in {log}")
             time.sleep(0.5)

@@ -17,8 +17,17 @@ from urllib.parse import urlsplit
 
 import h11
 
-HOP_BY_HOP = {"connection", "proxy-connection", "proxy-authorization", "keep-alive", "transfer-encoding",
-              "content-length", "te", "trailer", "upgrade"}
+HOP_BY_HOP = {
+    "connection",
+    "proxy-connection",
+    "proxy-authorization",
+    "keep-alive",
+    "transfer-encoding",
+    "content-length",
+    "te",
+    "trailer",
+    "upgrade",
+}
 
 
 class ForwardProxy:
@@ -31,7 +40,8 @@ class ForwardProxy:
         self._thread = threading.Thread(target=self._loop.run_forever, name="forward-proxy", daemon=True)
         self._thread.start()
         self._server = asyncio.run_coroutine_threadsafe(
-            asyncio.start_server(self._serve, "127.0.0.1", 0), self._loop).result(30)
+            asyncio.start_server(self._serve, "127.0.0.1", 0), self._loop
+        ).result(30)
         self.port = self._server.sockets[0].getsockname()[1]
 
     @property
@@ -82,8 +92,10 @@ class ForwardProxy:
             if dict((k.lower(), v) for k, v in headers).get("proxy-authorization") != self._expected:
                 with self._lock:
                     self._refused += 1
-                writer.write(b'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="e2e"'
-                             b"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                writer.write(
+                    b'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="e2e"'
+                    b"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                )
             elif method == "CONNECT":
                 await self._tunnel(target, reader, writer)
             else:
@@ -122,9 +134,9 @@ class ForwardProxy:
         with self._lock:
             self._forwarded[operation] += 1
         status, reason, answer_headers, answer = await self._upstream(
-            url.hostname, url.port, method, url.path or "/", kept + [("Content-Length", str(len(body)))], body)
-        head = [f"HTTP/1.1 {status} {reason}"] + [f"{k}: {v}" for k, v in answer_headers
-                                                   if k.lower() not in HOP_BY_HOP]
+            url.hostname, url.port, method, url.path or "/", kept + [("Content-Length", str(len(body)))], body
+        )
+        head = [f"HTTP/1.1 {status} {reason}"] + [f"{k}: {v}" for k, v in answer_headers if k.lower() not in HOP_BY_HOP]
         head += [f"Content-Length: {len(answer)}", "Connection: close", "", ""]
         writer.write("\r\n".join(head).encode("latin-1") + answer)
 

@@ -58,8 +58,11 @@ class TrustStore:
 
     def java_options(self):
         """JVM options that make the standard trust manager accept the local Kinesis."""
-        return [f"-Djavax.net.ssl.trustStore={self.path}", "-Djavax.net.ssl.trustStoreType=PKCS12",
-                f"-Djavax.net.ssl.trustStorePassword={self.password}"]
+        return [
+            f"-Djavax.net.ssl.trustStore={self.path}",
+            "-Djavax.net.ssl.trustStoreType=PKCS12",
+            f"-Djavax.net.ssl.trustStorePassword={self.password}",
+        ]
 
 
 def make_tls(directory):
@@ -74,22 +77,64 @@ def make_tls(directory):
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     key, cert = directory / "server.key", directory / "server.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30",
-                    "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "30",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1,DNS:localhost",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     server_json = directory / "server.json"
     server_json.write_text(json.dumps({"server": {"cert": cert.read_text(), "key": key.read_text()}}))
     trust = directory / "truststore.p12"
-    subprocess.run(["keytool", "-importcert", "-noprompt", "-alias", "kinesis-local", "-file", str(cert),
-                    "-keystore", str(trust), "-storetype", "PKCS12", "-storepass", TRUST_STORE_PASSWORD],
-                   check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            "keytool",
+            "-importcert",
+            "-noprompt",
+            "-alias",
+            "kinesis-local",
+            "-file",
+            str(cert),
+            "-keystore",
+            str(trust),
+            "-storetype",
+            "PKCS12",
+            "-storepass",
+            TRUST_STORE_PASSWORD,
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     return server_json, TrustStore(trust)
 
 
 def start_local(run_dir, plain_port, tls_port, region="us-east-1", timeout=120, cert_path=None):
     """Starts kinesis-mock via localstack/start-kinesis.sh; returns its pid."""
-    env = dict(os.environ, KINESIS_LOCAL_RUN_DIR=str(run_dir), KINESIS_LOCAL_PLAIN_PORT=str(plain_port),
-               KINESIS_LOCAL_TLS_PORT=str(tls_port), AWS_REGION=region)
+    env = dict(
+        os.environ,
+        KINESIS_LOCAL_RUN_DIR=str(run_dir),
+        KINESIS_LOCAL_PLAIN_PORT=str(plain_port),
+        KINESIS_LOCAL_TLS_PORT=str(tls_port),
+        AWS_REGION=region,
+    )
     if cert_path:
         env["KINESIS_LOCAL_CERT_PATH"] = str(cert_path)
     subprocess.run([str(LOCALSTACK / "start-kinesis.sh")], env=env, check=True, timeout=timeout)
@@ -105,15 +150,18 @@ class Kinesis:
     """A Kinesis endpoint with a boto3 client and the few helpers the tests need."""
 
     def __init__(self, endpoint, region, credentials=None, tls_endpoint=None, trust_store=None):
-        self.endpoint = endpoint          # plain HTTP for kinesis-mock, https for AWS
+        self.endpoint = endpoint  # plain HTTP for kinesis-mock, https for AWS
         self.tls_endpoint = tls_endpoint  # kinesis-mock's https + HTTP/2 port (EFO); None otherwise
-        self.trust_store = trust_store    # TrustStore a JVM needs for tls_endpoint; None otherwise
+        self.trust_store = trust_store  # TrustStore a JVM needs for tls_endpoint; None otherwise
         self.region = region
-        self.created = []                 # streams create_stream made, for delete_created_streams
+        self.created = []  # streams create_stream made, for delete_created_streams
         self.client = boto3.client(
-            "kinesis", endpoint_url=endpoint, region_name=region,
+            "kinesis",
+            endpoint_url=endpoint,
+            region_name=region,
             config=Config(retries={"max_attempts": 10, "mode": "standard"}, connect_timeout=5, read_timeout=30),
-            **(credentials or {}))
+            **(credentials or {}),
+        )
 
     def close(self):
         # Open keep-alive connections would hold up kinesis-mock's graceful shutdown.
@@ -166,8 +214,8 @@ class Kinesis:
             pending = batch  # indexes into records
             for attempt in range(max_attempts):
                 resp = self.client.put_records(
-                    StreamName=stream,
-                    Records=[{"PartitionKey": records[i][0], "Data": records[i][1]} for i in pending])
+                    StreamName=stream, Records=[{"PartitionKey": records[i][0], "Data": records[i][1]} for i in pending]
+                )
                 failed = []
                 for i, entry in zip(pending, resp["Records"]):
                     if "SequenceNumber" in entry:
@@ -177,10 +225,12 @@ class Kinesis:
                 if not failed:
                     break
                 pending = failed
-                time.sleep(min(0.1 * 2 ** attempt, 2.0))  # throttled: back off
+                time.sleep(min(0.1 * 2**attempt, 2.0))  # throttled: back off
             else:
-                raise RuntimeError(f"{len(pending)} records to {stream} still failing after {max_attempts} attempts: "
-                                   f"{resp['Records'][0].get('ErrorCode')}")
+                raise RuntimeError(
+                    f"{len(pending)} records to {stream} still failing after {max_attempts} attempts: "
+                    f"{resp['Records'][0].get('ErrorCode')}"
+                )
         return results
 
 
@@ -205,8 +255,10 @@ def chosen_backend():
     """KINESIS_BACKEND: kinesis-mock (the default) or localstack (docs/testing-backends.md)."""
     backend = os.environ.get("KINESIS_BACKEND") or "kinesis-mock"
     if backend not in BACKENDS:
-        raise ValueError(f"KINESIS_BACKEND={backend!r} is not a Kinesis backend: use kinesis-mock (the default) "
-                         "or localstack; KINESIS_ENDPOINT names any other endpoint")
+        raise ValueError(
+            f"KINESIS_BACKEND={backend!r} is not a Kinesis backend: use kinesis-mock (the default) "
+            "or localstack; KINESIS_ENDPOINT names any other endpoint"
+        )
     return backend
 
 
@@ -215,11 +267,17 @@ def fake_credentials(region):
     """Fake AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY and AWS_REGION in os.environ for the
     duration (restored after), so that anything using the default AWS credential chain - the
     Spark connector's JVM included, if started afterwards - reaches a local Kinesis."""
-    saved = {k: os.environ.get(k) for k in
-             ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION")}
+    saved = {
+        k: os.environ.get(k)
+        for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION")
+    }
     os.environ.pop("AWS_SESSION_TOKEN", None)
-    os.environ.update(AWS_ACCESS_KEY_ID=FAKE_ACCESS_KEY, AWS_SECRET_ACCESS_KEY=FAKE_SECRET_KEY,
-                      AWS_REGION=region, AWS_DEFAULT_REGION=region)
+    os.environ.update(
+        AWS_ACCESS_KEY_ID=FAKE_ACCESS_KEY,
+        AWS_SECRET_ACCESS_KEY=FAKE_SECRET_KEY,
+        AWS_REGION=region,
+        AWS_DEFAULT_REGION=region,
+    )
     try:
         yield {"aws_access_key_id": FAKE_ACCESS_KEY, "aws_secret_access_key": FAKE_SECRET_KEY}
     finally:
@@ -274,8 +332,13 @@ def kinesis_for_tests(tmp_dir):
                 if attempt == 2:
                     raise
         with fake_credentials(region) as credentials:
-            kinesis = Kinesis(f"http://127.0.0.1:{plain_port}", region, credentials=credentials,
-                              tls_endpoint=f"https://127.0.0.1:{tls_port}", trust_store=trust_store)
+            kinesis = Kinesis(
+                f"http://127.0.0.1:{plain_port}",
+                region,
+                credentials=credentials,
+                tls_endpoint=f"https://127.0.0.1:{tls_port}",
+                trust_store=trust_store,
+            )
             try:
                 yield kinesis
             finally:

@@ -50,8 +50,10 @@ def localstack_kinesis(region):
     try:
         from testcontainers.localstack import LocalStackContainer
     except ImportError as error:
-        raise BackendUnavailable("KINESIS_BACKEND=localstack needs the testcontainers package: "
-                                 f"pip install 'testcontainers[localstack]' ({error})") from error
+        raise BackendUnavailable(
+            "KINESIS_BACKEND=localstack needs the testcontainers package: "
+            f"pip install 'testcontainers[localstack]' ({error})"
+        ) from error
     image = os.environ.get("LOCALSTACK_IMAGE", DEFAULT_IMAGE)
     with LocalStackContainer(image, region_name=region).with_services("kinesis") as container:
         yield container.get_url()

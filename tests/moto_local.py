@@ -33,13 +33,19 @@ from kinesis_local import LOCALSTACK, Kinesis, free_ports
 # Requests made before authentication is switched on need some credentials; moto ignores them.
 SETUP_CREDENTIALS = {"aws_access_key_id": "AKIAMOTOSETUP0000000", "aws_secret_access_key": "moto-setup"}
 
-READ_ACTIONS = ["kinesis:ListShards", "kinesis:GetShardIterator", "kinesis:GetRecords",
-                "kinesis:DescribeStream", "kinesis:DescribeStreamSummary"]
+READ_ACTIONS = [
+    "kinesis:ListShards",
+    "kinesis:GetShardIterator",
+    "kinesis:GetRecords",
+    "kinesis:DescribeStream",
+    "kinesis:DescribeStreamSummary",
+]
 
 
 def policy(actions, effect="Allow", resource="*"):
-    return json.dumps({"Version": "2012-10-17",
-                       "Statement": [{"Effect": effect, "Action": actions, "Resource": resource}]})
+    return json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": effect, "Action": actions, "Resource": resource}]}
+    )
 
 
 class Moto:
@@ -60,8 +66,13 @@ class Moto:
         self.kinesis = Kinesis(endpoint, region, credentials=self.admin)
 
     def _client(self, service, credentials=None):
-        return boto3.client(service, endpoint_url=self.endpoint, region_name=self.region, config=self._config,
-                            **(credentials or self.admin))
+        return boto3.client(
+            service,
+            endpoint_url=self.endpoint,
+            region_name=self.region,
+            config=self._config,
+            **(credentials or self.admin),
+        )
 
     def enable_iam_auth(self):
         """From now on every request must be signed by a known key and allowed by policy."""
@@ -82,8 +93,9 @@ class Moto:
         if external_id:
             statement["Condition"] = {"StringEquals": {"sts:ExternalId": external_id}}
         iam = self._client("iam")
-        arn = iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(
-            {"Version": "2012-10-17", "Statement": [statement]}))["Role"]["Arn"]
+        arn = iam.create_role(
+            RoleName=name, AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [statement]})
+        )["Role"]["Arn"]
         iam.put_role_policy(RoleName=name, PolicyName="p", PolicyDocument=policy(actions))
         return arn
 
@@ -95,9 +107,12 @@ class Moto:
         return [r for r in roles if role_arn is None or r.get("role_arn") == role_arn]
 
     def _moto_api(self, path, data=None):
-        request = urllib.request.Request(f"{self.endpoint}/moto-api/{path}", data=data,
-                                         method="POST" if data is not None else "GET",
-                                         headers={"Content-Type": "text/plain"})
+        request = urllib.request.Request(
+            f"{self.endpoint}/moto-api/{path}",
+            data=data,
+            method="POST" if data is not None else "GET",
+            headers={"Content-Type": "text/plain"},
+        )
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.read()
 
@@ -107,8 +122,8 @@ class Moto:
 
 def start_moto(run_dir, port, timeout=60):
     import sys
-    env = dict(os.environ, MOTO_LOCAL_RUN_DIR=str(run_dir), MOTO_LOCAL_PORT=str(port),
-               MOTO_LOCAL_PYTHON=sys.executable)
+
+    env = dict(os.environ, MOTO_LOCAL_RUN_DIR=str(run_dir), MOTO_LOCAL_PORT=str(port), MOTO_LOCAL_PYTHON=sys.executable)
     subprocess.run([str(LOCALSTACK / "start-moto.sh")], env=env, check=True, timeout=timeout)
 
 

@@ -34,10 +34,20 @@ class FileSink:
         return True
 
     def process(self, row):
-        self.file.write(json.dumps({
-            "seq": row.sequenceNumber, "shard": row.shardId, "key": row.partitionKey,
-            "data": bytes(row.data).decode(), "arrival": row.approximateArrivalTimestamp.timestamp(),
-            "batch": self.batch, "sinkTime": time.time()}) + "\n")
+        self.file.write(
+            json.dumps(
+                {
+                    "seq": row.sequenceNumber,
+                    "shard": row.shardId,
+                    "key": row.partitionKey,
+                    "data": bytes(row.data).decode(),
+                    "arrival": row.approximateArrivalTimestamp.timestamp(),
+                    "batch": self.batch,
+                    "sinkTime": time.time(),
+                }
+            )
+            + "\n"
+        )
         self.file.flush()
 
     def close(self, error):
@@ -56,8 +66,13 @@ def deliveries(directory):
 
 def start_realtime(df, sink_dir, checkpoint, duration="2 seconds"):
     Path(sink_dir).mkdir(parents=True, exist_ok=True)
-    return (df.writeStream.foreach(FileSink(sink_dir)).outputMode("update")
-            .option("checkpointLocation", str(checkpoint)).trigger(realTime=duration).start())
+    return (
+        df.writeStream.foreach(FileSink(sink_dir))
+        .outputMode("update")
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(realTime=duration)
+        .start()
+    )
 
 
 def wait_for(condition, message, query=None, timeout=90):
@@ -84,7 +99,12 @@ def committed_offsets(checkpoint):
 
 def realtime_reader(spark, kinesis, stream, endpoint=None, **options):
     """A read of `stream` from its trim horizon with only the options real-time mode takes."""
-    reader = (spark.readStream.format("kinesis").option("streamName", stream)
-              .option("endpoint", endpoint or kinesis.endpoint).option("region", kinesis.region)
-              .option("initialPosition", "trim_horizon").option("minFetchPeriod", "200ms"))
+    reader = (
+        spark.readStream.format("kinesis")
+        .option("streamName", stream)
+        .option("endpoint", endpoint or kinesis.endpoint)
+        .option("region", kinesis.region)
+        .option("initialPosition", "trim_horizon")
+        .option("minFetchPeriod", "200ms")
+    )
     return reader.options(**options).load()

@@ -27,14 +27,16 @@ def mode_options(mode):
 
 
 def kinesis_reader(spark, kinesis, stream, **options):
-    reader = (spark.readStream.format("kinesis")
-              .option("streamName", stream)
-              .option("endpoint", kinesis.endpoint)
-              .option("region", kinesis.region)
-              .option("initialPosition", "trim_horizon")
-              # Keep triggers short: the local Kinesis is slow and tests read little.
-              .option("maxFetchDuration", "2s")
-              .option("minFetchPeriod", "200ms"))
+    reader = (
+        spark.readStream.format("kinesis")
+        .option("streamName", stream)
+        .option("endpoint", kinesis.endpoint)
+        .option("region", kinesis.region)
+        .option("initialPosition", "trim_horizon")
+        # Keep triggers short: the local Kinesis is slow and tests read little.
+        .option("maxFetchDuration", "2s")
+        .option("minFetchPeriod", "200ms")
+    )
     for key, value in options.items():
         reader = reader.option(key, value)
     return reader.load()
@@ -42,11 +44,13 @@ def kinesis_reader(spark, kinesis, stream, **options):
 
 def run_available_now(df, sink_dir, checkpoint_dir, timeout=240):
     """Runs the query once over what is in the stream now, appending to a Parquet sink."""
-    query = (df.writeStream.format("parquet")
-             .option("path", str(sink_dir))
-             .option("checkpointLocation", str(checkpoint_dir))
-             .trigger(availableNow=True)
-             .start())
+    query = (
+        df.writeStream.format("parquet")
+        .option("path", str(sink_dir))
+        .option("checkpointLocation", str(checkpoint_dir))
+        .trigger(availableNow=True)
+        .start()
+    )
     finished = query.awaitTermination(timeout)
     if not finished:
         query.stop()
@@ -60,8 +64,9 @@ def read_shard(client, stream, shard_id, timeout=120):
     """Every record of one shard from its trim horizon to the tip, read with boto3 (raw records).
     Gives up after `timeout` seconds, so a shard that never reports the tip cannot hang a test."""
     deadline = time.monotonic() + timeout
-    it = client.get_shard_iterator(StreamName=stream, ShardId=shard_id,
-                                   ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    it = client.get_shard_iterator(StreamName=stream, ShardId=shard_id, ShardIteratorType="TRIM_HORIZON")[
+        "ShardIterator"
+    ]
     records = []
     while it:
         assert time.monotonic() < deadline, f"{stream}/{shard_id}: no tip after {timeout}s ({len(records)} records)"
@@ -77,9 +82,11 @@ def read_shard(client, stream, shard_id, timeout=120):
 def read_all(kinesis, stream):
     """Every record of every shard of a stream, read with boto3: [(shardId, partitionKey, bytes)]."""
     client = kinesis.client
-    return [(shard["ShardId"], r["PartitionKey"], r["Data"])
-            for shard in client.list_shards(StreamName=stream)["Shards"]
-            for r in read_shard(client, stream, shard["ShardId"])]
+    return [
+        (shard["ShardId"], r["PartitionKey"], r["Data"])
+        for shard in client.list_shards(StreamName=stream)["Shards"]
+        for r in read_shard(client, stream, shard["ShardId"])
+    ]
 
 
 def read_deaggregated(kinesis, stream):
@@ -115,9 +122,12 @@ def assert_first_copies_in_order(pairs):
 
 def kinesis_writer(df, kinesis, stream=None, **options):
     """df.write.format("kinesis").mode("append") at the test Kinesis (streamName unless None)."""
-    writer = (df.write.format("kinesis").mode("append")
-              .option("endpoint", options.pop("endpoint", kinesis.endpoint))
-              .option("region", kinesis.region))
+    writer = (
+        df.write.format("kinesis")
+        .mode("append")
+        .option("endpoint", options.pop("endpoint", kinesis.endpoint))
+        .option("region", kinesis.region)
+    )
     if stream is not None:
         writer = writer.option("streamName", stream)
     return writer.options(**options)

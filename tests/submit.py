@@ -12,9 +12,17 @@ APPS = Path(__file__).parent / "apps"
 
 # Credentials of the test process (the kinesis fixture's fake keys, or a developer's own)
 # that a subprocess must not inherit when a test decides where its credentials come from.
-AWS_CREDENTIAL_VARIABLES = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
-                            "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
-                            "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
+AWS_CREDENTIAL_VARIABLES = (
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_PROFILE",
+    "AWS_SHARED_CREDENTIALS_FILE",
+    "AWS_CONFIG_FILE",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+)
 
 
 def spark_submit(args, log_dir, env=None, timeout=300, check=True, ui=False):
@@ -24,10 +32,18 @@ def spark_submit(args, log_dir, env=None, timeout=300, check=True, ui=False):
     import pyspark_kinesis
 
     bin_dir = Path(sys.executable).parent
-    run_env = dict(env if env is not None else os.environ, PYSPARK_PYTHON=sys.executable,
-                   PYSPARK_DRIVER_PYTHON=sys.executable)
-    command = [str(bin_dir / "spark-submit"), "--master", "local[2]", "--jars", pyspark_kinesis.jar_path(),
-               *([] if ui else ["--conf", "spark.ui.enabled=false"]), *args]
+    run_env = dict(
+        env if env is not None else os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable
+    )
+    command = [
+        str(bin_dir / "spark-submit"),
+        "--master",
+        "local[2]",
+        "--jars",
+        pyspark_kinesis.jar_path(),
+        *([] if ui else ["--conf", "spark.ui.enabled=false"]),
+        *args,
+    ]
     done = subprocess.run(command, env=run_env, capture_output=True, text=True, timeout=timeout)
     log = Path(log_dir) / "spark-submit.log"
     log.write_text(done.stdout + done.stderr)

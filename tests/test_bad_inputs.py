@@ -34,6 +34,7 @@ OPTION_ERRORS = (IllegalArgumentException, AnalysisException)
 class Row:
     """One bad value of one option; `expected` must appear in the error (the allowed values).
     `extra` are options the row needs besides the defaults (e.g. consumerMode efo)."""
+
     option: str
     value: str
     expected: str
@@ -73,8 +74,12 @@ CONNECTION_ROWS = [
     Row("stsEndpoint", "http://127.0.0.1:1", "applies only when a role is assumed"),
     Row("stsEndpoint", "sts.local", URL, ROLE),
     Row("profile", "my profile", "the name of a profile"),
-    Row("profile", "reader", "different sources of credentials", {"awsAccessKey": "AKIAIOSFODNN7EXAMPLE",
-                                                                  "awsSecretKey": "s"}),
+    Row(
+        "profile",
+        "reader",
+        "different sources of credentials",
+        {"awsAccessKey": "AKIAIOSFODNN7EXAMPLE", "awsSecretKey": "s"},
+    ),
     Row("awsCredentialsProvider", "com.example.MissingProvider", "was not found"),
     Row("awsCredentialsProvider", "java.lang.String", "does not implement"),
     Row("awsCredentialsProviderSecret", "param", "add awsCredentialsProvider"),
@@ -97,8 +102,10 @@ def rows_from_registry(usage):
     for facts in REGISTRY:
         if facts["usage"] not in (usage, "both") or "allowedText" not in facts:
             continue
-        rows += [Row(facts["name"], value, facts["allowedText"], {} if "polling" in facts["modes"] else EFO)
-                 for value in bad_values(facts)]
+        rows += [
+            Row(facts["name"], value, facts["allowedText"], {} if "polling" in facts["modes"] else EFO)
+            for value in bad_values(facts)
+        ]
     return rows
 
 
@@ -119,71 +126,101 @@ def bad_values(facts):
     return [f"not-{facts['allowed'][0]}"]  # enum
 
 
-SOURCE_ROWS = CONNECTION_ROWS + rows_from_registry("read") + [
-    Row("consumerARN", "arn:aws:kinesis:us-east-1:123456789012:stream/bad-inputs", "is not one", EFO),
-    Row("consumerARN", "arn:aws:kinesis:us-east-1:123456789012:stream/other/consumer/c:1", "which is not read here",
-        EFO),
-    Row("consumerARN", "arn:aws:kinesis:us-east-1:123456789012:stream/bad-inputs/consumer/c:1", "does not apply",
-        {**EFO, "consumerName": "mine"}),
-    Row("streamName", "", "is required"),
-    Row("streamName", " , ", "stream names of 1 to 128"),
-    Row("streamName", "has space", "stream names of 1 to 128"),
-    Row("streamName", "s" * 129, "stream names of 1 to 128"),
-    Row("streamName", "a,b,a", "each stream named once"),
-    Row("streamARN", "orders", "stream ARNs such as arn:aws:kinesis:us-east-1:123456789012:stream/orders"),
-    Row("streamARN", "arn:aws:kinesis:us-east-1:1234:stream/a", "('arn:aws:kinesis:us-east-1:1234:stream/a' is not"),
-    Row("streamARN", "arn:aws:kinesis:us-east-1:123456789012:stream/a,"
-        "arn:aws:kinesis:eu-west-1:123456789012:stream/b", "streams of one region"),
-    Row("initialPosition", "yesterday", "latest, trim_horizon, earliest, or at_timestamp"),
-    Row("initialPosition", "at_timestamp", "at_timestamp needs the JSON form"),
-    Row("initialPosition", '{"at_timestamp": "soon"}', 'does not match the format'),
-    Row("initialPosition", '{"at_timestamp": "2020-01-01", "format": "qqq"}', "not a valid date format"),
-    Row("initialPosition", '{"version": 1}', 'no "shards" object'),
-    Row("initialPosition", '{"version": 7, "shards": {}}', "version 7"),
-    Row("endingPosition", "earliest", "latest, or per-shard positions as offset JSON"),
-    Row("endingPosition", '{"version": 1, "shards": {"s": {"shardId-0": {"type": "after", "seq": "x"}}}}',
-        'no decimal "seq"'),
-    Row("endingPosition", "{not json", "it is not JSON"),
-    Row("endingPosition", '{"version": 1, "shards": {"typo": {"shardId-000000000000": {"type": "at", "seq": "1"}}}}',
-        "per-shard positions of the streams read (streamName 'bad-inputs'); these name only 'typo'"),
-    Row("initialPosition", '{"version": 1, "shards": {"typo": {"shardId-000000000000": {"type": "at", "seq": "1"}}}}',
-        "per-shard positions of the streams read (streamName 'bad-inputs'); these name only 'typo'"),
-    Row("streamColumnName", "data", "other than those of the other columns"),
-    Row("streamColumnName", "shardid", "other than those of the other columns"),
-    Row("streamColumnName", "stream name", "a column name of letters, digits and '_'"),
-    Row("maxRecordsPerFetch", "99999999999", INT_1_10000),
-    Row("maxFetchRate", "NaN", "above 0 and at most 2.0"),
-    Row("minFetchPeriod", "-1s", "from 200ms to 3600000ms"),
-    Row("maxFetchDuration", "10 parsecs", "a duration such as"),
-    Row("maxFetchDuration", "9999999999999d", "from 1ms to 3600000ms"),
-    Row("fetchBufferSize", "-5mb", SIZE),
-    Row("fetchBufferSize", "99999999999pb", SIZE),
-    Row("shardFetchInterval", "2d", "from 1ms to 3600000ms"),
-    Row("coalesceThresholdBlockSize", "10 MB", AT_LEAST_1),
-    Row("coalesceBinSize", "-1", AT_LEAST_1),
-    Row("coalesceBinSize", "99999999999999999999", AT_LEAST_1),
-    Row("requireConsumerDeregistration", "true", "applies to enhanced fan-out only"),
-    Row("consumerName", "app", "applies to enhanced fan-out only"),
-    Row("consumerName", "has space", "is not a valid name", EFO),
-    Row("consumerName", "a,b", "got 2 names", EFO),
-    Row("consumerName", "a,", "a name is empty", EFO),
-    Row("consumerName", "c" * 129, "is not a valid name", EFO),
-    Row("consumerNamePrefix", "app_", "applies to enhanced fan-out only"),
-    Row("consumerNamePrefix", "p" * 100, "leaves room for the query id", EFO),
-    Row("consumerNamePrefix", "bad prefix!", "leaves room for the query id", EFO),
-    Row("consumerRefreshInterval", "60s", "applies to enhanced fan-out only"),
-    Row("maxPutRetries", "3", "applies only to writing"),
-    Row("streamNme", "x", "Did you mean 'streamName'"),
-]
+SOURCE_ROWS = (
+    CONNECTION_ROWS
+    + rows_from_registry("read")
+    + [
+        Row("consumerARN", "arn:aws:kinesis:us-east-1:123456789012:stream/bad-inputs", "is not one", EFO),
+        Row(
+            "consumerARN",
+            "arn:aws:kinesis:us-east-1:123456789012:stream/other/consumer/c:1",
+            "which is not read here",
+            EFO,
+        ),
+        Row(
+            "consumerARN",
+            "arn:aws:kinesis:us-east-1:123456789012:stream/bad-inputs/consumer/c:1",
+            "does not apply",
+            {**EFO, "consumerName": "mine"},
+        ),
+        Row("streamName", "", "is required"),
+        Row("streamName", " , ", "stream names of 1 to 128"),
+        Row("streamName", "has space", "stream names of 1 to 128"),
+        Row("streamName", "s" * 129, "stream names of 1 to 128"),
+        Row("streamName", "a,b,a", "each stream named once"),
+        Row("streamARN", "orders", "stream ARNs such as arn:aws:kinesis:us-east-1:123456789012:stream/orders"),
+        Row(
+            "streamARN", "arn:aws:kinesis:us-east-1:1234:stream/a", "('arn:aws:kinesis:us-east-1:1234:stream/a' is not"
+        ),
+        Row(
+            "streamARN",
+            "arn:aws:kinesis:us-east-1:123456789012:stream/a,arn:aws:kinesis:eu-west-1:123456789012:stream/b",
+            "streams of one region",
+        ),
+        Row("initialPosition", "yesterday", "latest, trim_horizon, earliest, or at_timestamp"),
+        Row("initialPosition", "at_timestamp", "at_timestamp needs the JSON form"),
+        Row("initialPosition", '{"at_timestamp": "soon"}', "does not match the format"),
+        Row("initialPosition", '{"at_timestamp": "2020-01-01", "format": "qqq"}', "not a valid date format"),
+        Row("initialPosition", '{"version": 1}', 'no "shards" object'),
+        Row("initialPosition", '{"version": 7, "shards": {}}', "version 7"),
+        Row("endingPosition", "earliest", "latest, or per-shard positions as offset JSON"),
+        Row(
+            "endingPosition",
+            '{"version": 1, "shards": {"s": {"shardId-0": {"type": "after", "seq": "x"}}}}',
+            'no decimal "seq"',
+        ),
+        Row("endingPosition", "{not json", "it is not JSON"),
+        Row(
+            "endingPosition",
+            '{"version": 1, "shards": {"typo": {"shardId-000000000000": {"type": "at", "seq": "1"}}}}',
+            "per-shard positions of the streams read (streamName 'bad-inputs'); these name only 'typo'",
+        ),
+        Row(
+            "initialPosition",
+            '{"version": 1, "shards": {"typo": {"shardId-000000000000": {"type": "at", "seq": "1"}}}}',
+            "per-shard positions of the streams read (streamName 'bad-inputs'); these name only 'typo'",
+        ),
+        Row("streamColumnName", "data", "other than those of the other columns"),
+        Row("streamColumnName", "shardid", "other than those of the other columns"),
+        Row("streamColumnName", "stream name", "a column name of letters, digits and '_'"),
+        Row("maxRecordsPerFetch", "99999999999", INT_1_10000),
+        Row("maxFetchRate", "NaN", "above 0 and at most 2.0"),
+        Row("minFetchPeriod", "-1s", "from 200ms to 3600000ms"),
+        Row("maxFetchDuration", "10 parsecs", "a duration such as"),
+        Row("maxFetchDuration", "9999999999999d", "from 1ms to 3600000ms"),
+        Row("fetchBufferSize", "-5mb", SIZE),
+        Row("fetchBufferSize", "99999999999pb", SIZE),
+        Row("shardFetchInterval", "2d", "from 1ms to 3600000ms"),
+        Row("coalesceThresholdBlockSize", "10 MB", AT_LEAST_1),
+        Row("coalesceBinSize", "-1", AT_LEAST_1),
+        Row("coalesceBinSize", "99999999999999999999", AT_LEAST_1),
+        Row("requireConsumerDeregistration", "true", "applies to enhanced fan-out only"),
+        Row("consumerName", "app", "applies to enhanced fan-out only"),
+        Row("consumerName", "has space", "is not a valid name", EFO),
+        Row("consumerName", "a,b", "got 2 names", EFO),
+        Row("consumerName", "a,", "a name is empty", EFO),
+        Row("consumerName", "c" * 129, "is not a valid name", EFO),
+        Row("consumerNamePrefix", "app_", "applies to enhanced fan-out only"),
+        Row("consumerNamePrefix", "p" * 100, "leaves room for the query id", EFO),
+        Row("consumerNamePrefix", "bad prefix!", "leaves room for the query id", EFO),
+        Row("consumerRefreshInterval", "60s", "applies to enhanced fan-out only"),
+        Row("maxPutRetries", "3", "applies only to writing"),
+        Row("streamNme", "x", "Did you mean 'streamName'"),
+    ]
+)
 
-SINK_ROWS = CONNECTION_ROWS + rows_from_registry("write") + [
-    Row("streamName", "a,b", "one stream name of 1 to 128"),
-    Row("streamName", "has space", "one stream name of 1 to 128"),
-    Row("maxBytesPerPut", "6mb", "at most 5mb"),
-    Row("maxPutRetryBackoff", "1s", "must be at least putRetryBackoff", {"putRetryBackoff": "2s"}),
-    Row("initialPosition", "latest", "applies only to reading"),
-    Row("maxPutRetrys", "3", "Did you mean 'maxPutRetries'"),
-]
+SINK_ROWS = (
+    CONNECTION_ROWS
+    + rows_from_registry("write")
+    + [
+        Row("streamName", "a,b", "one stream name of 1 to 128"),
+        Row("streamName", "has space", "one stream name of 1 to 128"),
+        Row("maxBytesPerPut", "6mb", "at most 5mb"),
+        Row("maxPutRetryBackoff", "1s", "must be at least putRetryBackoff", {"putRetryBackoff": "2s"}),
+        Row("initialPosition", "latest", "applies only to reading"),
+        Row("maxPutRetrys", "3", "Did you mean 'maxPutRetries'"),
+    ]
+)
 
 # An empty value of these means "not given" (the default region, endpoint, credentials), so
 # that options filled from an unset environment variable behave as if left out. Every other
@@ -249,12 +286,14 @@ def test_a_bad_sink_option_fails_at_save_naming_it_and_what_is_allowed(spark, ki
 
 @pytest.mark.parametrize("row", SINK_ROWS, ids=Row.id)
 def test_a_bad_sink_option_fails_a_streaming_write_at_start(spark, kinesis, tmp_path, row):
-    rows = (spark.readStream.format("rate").load()
-            .selectExpr("CAST(value AS STRING) AS partitionKey", "CAST(value AS STRING) AS data"))
+    rows = (
+        spark.readStream.format("rate")
+        .load()
+        .selectExpr("CAST(value AS STRING) AS partitionKey", "CAST(value AS STRING) AS data")
+    )
     options = source_options(kinesis, row.option, **{**row.extra, row.option: row.value})
     with pytest.raises(PySparkException) as failure:
-        (rows.writeStream.format("kinesis").options(**options)
-         .option("checkpointLocation", str(tmp_path)).start())
+        (rows.writeStream.format("kinesis").options(**options).option("checkpointLocation", str(tmp_path)).start())
     assert_option_error(failure, row.option, row.expected)
     assert spark.streams.active == []
 
@@ -379,8 +418,12 @@ def bounded(seconds, what):
 
 def run_stream(df, tmp_path, timeout=120):
     """Runs an AvailableNow query to its end; returns its exception or None."""
-    query = (df.writeStream.format("noop").option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(availableNow=True).start())
+    query = (
+        df.writeStream.format("noop")
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(availableNow=True)
+        .start()
+    )
     try:
         finished = query.awaitTermination(timeout)
     except PySparkException as e:
@@ -416,9 +459,13 @@ def test_a_stream_that_does_not_exist_fails_a_write_naming_it(spark, kinesis):
 def test_a_stream_deleted_while_the_query_runs_stops_it_naming_the_stream(spark, kinesis, tmp_path):
     name = kinesis.create_stream(shards=1)
     kinesis.put_records(name, make_records(5))
-    query = (kinesis_reader(spark, kinesis, name).writeStream.format("noop")
-             .option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(processingTime="1 second").start())
+    query = (
+        kinesis_reader(spark, kinesis, name)
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(processingTime="1 second")
+        .start()
+    )
     try:
         deadline = time.monotonic() + 120
         while not any(p["numInputRows"] for p in query.recentProgress):
@@ -467,19 +514,33 @@ def checkpointed(spark, kinesis, tmp_path_factory):
     kinesis.delete_stream(name)
 
 
-@pytest.mark.parametrize("offset, expected", [
-    ("{garbage", "[KINESIS_OFFSET_MALFORMED] The Kinesis offset in checkpoint {checkpoint} cannot be read: "
-                 "it is not JSON"),
-    ('{"version": 99, "shards": {}}', "[KINESIS_OFFSET_VERSION_UNSUPPORTED] The Kinesis offset in checkpoint "
-                                      "{checkpoint} has version 99"),
-    ('{"orders": {"0": 42, "1": 17}}', "[KINESIS_OFFSET_MALFORMED] The Kinesis offset in checkpoint {checkpoint} "
-                                       'cannot be read: it has no integer "version"'),
-    ('{"version": 1, "shards": {"someone-elses-stream": {"shardId-000000000000": {"type": "trim_horizon"}}}}',
-     "[KINESIS_OFFSET_STREAM_MISMATCH] The Kinesis offset in checkpoint {checkpoint} names stream(s) "
-     "'someone-elses-stream', which this query does not read"),
-], ids=["garbage", "unknown-version", "kafka-offset", "other-stream"])
+@pytest.mark.parametrize(
+    "offset, expected",
+    [
+        (
+            "{garbage",
+            "[KINESIS_OFFSET_MALFORMED] The Kinesis offset in checkpoint {checkpoint} cannot be read: it is not JSON",
+        ),
+        (
+            '{"version": 99, "shards": {}}',
+            "[KINESIS_OFFSET_VERSION_UNSUPPORTED] The Kinesis offset in checkpoint {checkpoint} has version 99",
+        ),
+        (
+            '{"orders": {"0": 42, "1": 17}}',
+            "[KINESIS_OFFSET_MALFORMED] The Kinesis offset in checkpoint {checkpoint} "
+            'cannot be read: it has no integer "version"',
+        ),
+        (
+            '{"version": 1, "shards": {"someone-elses-stream": {"shardId-000000000000": {"type": "trim_horizon"}}}}',
+            "[KINESIS_OFFSET_STREAM_MISMATCH] The Kinesis offset in checkpoint {checkpoint} names stream(s) "
+            "'someone-elses-stream', which this query does not read",
+        ),
+    ],
+    ids=["garbage", "unknown-version", "kafka-offset", "other-stream"],
+)
 def test_a_corrupt_or_foreign_offset_in_the_checkpoint_fails_the_restart_clearly(
-        spark, kinesis, checkpointed, tmp_path, offset, expected):
+    spark, kinesis, checkpointed, tmp_path, offset, expected
+):
     import shutil
 
     name, original = checkpointed
@@ -504,8 +565,11 @@ def test_empty_and_1_mib_records_round_trip_through_sink_and_source(spark, kines
         save_sink(spark, source_options(kinesis, streamName=name), df)
 
         with bounded(180, "reading the records back"):
-            rows = (load_source(spark, source_options(kinesis, streamName=name), stream=False)
-                    .select("partitionKey", "data").collect())
+            rows = (
+                load_source(spark, source_options(kinesis, streamName=name), stream=False)
+                .select("partitionKey", "data")
+                .collect()
+            )
         assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(records)
     finally:
         kinesis.delete_stream(name)
@@ -556,11 +620,16 @@ def html_endpoint():
 def wrong_endpoint(request, html_endpoint):
     """(endpoint, what the error must say about it)."""
     if request.param == "html-404":
-        return html_endpoint, [f"[KINESIS_ENDPOINT_NOT_KINESIS] {html_endpoint} answered Kinesis ",
-                               "with HTTP 404 and no Kinesis error code", "<h1>404 Not Found</h1>"]
+        return html_endpoint, [
+            f"[KINESIS_ENDPOINT_NOT_KINESIS] {html_endpoint} answered Kinesis ",
+            "with HTTP 404 and no Kinesis error code",
+            "<h1>404 Not Found</h1>",
+        ]
     closed = f"http://127.0.0.1:{free_ports(1)[0]}"
-    return closed, ["[KINESIS_ENDPOINT_UNREACHABLE] Kinesis ",
-                    f"got no answer from {closed}: ConnectException: Connection refused"]
+    return closed, [
+        "[KINESIS_ENDPOINT_UNREACHABLE] Kinesis ",
+        f"got no answer from {closed}: ConnectException: Connection refused",
+    ]
 
 
 def test_an_endpoint_that_is_not_kinesis_fails_a_stream_read_naming_it(spark, kinesis, wrong_endpoint, tmp_path):
@@ -591,11 +660,17 @@ def test_an_endpoint_that_is_not_kinesis_fails_the_consumer_manager_naming_it(sp
     from pyspark_kinesis import AWSKinesisConsumerManager, KinesisConsumerError
 
     endpoint, says = wrong_endpoint
-    manager = (AWSKinesisConsumerManager.newManager(spark).option("endpoint", endpoint)
-               .option("region", kinesis.region).create())
+    manager = (
+        AWSKinesisConsumerManager.newManager(spark)
+        .option("endpoint", endpoint)
+        .option("region", kinesis.region)
+        .create()
+    )
     for call in (lambda: manager.listConsumers("orders"), lambda: manager.registerConsumer("orders", "app")):
-        with bounded(120, "a consumer manager call to a wrong endpoint"), \
-                pytest.raises(KinesisConsumerError) as failure:
+        with (
+            bounded(120, "a consumer manager call to a wrong endpoint"),
+            pytest.raises(KinesisConsumerError) as failure,
+        ):
             call()
         message = str(failure.value)
         assert all(part in message for part in says), message[:3000]

@@ -11,16 +11,37 @@ import matplotlib.image
 sys.path.insert(0, str(Path(__file__).resolve().parent / "benchmarks"))
 from bench_report import PANEL_WIDTH_PX, chart, panels, write_report  # noqa: E402
 
-IDLE = {"row": "idle", "seconds": 1.0, "command": "make bench",
-        "results": [{"build": "now", "cores": 0.07}]}
-POLLING = {"row": "polling", "seconds": 1.0, "command": "make bench",
-           "results": [{"build": "now", "records_per_cpu_s": 120000.0},
-                       {"build": "bare SDK ceiling", "records_per_cpu_s": 250000.0}]}
-LATENCY = {"row": "latency-low", "seconds": 1.0, "command": "make bench",
-           "results": [{"build": "now", "p50_ms": 200, "p99_ms": 400, "cores": 0.9}]}
-SINK = {"row": "sink", "seconds": 1.0, "command": "make bench",
-        "results": [{"build": "now, aggregation none", "records_per_s": 15000.0, "records_per_cpu_s": 35000.0,
-                     "records": 200000, "kinesis_records": 200000, "seconds": 13.0}]}
+IDLE = {"row": "idle", "seconds": 1.0, "command": "make bench", "results": [{"build": "now", "cores": 0.07}]}
+POLLING = {
+    "row": "polling",
+    "seconds": 1.0,
+    "command": "make bench",
+    "results": [
+        {"build": "now", "records_per_cpu_s": 120000.0},
+        {"build": "bare SDK ceiling", "records_per_cpu_s": 250000.0},
+    ],
+}
+LATENCY = {
+    "row": "latency-low",
+    "seconds": 1.0,
+    "command": "make bench",
+    "results": [{"build": "now", "p50_ms": 200, "p99_ms": 400, "cores": 0.9}],
+}
+SINK = {
+    "row": "sink",
+    "seconds": 1.0,
+    "command": "make bench",
+    "results": [
+        {
+            "build": "now, aggregation none",
+            "records_per_s": 15000.0,
+            "records_per_cpu_s": 35000.0,
+            "records": 200000,
+            "kinesis_records": 200000,
+            "seconds": 13.0,
+        }
+    ],
+}
 
 
 def panel_count(png):

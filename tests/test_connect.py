@@ -34,8 +34,9 @@ def remote(kinesis, tmp_path_factory):
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
-    assert SparkContext._active_spark_context is None, \
+    assert SparkContext._active_spark_context is None, (
         "a classic session runs in this process: run tests/test_connect.py in a pytest run of its own"
+    )
     with connect_server(pyspark_kinesis.jar_path(), tmp_path_factory.mktemp("connect")) as url:
         session = SparkSession.builder.remote(url).getOrCreate()
         try:
@@ -54,11 +55,21 @@ def test_a_connect_client_reads_a_stream_and_writes_one(remote, kinesis, tmp_pat
     records = make_records(200)
     kinesis.put_records(source, records)
 
-    reader = (KinesisSourceOptions().stream_name(source).region(kinesis.region).endpoint(kinesis.endpoint)
-              .initial_position("trim_horizon"))
+    reader = (
+        KinesisSourceOptions()
+        .stream_name(source)
+        .region(kinesis.region)
+        .endpoint(kinesis.endpoint)
+        .initial_position("trim_horizon")
+    )
     df = reader.apply(remote.readStream.format("kinesis")).load()
-    query = (df.writeStream.format("parquet").option("path", str(tmp_path / "out"))
-             .option("checkpointLocation", str(tmp_path / "chk")).trigger(availableNow=True).start())
+    query = (
+        df.writeStream.format("parquet")
+        .option("path", str(tmp_path / "out"))
+        .option("checkpointLocation", str(tmp_path / "chk"))
+        .trigger(availableNow=True)
+        .start()
+    )
     query.awaitTermination(240)
     assert query.exception() is None
     rows = remote.read.parquet(str(tmp_path / "out")).collect()
@@ -66,14 +77,17 @@ def test_a_connect_client_reads_a_stream_and_writes_one(remote, kinesis, tmp_pat
 
     # A batch write with no mode(...), as with format("kafka"), then through the sink builder.
     sink = KinesisSinkOptions().stream_name(target).region(kinesis.region).endpoint(kinesis.endpoint)
-    sink.apply(remote.read.parquet(str(tmp_path / "out")).select("partitionKey", "data")
-               .write.format("kinesis")).save()
+    sink.apply(remote.read.parquet(str(tmp_path / "out")).select("partitionKey", "data").write.format("kinesis")).save()
     assert sorted((key, data) for _, key, data in read_all(kinesis, target)) == sorted(records)
 
 
 def test_the_consumer_manager_works_from_a_connect_client(remote, kinesis, stream):
-    manager = (AWSKinesisConsumerManager.newManager(remote)
-               .option("endpoint", kinesis.endpoint).option("region", kinesis.region).create())
+    manager = (
+        AWSKinesisConsumerManager.newManager(remote)
+        .option("endpoint", kinesis.endpoint)
+        .option("region", kinesis.region)
+        .create()
+    )
     name = f"sparkkinesis_connect_{uuid.uuid4().hex[:8]}"
 
     arn = manager.registerConsumer(stream, name)
@@ -95,12 +109,20 @@ def test_the_consumer_manager_works_from_a_connect_client(remote, kinesis, strea
 
 
 def test_real_time_to_kinesis_from_a_connect_client_takes_format_kinesis_with_sparks_check_off(
-        remote, kinesis, tmp_path):
+    remote, kinesis, tmp_path
+):
     source, target = kinesis.create_stream(shards=1), kinesis.create_stream(shards=1)
     records = make_records(20)
     kinesis.put_records(source, records)
-    df = (KinesisSourceOptions().stream_name(source).region(kinesis.region).endpoint(kinesis.endpoint)
-          .initial_position("trim_horizon").apply(remote.readStream.format("kinesis")).load())
+    df = (
+        KinesisSourceOptions()
+        .stream_name(source)
+        .region(kinesis.region)
+        .endpoint(kinesis.endpoint)
+        .initial_position("trim_horizon")
+        .apply(remote.readStream.format("kinesis"))
+        .load()
+    )
     out = KinesisSinkOptions().stream_name(target).region(kinesis.region).endpoint(kinesis.endpoint)
     # The JVM foreach writer cannot travel from a Python Connect client: refused, naming the way.
     with pytest.raises(RuntimeError, match="Spark Connect's foreach takes Python writers only"):
@@ -108,9 +130,13 @@ def test_real_time_to_kinesis_from_a_connect_client_takes_format_kinesis_with_sp
 
     remote.conf.set("spark.sql.streaming.realTimeMode.allowlistCheck", "false")
     try:
-        query = (out.apply(df.select("partitionKey", "data").writeStream.format("kinesis"))
-                 .option("checkpointLocation", str(tmp_path / "chk")).outputMode("update")
-                 .trigger(realTime="5 seconds").start())
+        query = (
+            out.apply(df.select("partitionKey", "data").writeStream.format("kinesis"))
+            .option("checkpointLocation", str(tmp_path / "chk"))
+            .outputMode("update")
+            .trigger(realTime="5 seconds")
+            .start()
+        )
         try:
             deadline = time.monotonic() + 90
             while len(read_all(kinesis, target)) < len(records):

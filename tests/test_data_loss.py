@@ -15,8 +15,11 @@ SHARD = "shardId-000000000000"
 
 
 def data_loss_events(query):
-    return max(int(p["sources"][0]["metrics"].get("dataLossEvents", 0)) for p in query.recentProgress
-               if p["sources"][0].get("metrics"))
+    return max(
+        int(p["sources"][0]["metrics"].get("dataLossEvents", 0))
+        for p in query.recentProgress
+        if p["sources"][0].get("metrics")
+    )
 
 
 def sink_keys(spark, out):
@@ -48,7 +51,8 @@ def test_records_trimmed_before_a_restart_fail_the_query_or_are_counted(spark, k
 
 @pytest.mark.parametrize("mode", READ_MODES)
 def test_a_reshard_whose_parent_expired_while_the_query_was_stopped_fails_or_goes_on_with_the_children(
-        spark, kinesis, fault_proxy, tmp_path, mode):
+    spark, kinesis, fault_proxy, tmp_path, mode
+):
     """The checkpoint names a shard Kinesis no longer lists: split while the query was stopped,
     then past the retention period (the proxy hides it from ListShards and refuses reads of it)."""
     stream = kinesis.create_stream(shards=1)
@@ -63,8 +67,9 @@ def test_a_reshard_whose_parent_expired_while_the_query_was_stopped_fails_or_goe
     middle = (int(parent["HashKeyRange"]["StartingHashKey"]) + int(parent["HashKeyRange"]["EndingHashKey"])) // 2
     kinesis.client.split_shard(StreamName=stream, ShardToSplit=SHARD, NewStartingHashKey=str(middle))
     kinesis.wait_active(stream)
-    children = sorted(s["ShardId"] for s in kinesis.client.list_shards(StreamName=stream)["Shards"]
-                      if s.get("ParentShardId") == SHARD)
+    children = sorted(
+        s["ShardId"] for s in kinesis.client.list_shards(StreamName=stream)["Shards"] if s.get("ParentShardId") == SHARD
+    )
     later = make_records(8, "later")
     later_shards = {shard for shard, _ in kinesis.put_records(stream, later)}
     assert later_shards <= set(children) and len(children) == 2

@@ -25,7 +25,8 @@ def plant_poms_without_jars(home):
     for artifact in (name, "delta-storage"):
         folder = home / ".m2" / "repository" / group.replace(".", "/") / artifact / version
         folder.mkdir(parents=True)
-        (folder / f"{artifact}-{version}.pom").write_text(textwrap.dedent(f"""\
+        (folder / f"{artifact}-{version}.pom").write_text(
+            textwrap.dedent(f"""\
             <?xml version="1.0" encoding="UTF-8"?>
             <project xmlns="http://maven.apache.org/POM/4.0.0">
               <modelVersion>4.0.0</modelVersion>
@@ -34,7 +35,8 @@ def plant_poms_without_jars(home):
               <version>{version}</version>
               <packaging>jar</packaging>
             </project>
-            """))
+            """)
+        )
 
 
 SESSION_SCRIPT = """
@@ -56,7 +58,8 @@ def test_the_demo_session_writes_delta_with_a_pom_but_no_jar_in_the_local_maven_
     script = SESSION_SCRIPT.format(demo=str(DEMO), jars=str(DELTA_JARS_DIR), table=str(tmp_path / "table"))
     # The JVM takes its home (where Ivy looks for ~/.m2 and its cache) from user.home, not HOME.
     env = dict(os.environ, HOME=str(home), JAVA_TOOL_OPTIONS=f"-Duser.home={home}", SPARK_LOCAL_IP="127.0.0.1")
-    done = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "rows in the delta table: 5" in done.stdout

@@ -65,9 +65,24 @@ def test_spark_submit_packages_resolves_the_connector_of_this_spark_line(kinesis
     repositories, env, version = packages_source(tmp_path)
 
     # A fresh Ivy home, so the jar comes from the repository, not a cache.
-    spark_submit(["--master", "local[2]", "--conf", f"spark.jars.ivy={tmp_path / 'ivy'}", *repositories,
-                  "--packages", f"{maven_coordinates()}:{version}",
-                  str(APP), stream, kinesis.endpoint, kinesis.region, str(output)], tmp_path, **env)
+    spark_submit(
+        [
+            "--master",
+            "local[2]",
+            "--conf",
+            f"spark.jars.ivy={tmp_path / 'ivy'}",
+            *repositories,
+            "--packages",
+            f"{maven_coordinates()}:{version}",
+            str(APP),
+            stream,
+            kinesis.endpoint,
+            kinesis.region,
+            str(output),
+        ],
+        tmp_path,
+        **env,
+    )
 
     rows = read_json_rows(output)
     assert sorted((r["partitionKey"], r["data"]) for r in rows) == sorted((k, d.decode()) for k, d in records)
@@ -86,10 +101,26 @@ def test_an_executor_killed_mid_stream_loses_and_repeats_nothing(kinesis, tmp_pa
     kinesis.put_records(stream, first)
     with open(log, "w") as log_file:
         app = subprocess.Popen(
-            [str(bin_dir / "spark-submit"), "--master", "local-cluster[2,1,1024]", "--conf", "spark.ui.enabled=false",
-             "--jars", pyspark_kinesis.jar_path(), str(APPS / "stream_until_count.py"),
-             stream, kinesis.endpoint, kinesis.region, str(output), str(len(first) + len(second))],
-            env=env, stdout=subprocess.PIPE, stderr=log_file, text=True)
+            [
+                str(bin_dir / "spark-submit"),
+                "--master",
+                "local-cluster[2,1,1024]",
+                "--conf",
+                "spark.ui.enabled=false",
+                "--jars",
+                pyspark_kinesis.jar_path(),
+                str(APPS / "stream_until_count.py"),
+                stream,
+                kinesis.endpoint,
+                kinesis.region,
+                str(output),
+                str(len(first) + len(second)),
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=log_file,
+            text=True,
+        )
         assert app.stdout is not None
         try:
             seen = 0

@@ -20,8 +20,13 @@ BENCHMARKS = DOCS / "benchmarks"
 
 
 def markdown_files():
-    return [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "CHANGELOG.md",
-            ROOT / "python/README.md", *sorted(DOCS.glob("*.md"))]
+    return [
+        ROOT / "README.md",
+        ROOT / "CONTRIBUTING.md",
+        ROOT / "CHANGELOG.md",
+        ROOT / "python/README.md",
+        *sorted(DOCS.glob("*.md")),
+    ]
 
 
 def without_code(text):
@@ -64,8 +69,7 @@ def relative_links():
                 yield path, target
 
 
-@pytest.mark.parametrize("path,target", list(relative_links()),
-                         ids=lambda v: v.name if isinstance(v, Path) else v)
+@pytest.mark.parametrize("path,target", list(relative_links()), ids=lambda v: v.name if isinstance(v, Path) else v)
 def test_relative_link_resolves(path, target):
     file_part, _, anchor = target.partition("#")
     resolved = (path.parent / file_part).resolve() if file_part else path
@@ -77,7 +81,8 @@ def test_relative_link_resolves(path, target):
         assert resolved.suffix == ".md", f"{where}: an anchor into a file that is not Markdown"
         assert anchor in anchors(resolved), (
             f"{where}: no heading with that anchor in {resolved.relative_to(ROOT)}; "
-            f"anchors: {sorted(anchors(resolved))}")
+            f"anchors: {sorted(anchors(resolved))}"
+        )
 
 
 def test_every_error_condition_has_a_troubleshooting_entry():
@@ -105,12 +110,16 @@ def test_the_nav_lists_every_page_and_only_pages_that_exist():
     assert sorted(set(listed)) == sorted(listed), f"a page is listed twice in mkdocs.yml: {listed}"
     assert sorted(listed) == pages, (
         f"mkdocs.yml's nav and docs/*.md differ: not listed {sorted(set(pages) - set(listed))}, "
-        f"listed but missing {sorted(set(listed) - set(pages))}")
+        f"listed but missing {sorted(set(listed) - set(pages))}"
+    )
 
 
 def test_every_kept_benchmark_result_is_cited():
-    cited = {(path.parent / target.partition("#")[0]).resolve()
-             for path in [*DOCS.glob("*.md"), *BENCHMARKS.glob("*.md")] for target in links(path)}
+    cited = {
+        (path.parent / target.partition("#")[0]).resolve()
+        for path in [*DOCS.glob("*.md"), *BENCHMARKS.glob("*.md")]
+        for target in links(path)
+    }
     uncited = sorted(p.name for p in BENCHMARKS.iterdir() if p.resolve() not in cited)
     assert not uncited, f"docs/benchmarks/ keeps results no page cites (remove them): {uncited}"
 
@@ -124,10 +133,11 @@ def test_the_real_time_sink_scala_example_is_the_one_a_suite_runs():
     """docs/real-time.md's Scala example of "The sink" is run by RealTimePipelineSuite (the
     Spark 4.2 line's tests), between its marker lines; the two must be the same text."""
     page = (DOCS / "real-time.md").read_text()
-    shown = re.search(r"```scala\n(.*?)```", page[page.index("## The sink\n"):], re.S)
-    assert shown, "docs/real-time.md's \"The sink\" has no Scala example"
+    shown = re.search(r"```scala\n(.*?)```", page[page.index("## The sink\n") :], re.S)
+    assert shown, 'docs/real-time.md\'s "The sink" has no Scala example'
     suite = (ROOT / "connector/src/test/spark-4.2/io/github/sparkkinesis/sink/RealTimePipelineSuite.scala").read_text()
-    ran = re.search(r"// ---- docs/real-time\.md, \"The sink\": the Scala example ----\n(.*?)\n\s*// ---- end",
-                    suite, re.S)
+    ran = re.search(
+        r"// ---- docs/real-time\.md, \"The sink\": the Scala example ----\n(.*?)\n\s*// ---- end", suite, re.S
+    )
     assert ran, "RealTimePipelineSuite has no marked copy of the example"
     assert textwrap.dedent(ran.group(1)).strip() == shown.group(1).strip(), "the page and RealTimePipelineSuite differ"

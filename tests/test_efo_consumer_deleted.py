@@ -23,7 +23,8 @@ def consumer_of(kinesis, stream, name):
 
 
 def test_a_consumer_deregistered_while_the_query_runs_is_registered_again_and_every_record_read_once(
-        spark, kinesis, fault_proxy, tmp_path):
+    spark, kinesis, fault_proxy, tmp_path
+):
     stream = kinesis.create_stream(shards=2)
     stream_arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
     name = f"e2e-{uuid.uuid4().hex[:8]}"
@@ -31,13 +32,25 @@ def test_a_consumer_deregistered_while_the_query_runs_is_registered_again_and_ev
     out = tmp_path / "out"
     fault_proxy.add(Fault.end_subscription_early(after_events=5, every=1))
 
-    query = (kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint, consumerMode="efo",
-                            consumerName=name, consumerRefreshInterval="1s", requireConsumerDeregistration="true",
-                            maxFetchDuration="500ms")
-             .selectExpr("CAST(data AS STRING) AS data")
-             .writeStream.format("parquet").option("path", str(out))
-             .option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(processingTime="500 milliseconds").start())
+    query = (
+        kinesis_reader(
+            spark,
+            kinesis,
+            stream,
+            endpoint=fault_proxy.endpoint,
+            consumerMode="efo",
+            consumerName=name,
+            consumerRefreshInterval="1s",
+            requireConsumerDeregistration="true",
+            maxFetchDuration="500ms",
+        )
+        .selectExpr("CAST(data AS STRING) AS data")
+        .writeStream.format("parquet")
+        .option("path", str(out))
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(processingTime="500 milliseconds")
+        .start()
+    )
 
     def sink_count():
         return spark.read.schema("data string").parquet(str(out)).count() if list(out.glob("*.parquet")) else 0
@@ -48,11 +61,14 @@ def test_a_consumer_deregistered_while_the_query_runs_is_registered_again_and_ev
         wait_for(lambda: sink_count() > 0, "the first records in the sink", query, timeout=120)
         first_arn, _ = consumer_of(kinesis, stream, full_name)
         kinesis.client.deregister_stream_consumer(StreamARN=stream_arn, ConsumerName=full_name)
-        wait_for(lambda: (consumer_of(kinesis, stream, full_name) or (first_arn,))[0] != first_arn,
-                 "the consumer registered again", query, timeout=120)
+        wait_for(
+            lambda: (consumer_of(kinesis, stream, full_name) or (first_arn,))[0] != first_arn,
+            "the consumer registered again",
+            query,
+            timeout=120,
+        )
         seen = sink_count()
-        wait_for(lambda: sink_count() > seen, "records read through the consumer registered again", query,
-                 timeout=120)
+        wait_for(lambda: sink_count() > seen, "records read through the consumer registered again", query, timeout=120)
         producer.stop()
         wait_for(lambda: sink_count() >= len(producer.produced), "every record in the sink", query, timeout=120)
     finally:

@@ -32,10 +32,12 @@ def wait_gone(kinesis, stream, name, timeout=30):
 
 @pytest.fixture
 def manager(spark, kinesis):
-    return (AWSKinesisConsumerManager.newManager(spark)
-            .option("endpoint", kinesis.endpoint)
-            .option("region", kinesis.region)
-            .create())
+    return (
+        AWSKinesisConsumerManager.newManager(spark)
+        .option("endpoint", kinesis.endpoint)
+        .option("region", kinesis.region)
+        .create()
+    )
 
 
 def test_register_list_reregister_deregister(manager, kinesis, stream):
@@ -72,14 +74,18 @@ def test_without_py4j_results_and_errors_are_the_jvm_managers(manager, python_ma
     assert manager.registerConsumer(stream, name) == arn, "the JVM finds the consumer Python registered"
     assert python_manager.listConsumersAsRows(stream) == manager.listConsumersAsRows(stream)
 
-    for bad in [lambda m: m.deregisterConsumer(stream, "no-such-consumer"),
-                lambda m: m.registerConsumer("no-such-stream", name)]:
+    for bad in [
+        lambda m: m.deregisterConsumer(stream, "no-such-consumer"),
+        lambda m: m.registerConsumer("no-such-stream", name),
+    ]:
         with pytest.raises(KinesisConsumerError) as jvm_error:
             bad(manager)
         with pytest.raises(KinesisConsumerError) as python_error:
             bad(python_manager)
-        assert (python_error.value.condition, str(python_error.value)) == \
-            (jvm_error.value.condition, str(jvm_error.value))
+        assert (python_error.value.condition, str(python_error.value)) == (
+            jvm_error.value.condition,
+            str(jvm_error.value),
+        )
 
     python_manager.deregisterConsumer(stream, name)
     wait_gone(kinesis, stream, name)
@@ -102,8 +108,7 @@ def jvm_refusal(call):
 
 
 @pytest.mark.parametrize("name", ["has space", "", "x" * 129])
-def test_a_bad_name_is_refused_as_the_jvm_refuses_it_by_either_backend(spark, manager, python_manager, stream,
-                                                                       name):
+def test_a_bad_name_is_refused_as_the_jvm_refuses_it_by_either_backend(spark, manager, python_manager, stream, name):
     jvm = spark._jvm.io.github.sparkkinesis
     expected = jvm_refusal(lambda: jvm.options.ConsumerNames.validate(name))
     for backend in (manager, python_manager):
@@ -156,10 +161,24 @@ def test_python_dash_m_needs_neither_spark_nor_java(kinesis, stream):
     arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
     kinesis.client.register_stream_consumer(StreamARN=arn, ConsumerName="orphan")
     done = subprocess.run(
-        [sys.executable, "-m", "pyspark_kinesis", "consumers", "list", "--stream", stream,
-         "--endpoint", kinesis.endpoint, "--region", kinesis.region],
-        capture_output=True, text=True, timeout=180,
-        env={**{k: v for k, v in os.environ.items() if k != "JAVA_HOME"}, "PATH": os.path.dirname(sys.executable)})
+        [
+            sys.executable,
+            "-m",
+            "pyspark_kinesis",
+            "consumers",
+            "list",
+            "--stream",
+            stream,
+            "--endpoint",
+            kinesis.endpoint,
+            "--region",
+            kinesis.region,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**{k: v for k, v in os.environ.items() if k != "JAVA_HOME"}, "PATH": os.path.dirname(sys.executable)},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "orphan" in done.stdout
     assert done.stdout.splitlines()[-1] == f"1 consumers of stream {stream}."

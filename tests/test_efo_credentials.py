@@ -34,7 +34,8 @@ class RoleExpiries:
 
 
 def test_subscriptions_renew_with_fresh_role_credentials_as_each_session_expires(
-        spark, kinesis, moto, fault_proxy, tmp_path):
+    spark, kinesis, moto, fault_proxy, tmp_path
+):
     base_key, base_secret, base_arn = moto.create_user(f"base-{uuid.uuid4().hex[:8]}", ["sts:AssumeRole"])
     role_arn = moto.create_role(f"reader-{uuid.uuid4().hex[:8]}", base_arn, ["kinesis:*"])
     expiries = RoleExpiries(moto, role_arn)
@@ -46,15 +47,30 @@ def test_subscriptions_renew_with_fresh_role_credentials_as_each_session_expires
     jvm_system = spark.sparkContext._jvm.java.lang.System
     jvm_system.setProperty(SESSION_SECONDS_PROPERTY, str(SESSION_SECONDS))
     try:
-        df = kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint, consumerMode="efo",
-                            consumerName=f"e2e-{uuid.uuid4().hex[:8]}", requireConsumerDeregistration="true",
-                            awsAccessKey=base_key, awsSecretKey=base_secret, roleArn=role_arn,
-                            stsEndpoint=moto.endpoint, maxFetchDuration="500ms")
+        df = kinesis_reader(
+            spark,
+            kinesis,
+            stream,
+            endpoint=fault_proxy.endpoint,
+            consumerMode="efo",
+            consumerName=f"e2e-{uuid.uuid4().hex[:8]}",
+            requireConsumerDeregistration="true",
+            awsAccessKey=base_key,
+            awsSecretKey=base_secret,
+            roleArn=role_arn,
+            stsEndpoint=moto.endpoint,
+            maxFetchDuration="500ms",
+        )
     finally:
         jvm_system.clearProperty(SESSION_SECONDS_PROPERTY)
-    query = (df.selectExpr("CAST(data AS STRING) AS data").writeStream.format("parquet").option("path", str(out))
-             .option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(processingTime="500 milliseconds").start())
+    query = (
+        df.selectExpr("CAST(data AS STRING) AS data")
+        .writeStream.format("parquet")
+        .option("path", str(out))
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(processingTime="500 milliseconds")
+        .start()
+    )
 
     def sink_count():
         return spark.read.schema("data string").parquet(str(out)).count() if list(out.glob("*.parquet")) else 0
@@ -68,8 +84,12 @@ def test_subscriptions_renew_with_fresh_role_credentials_as_each_session_expires
         producer.start()
         wait_for(lambda: sink_count() > 0, "the first records in the sink", query, timeout=150)
         # Subscriptions opened under three sessions: each of the first two expired meanwhile.
-        wait_for(lambda: len(subscribed_with()) >= 3, "subscriptions signed with three sessions' credentials", query,
-                 timeout=150)
+        wait_for(
+            lambda: len(subscribed_with()) >= 3,
+            "subscriptions signed with three sessions' credentials",
+            query,
+            timeout=150,
+        )
         producer.stop()
         wait_for(lambda: sink_count() >= len(producer.produced), "every record in the sink", query, timeout=150)
     finally:

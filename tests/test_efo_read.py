@@ -13,8 +13,12 @@ from streaming import kinesis_reader, make_records, run_available_now
 
 
 def consumers_of(spark, kinesis, stream):
-    manager = (AWSKinesisConsumerManager.newManager(spark).option("endpoint", kinesis.endpoint)
-               .option("region", kinesis.region).create())
+    manager = (
+        AWSKinesisConsumerManager.newManager(spark)
+        .option("endpoint", kinesis.endpoint)
+        .option("region", kinesis.region)
+        .create()
+    )
     return {r.consumerName: r for r in manager.listConsumers(stream).collect()}
 
 
@@ -24,9 +28,13 @@ def test_efo_reads_every_record_once_then_deregisters_its_consumer(spark, kinesi
     placed = kinesis.put_records(stream, records)
     name = f"e2e-{uuid.uuid4().hex[:8]}"
 
-    run_available_now(kinesis_reader(spark, kinesis, stream, consumerMode="efo", consumerName=name,
-                                     requireConsumerDeregistration="true"),
-                      tmp_path / "sink", tmp_path / "checkpoint")
+    run_available_now(
+        kinesis_reader(
+            spark, kinesis, stream, consumerMode="efo", consumerName=name, requireConsumerDeregistration="true"
+        ),
+        tmp_path / "sink",
+        tmp_path / "checkpoint",
+    )
 
     rows = spark.read.parquet(str(tmp_path / "sink")).collect()
     assert sorted((r.shardId, r.sequenceNumber) for r in rows) == sorted(placed)
@@ -41,8 +49,11 @@ def test_efo_restart_continues_and_reuses_the_consumer(spark, kinesis, tmp_path)
     name = f"e2e-{uuid.uuid4().hex[:8]}"
 
     def run():
-        run_available_now(kinesis_reader(spark, kinesis, stream, consumerMode="efo", consumerName=name,
-                                         consumerNamePrefix="app_"), sink, checkpoint)
+        run_available_now(
+            kinesis_reader(spark, kinesis, stream, consumerMode="efo", consumerName=name, consumerNamePrefix="app_"),
+            sink,
+            checkpoint,
+        )
         return consumers_of(spark, kinesis, stream)[f"app_{name}"].consumerARN
 
     kinesis.put_records(stream, first)
@@ -59,10 +70,18 @@ def test_polling_and_efo_side_by_side_both_get_every_record(spark, kinesis, tmp_
     kinesis.put_records(stream, records)
 
     run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "polling", tmp_path / "c1")
-    run_available_now(kinesis_reader(spark, kinesis, stream, consumerMode="efo",
-                                     consumerName=f"e2e-{uuid.uuid4().hex[:8]}",
-                                     requireConsumerDeregistration="true"),
-                      tmp_path / "efo", tmp_path / "c2")
+    run_available_now(
+        kinesis_reader(
+            spark,
+            kinesis,
+            stream,
+            consumerMode="efo",
+            consumerName=f"e2e-{uuid.uuid4().hex[:8]}",
+            requireConsumerDeregistration="true",
+        ),
+        tmp_path / "efo",
+        tmp_path / "c2",
+    )
     for out in ("polling", "efo"):
         keys = sorted(r.partitionKey for r in spark.read.parquet(str(tmp_path / out)).collect())
         assert keys == sorted(k for k, _ in records), out
@@ -74,16 +93,28 @@ def test_progress_reports_live_subscriptions_and_resubscriptions_in_efo_only(spa
     # Each shard's first subscription ends after one event, as Kinesis ends one every 5 minutes.
     fault_proxy.add(Fault.end_subscription_early(after_events=1, first=3))
     spark.conf.set("spark.sql.streaming.noDataProgressEventInterval", "1000")
-    query = (kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint, consumerMode="efo",
-                            consumerName=f"e2e-{uuid.uuid4().hex[:8]}", requireConsumerDeregistration="true")
-             .writeStream.format("noop").option("checkpointLocation", str(tmp_path / "c1"))
-             .trigger(processingTime="500 milliseconds").start())
+    query = (
+        kinesis_reader(
+            spark,
+            kinesis,
+            stream,
+            endpoint=fault_proxy.endpoint,
+            consumerMode="efo",
+            consumerName=f"e2e-{uuid.uuid4().hex[:8]}",
+            requireConsumerDeregistration="true",
+        )
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(tmp_path / "c1"))
+        .trigger(processingTime="500 milliseconds")
+        .start()
+    )
 
     def efo_metrics():
         return [p["sources"][0]["metrics"] for p in query.recentProgress if p["sources"][0].get("metrics")]
 
     def renewed_and_live(m):
         return m.get("liveSubscriptions") == "3" and int(m.get("resubscriptions", 0)) >= 3
+
     try:
         deadline = time.monotonic() + 120
         while not any(renewed_and_live(m) for m in efo_metrics()):
@@ -113,10 +144,19 @@ def test_efo_initial_position_at_a_sequence_number_reads_from_exactly_that_recor
     shard, start = placed[10]
     position = json.dumps({"version": 1, "shards": {stream: {shard: {"type": "at", "seq": start}}}})
 
-    run_available_now(kinesis_reader(spark, kinesis, stream, consumerMode="efo",
-                                     consumerName=f"e2e-{uuid.uuid4().hex[:8]}", initialPosition=position,
-                                     requireConsumerDeregistration="true"),
-                      tmp_path / "sink", tmp_path / "checkpoint")
+    run_available_now(
+        kinesis_reader(
+            spark,
+            kinesis,
+            stream,
+            consumerMode="efo",
+            consumerName=f"e2e-{uuid.uuid4().hex[:8]}",
+            initialPosition=position,
+            requireConsumerDeregistration="true",
+        ),
+        tmp_path / "sink",
+        tmp_path / "checkpoint",
+    )
 
     rows = spark.read.parquet(str(tmp_path / "sink")).collect()
     assert sorted((r.shardId, r.sequenceNumber) for r in rows) == sorted(placed[10:])

@@ -26,8 +26,9 @@ def test_efo_resharding_under_load_loses_repeats_and_reorders_nothing(spark, kin
     out = tmp_path / "out"
 
     def sink(batch, batch_id):
-        batch.selectExpr("CAST(data AS STRING) AS data", "shardId", "sequenceNumber") \
-            .write.mode("append").parquet(str(out / f"batch={batch_id}"))
+        batch.selectExpr("CAST(data AS STRING) AS data", "shardId", "sequenceNumber").write.mode("append").parquet(
+            str(out / f"batch={batch_id}")
+        )
 
     def sink_rows():
         # Only committed batches: a batch being written has its files under _temporary.
@@ -36,19 +37,33 @@ def test_efo_resharding_under_load_loses_repeats_and_reorders_nothing(spark, kin
 
     def open_shards():
         shards = client.list_shards(StreamName=stream)["Shards"]
-        return sorted((s for s in shards if "EndingSequenceNumber" not in s["SequenceNumberRange"]),
-                      key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]))
+        return sorted(
+            (s for s in shards if "EndingSequenceNumber" not in s["SequenceNumberRange"]),
+            key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]),
+        )
 
     def live_subscriptions():
         metrics = [p["sources"][0].get("metrics") or {} for p in query.recentProgress]
         return metrics[-1].get("liveSubscriptions") if metrics else None
 
     spark.conf.set("spark.sql.streaming.noDataProgressEventInterval", "1000")
-    query = (kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint, consumerMode="efo",
-                            consumerName=f"e2e-{uuid.uuid4().hex[:8]}", requireConsumerDeregistration="true",
-                            maxFetchDuration="500ms", shardFetchInterval="200ms")
-             .writeStream.foreachBatch(sink).option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(processingTime="500 milliseconds").start())
+    query = (
+        kinesis_reader(
+            spark,
+            kinesis,
+            stream,
+            endpoint=fault_proxy.endpoint,
+            consumerMode="efo",
+            consumerName=f"e2e-{uuid.uuid4().hex[:8]}",
+            requireConsumerDeregistration="true",
+            maxFetchDuration="500ms",
+            shardFetchInterval="200ms",
+        )
+        .writeStream.foreachBatch(sink)
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(processingTime="500 milliseconds")
+        .start()
+    )
     producer = Producer(kinesis, stream)
     try:
         producer.start()
@@ -59,8 +74,9 @@ def test_efo_resharding_under_load_loses_repeats_and_reorders_nothing(spark, kin
         kinesis.wait_active(stream)
         time.sleep(3)
         shards = open_shards()
-        client.merge_shards(StreamName=stream, ShardToMerge=shards[0]["ShardId"],
-                            AdjacentShardToMerge=shards[1]["ShardId"])
+        client.merge_shards(
+            StreamName=stream, ShardToMerge=shards[0]["ShardId"], AdjacentShardToMerge=shards[1]["ShardId"]
+        )
         kinesis.wait_active(stream)
         time.sleep(3)
         client.update_shard_count(StreamName=stream, TargetShardCount=4, ScalingType="UNIFORM_SCALING")
@@ -70,8 +86,9 @@ def test_efo_resharding_under_load_loses_repeats_and_reorders_nothing(spark, kin
         wait_for(lambda: sink_rows() >= len(producer.produced), "every record in the sink", query)
         time.sleep(3)  # anything repeated would arrive now
         # Each closed shard's subscription ended: one live subscription per open shard.
-        wait_for(lambda: live_subscriptions() == str(len(open_shards())), "a subscription per open shard", query,
-                 timeout=60)
+        wait_for(
+            lambda: live_subscriptions() == str(len(open_shards())), "a subscription per open shard", query, timeout=60
+        )
     finally:
         producer.halt.set()
         query.stop()
@@ -83,7 +100,8 @@ def test_efo_resharding_under_load_loses_repeats_and_reorders_nothing(spark, kin
     assert len({r.shardId for r in rows}) > 2, "children of the reshards were read"
     assert_key_order(rows)
     # The reshards were seen through the subscriptions' final events, not by polling.
-    closed = [s for s in client.list_shards(StreamName=stream)["Shards"]
-              if "EndingSequenceNumber" in s["SequenceNumberRange"]]
+    closed = [
+        s for s in client.list_shards(StreamName=stream)["Shards"] if "EndingSequenceNumber" in s["SequenceNumberRange"]
+    ]
     assert fault_proxy.injected[("SubscribeToShard", "shard_end")] >= len(closed)
     assert fault_proxy.calls["GetRecords"] == 0

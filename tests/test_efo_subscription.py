@@ -30,10 +30,28 @@ def java():
 
 def probe_command(kinesis, stream, endpoint, expect, resubscribe_after, java_options=()):
     classpath = os.pathsep.join([pyspark_kinesis.jar_path(), str(Path(pyspark.__file__).parent / "jars" / "*")])
-    return [java(), *java_options, "-cp", classpath, "io.github.sparkkinesis.efo.SubscriptionProbe",
-            "--stream", stream, "--consumer", f"sparkkinesis_probe-{uuid.uuid4().hex[:8]}",
-            "--region", kinesis.region, "--endpoint", endpoint, "--expect", str(expect),
-            "--resubscribe-after", str(resubscribe_after), "--timeout-s", "90", "--deregister"]
+    return [
+        java(),
+        *java_options,
+        "-cp",
+        classpath,
+        "io.github.sparkkinesis.efo.SubscriptionProbe",
+        "--stream",
+        stream,
+        "--consumer",
+        f"sparkkinesis_probe-{uuid.uuid4().hex[:8]}",
+        "--region",
+        kinesis.region,
+        "--endpoint",
+        endpoint,
+        "--expect",
+        str(expect),
+        "--resubscribe-after",
+        str(resubscribe_after),
+        "--timeout-s",
+        "90",
+        "--deregister",
+    ]
 
 
 def run_probe(command, on_line=lambda line: None, timeout=150):
@@ -68,8 +86,7 @@ def one_shard_stream(kinesis):
 
 
 @pytest.mark.parametrize("transport", ["https", "http"])
-def test_subscribe_to_shard_reads_exactly_the_records_put_across_a_resubscription(
-        kinesis, one_shard_stream, transport):
+def test_subscribe_to_shard_reads_exactly_the_records_put_across_a_resubscription(kinesis, one_shard_stream, transport):
     if kinesis.tls_endpoint is None:
         pytest.skip("no local Kinesis: the https endpoint and its certificate are kinesis-mock's")
     if transport == "https":
@@ -87,9 +104,9 @@ def test_subscribe_to_shard_reads_exactly_the_records_put_across_a_resubscriptio
             placed.extend(kinesis.put_records(one_shard_stream, second))
 
     code, last, errors = run_probe(
-        probe_command(kinesis, one_shard_stream, endpoint, expect=50, resubscribe_after=25,
-                      java_options=java_options),
-        on_line=put_second_batch)
+        probe_command(kinesis, one_shard_stream, endpoint, expect=50, resubscribe_after=25, java_options=java_options),
+        on_line=put_second_batch,
+    )
     assert code == 0, f"probe failed:\n{errors[-3000:]}"
     result = json.loads(last)
     assert result["data"] == [data.decode() for _, data in first + second]
@@ -99,8 +116,11 @@ def test_subscribe_to_shard_reads_exactly_the_records_put_across_a_resubscriptio
     assert result["position"] == f"AfterSequence({placed[-1][1]})"
     # The consumer was deregistered by the probe (--deregister).
     arn = kinesis.client.describe_stream_summary(StreamName=one_shard_stream)["StreamDescriptionSummary"]["StreamARN"]
-    names = [c["ConsumerName"] for c in kinesis.client.list_stream_consumers(StreamARN=arn)["Consumers"]
-             if c["ConsumerStatus"] != "DELETING"]
+    names = [
+        c["ConsumerName"]
+        for c in kinesis.client.list_stream_consumers(StreamARN=arn)["Consumers"]
+        if c["ConsumerStatus"] != "DELETING"
+    ]
     assert names == []
 
 

@@ -21,14 +21,19 @@ from faults.h2client import Subscription
 from streaming import read_all
 
 THROTTLED = "ProvisionedThroughputExceededException"
-TOP_HASH_KEY = 2 ** 128 - 1
+TOP_HASH_KEY = 2**128 - 1
 
 
 def client(kinesis, proxy, read_timeout=30):
     """boto3 through the proxy, without retries: each call is one request the proxy sees."""
-    return boto3.client("kinesis", endpoint_url=proxy.endpoint, region_name=kinesis.region,
-                        config=Config(retries={"total_max_attempts": 1, "mode": "standard"},
-                                      connect_timeout=5, read_timeout=read_timeout))
+    return boto3.client(
+        "kinesis",
+        endpoint_url=proxy.endpoint,
+        region_name=kinesis.region,
+        config=Config(
+            retries={"total_max_attempts": 1, "mode": "standard"}, connect_timeout=5, read_timeout=read_timeout
+        ),
+    )
 
 
 def raw_call(proxy, operation, document, cbor=False):
@@ -37,10 +42,18 @@ def raw_call(proxy, operation, document, cbor=False):
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     conn = http.client.HTTPConnection(urlsplit(proxy.endpoint).netloc, timeout=30)
     try:
-        conn.request("POST", "/", body=cbor2.dumps(document) if cbor else json.dumps(document), headers={
-            "Content-Type": content_type, "X-Amz-Target": f"Kinesis_20131202.{operation}", "X-Amz-Date": stamp,
-            "Authorization": f"AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/{stamp[:8]}/us-east-1/kinesis/"
-                             f"aws4_request, SignedHeaders=host;x-amz-date, Signature={'0' * 64}"})
+        conn.request(
+            "POST",
+            "/",
+            body=cbor2.dumps(document) if cbor else json.dumps(document),
+            headers={
+                "Content-Type": content_type,
+                "X-Amz-Target": f"Kinesis_20131202.{operation}",
+                "X-Amz-Date": stamp,
+                "Authorization": f"AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/{stamp[:8]}/us-east-1/kinesis/"
+                f"aws4_request, SignedHeaders=host;x-amz-date, Signature={'0' * 64}",
+            },
+        )
         response = conn.getresponse()
         body = response.read()
         headers = {k.lower(): v for k, v in response.getheaders()}
@@ -63,10 +76,13 @@ def error_of(call):
 # -- errors -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("code,status", [(THROTTLED, 400), ("LimitExceededException", 400),
-                                         ("InternalFailure", 500), ("ServiceUnavailable", 503)])
+@pytest.mark.parametrize(
+    "code,status",
+    [(THROTTLED, 400), ("LimitExceededException", 400), ("InternalFailure", 500), ("ServiceUnavailable", 503)],
+)
 def test_an_error_reaches_boto3_as_the_aws_error_and_the_records_are_not_written(
-        kinesis, fault_proxy, stream, code, status):
+    kinesis, fault_proxy, stream, code, status
+):
     fault_proxy.add(Fault.error("PutRecords", code, first=1))
     kinesis_via_proxy = client(kinesis, fault_proxy)
     records = [{"PartitionKey": "a", "Data": b"1"}]
@@ -83,14 +99,19 @@ def test_an_error_reaches_boto3_as_the_aws_error_and_the_records_are_not_written
 
 
 def test_boto3_retries_what_the_sdk_retries_and_gives_up_on_an_expired_iterator(kinesis, fault_proxy, stream):
-    retrying = boto3.client("kinesis", endpoint_url=fault_proxy.endpoint, region_name=kinesis.region,
-                            config=Config(retries={"total_max_attempts": 3, "mode": "standard"}))
+    retrying = boto3.client(
+        "kinesis",
+        endpoint_url=fault_proxy.endpoint,
+        region_name=kinesis.region,
+        config=Config(retries={"total_max_attempts": 3, "mode": "standard"}),
+    )
     fault_proxy.add(Fault.error("ListShards", "InternalFailure", first=2))
     assert len(retrying.list_shards(StreamName=stream)["Shards"]) == 2
     assert fault_proxy.calls["ListShards"] == 3
 
-    iterator = retrying.get_shard_iterator(StreamName=stream, ShardId="shardId-000000000000",
-                                           ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    iterator = retrying.get_shard_iterator(
+        StreamName=stream, ShardId="shardId-000000000000", ShardIteratorType="TRIM_HORIZON"
+    )["ShardIterator"]
     fault_proxy.add(Fault.error("GetRecords", "ExpiredIteratorException", first=1))
     with pytest.raises(retrying.exceptions.ExpiredIteratorException):
         retrying.get_records(ShardIterator=iterator)
@@ -100,8 +121,12 @@ def test_boto3_retries_what_the_sdk_retries_and_gives_up_on_an_expired_iterator(
 
 def test_a_cbor_request_gets_a_cbor_error_with_the_aws_error_type(fault_proxy, stream):
     fault_proxy.add(Fault.error("GetShardIterator", THROTTLED, first=1))
-    status, headers, body = raw_call(fault_proxy, "GetShardIterator", {
-        "StreamName": stream, "ShardId": "shardId-000000000000", "ShardIteratorType": "LATEST"}, cbor=True)
+    status, headers, body = raw_call(
+        fault_proxy,
+        "GetShardIterator",
+        {"StreamName": stream, "ShardId": "shardId-000000000000", "ShardIteratorType": "LATEST"},
+        cbor=True,
+    )
     assert status == 400
     assert headers["x-amzn-errortype"] == THROTTLED
     assert headers["content-type"] == "application/x-amz-cbor-1.1"
@@ -126,8 +151,16 @@ def test_selectors_pick_first_every_share_until_in_the_order_faults_were_added(k
 
     fault_proxy.add(Fault.error("ListStreams", "LimitExceededException", first=2))
     fault_proxy.add(Fault.error("ListStreams", "InternalFailure", every=3))
-    assert outcomes(8) == ["LimitExceededException", "LimitExceededException",
-                           None, None, "InternalFailure", None, None, "InternalFailure"]
+    assert outcomes(8) == [
+        "LimitExceededException",
+        "LimitExceededException",
+        None,
+        None,
+        "InternalFailure",
+        None,
+        None,
+        "InternalFailure",
+    ]
 
     fault_proxy.clear()
     fault_proxy.add(Fault.error("ListStreams", "ServiceUnavailable", share=1.0, until=3))
@@ -137,8 +170,12 @@ def test_selectors_pick_first_every_share_until_in_the_order_faults_were_added(k
     fault_proxy.add(Fault.error("ListStreams", THROTTLED, share=0.5))
     thrown = outcomes(40).count(THROTTLED)
     assert 5 < thrown < 35
-    assert fault_proxy.injected == {("ListStreams", "LimitExceededException"): 2, ("ListStreams", "InternalFailure"): 2,
-                                    ("ListStreams", "ServiceUnavailable"): 3, ("ListStreams", THROTTLED): thrown}
+    assert fault_proxy.injected == {
+        ("ListStreams", "LimitExceededException"): 2,
+        ("ListStreams", "InternalFailure"): 2,
+        ("ListStreams", "ServiceUnavailable"): 3,
+        ("ListStreams", THROTTLED): thrown,
+    }
     assert fault_proxy.calls["ListStreams"] == 53
 
 
@@ -160,7 +197,8 @@ def test_bad_faults_are_refused_naming_the_argument():
 
 @pytest.mark.parametrize("cbor", [False, True], ids=["json", "cbor"])
 def test_a_partial_put_fails_the_picked_entries_inside_a_200_and_writes_only_the_others(
-        kinesis, fault_proxy, stream, cbor):
+    kinesis, fault_proxy, stream, cbor
+):
     fault_proxy.add(Fault.partial_put(every=2))
     entries = [{"PartitionKey": f"k{i}", "Data": f"d{i}".encode()} for i in range(6)]
     if not cbor:
@@ -221,11 +259,13 @@ def five_mb_stream(kinesis):
 
 
 def test_get_records_limits_refuse_over_five_calls_a_second_and_after_reading_more_than_2_mb(
-        kinesis, fault_proxy, five_mb_stream):
+    kinesis, fault_proxy, five_mb_stream
+):
     fault_proxy.limits(True)
     kinesis_via_proxy = client(kinesis, fault_proxy)
-    iterator = kinesis_via_proxy.get_shard_iterator(StreamName=five_mb_stream, ShardId="shardId-000000000000",
-                                                    ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    iterator = kinesis_via_proxy.get_shard_iterator(
+        StreamName=five_mb_stream, ShardId="shardId-000000000000", ShardIteratorType="TRIM_HORIZON"
+    )["ShardIterator"]
     page = kinesis_via_proxy.get_records(ShardIterator=iterator, Limit=10000)
     assert len(page["Records"]) == 5
     # 5 MB read: the shard owes 3 MB, paid off at 2 MB/s; until then every read is refused.
@@ -265,16 +305,24 @@ def test_put_limits_fail_the_entries_over_1_mb_or_1000_records_a_second_per_shar
     fault_proxy.limits(True)
     kinesis_via_proxy = client(kinesis, fault_proxy)
     # Both to the first shard (explicit hash key 0): 1.2 MB in one second is over its 1 MB.
-    answer = kinesis_via_proxy.put_records(StreamName=stream, Records=[
-        {"PartitionKey": "a", "Data": b"a" * 600_000, "ExplicitHashKey": "0"},
-        {"PartitionKey": "b", "Data": b"b" * 600_000, "ExplicitHashKey": "0"}])
+    answer = kinesis_via_proxy.put_records(
+        StreamName=stream,
+        Records=[
+            {"PartitionKey": "a", "Data": b"a" * 600_000, "ExplicitHashKey": "0"},
+            {"PartitionKey": "b", "Data": b"b" * 600_000, "ExplicitHashKey": "0"},
+        ],
+    )
     assert [r.get("ErrorCode") for r in answer["Records"]] == [None, THROTTLED]
 
     # The other shard has its own limit: 1000 records in a second pass, the rest fail.
     started, failed = time.monotonic(), 0
     for batch in range(3):
-        answer = kinesis_via_proxy.put_records(StreamName=stream, Records=[
-            {"PartitionKey": f"{batch}-{i}", "Data": b"x", "ExplicitHashKey": str(TOP_HASH_KEY)} for i in range(500)])
+        answer = kinesis_via_proxy.put_records(
+            StreamName=stream,
+            Records=[
+                {"PartitionKey": f"{batch}-{i}", "Data": b"x", "ExplicitHashKey": str(TOP_HASH_KEY)} for i in range(500)
+            ],
+        )
         failed += answer["FailedRecordCount"]
     elapsed = time.monotonic() - started
     assert failed >= 1500 - 1000 * (1 + elapsed)
@@ -288,11 +336,14 @@ def test_put_limits_fail_the_entries_over_1_mb_or_1000_records_a_second_per_shar
 def register_consumer(kinesis, stream):
     """An ACTIVE consumer of the stream, registered directly (not through the proxy); its ARN."""
     arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
-    consumer_arn = kinesis.client.register_stream_consumer(
-        StreamARN=arn, ConsumerName=f"probe-{uuid.uuid4().hex[:6]}")["Consumer"]["ConsumerARN"]
+    consumer_arn = kinesis.client.register_stream_consumer(StreamARN=arn, ConsumerName=f"probe-{uuid.uuid4().hex[:6]}")[
+        "Consumer"
+    ]["ConsumerARN"]
     deadline = time.monotonic() + 30
-    while (kinesis.client.describe_stream_consumer(ConsumerARN=consumer_arn)["ConsumerDescription"]["ConsumerStatus"]
-           != "ACTIVE"):
+    while (
+        kinesis.client.describe_stream_consumer(ConsumerARN=consumer_arn)["ConsumerDescription"]["ConsumerStatus"]
+        != "ACTIVE"
+    ):
         assert time.monotonic() < deadline, "consumer not ACTIVE"
         time.sleep(0.2)
     return consumer_arn
@@ -368,11 +419,13 @@ def test_subscribe_errors_and_limits_answer_before_the_stream(kinesis, fault_pro
 
 def test_a_closed_shard_read_to_its_end_gets_the_final_event_with_child_shards(kinesis, fault_proxy, consumer):
     stream, consumer_arn = consumer
-    kinesis.client.split_shard(StreamName=stream, ShardToSplit="shardId-000000000000",
-                               NewStartingHashKey=str(2 ** 127))
+    kinesis.client.split_shard(StreamName=stream, ShardToSplit="shardId-000000000000", NewStartingHashKey=str(2**127))
     kinesis.wait_active(stream)
-    children = {s["ShardId"]: s["HashKeyRange"] for s in kinesis.client.list_shards(StreamName=stream)["Shards"]
-                if s.get("ParentShardId") == "shardId-000000000000"}
+    children = {
+        s["ShardId"]: s["HashKeyRange"]
+        for s in kinesis.client.list_shards(StreamName=stream)["Shards"]
+        if s.get("ParentShardId") == "shardId-000000000000"
+    }
 
     with subscribe(kinesis, fault_proxy, consumer_arn) as s:
         events = list(s.events())
@@ -387,8 +440,7 @@ def test_a_closed_shard_read_to_its_end_gets_the_final_event_with_child_shards(k
 
 def test_without_shard_end_emulation_a_closed_shard_streams_on_like_kinesis_mock(kinesis, fault_proxy, consumer):
     stream, consumer_arn = consumer
-    kinesis.client.split_shard(StreamName=stream, ShardToSplit="shardId-000000000000",
-                               NewStartingHashKey=str(2 ** 127))
+    kinesis.client.split_shard(StreamName=stream, ShardToSplit="shardId-000000000000", NewStartingHashKey=str(2**127))
     kinesis.wait_active(stream)
     fault_proxy.emulate_shard_end(False)
     with subscribe(kinesis, fault_proxy, consumer_arn) as s:
@@ -403,8 +455,9 @@ def test_a_merged_shard_ends_with_the_child_naming_both_parents(kinesis, fault_p
     stream = kinesis.create_stream(shards=2)
     try:
         consumer_arn = register_consumer(kinesis, stream)
-        kinesis.client.merge_shards(StreamName=stream, ShardToMerge="shardId-000000000000",
-                                    AdjacentShardToMerge="shardId-000000000001")
+        kinesis.client.merge_shards(
+            StreamName=stream, ShardToMerge="shardId-000000000000", AdjacentShardToMerge="shardId-000000000001"
+        )
         kinesis.wait_active(stream)
         with subscribe(kinesis, fault_proxy, consumer_arn, shard="shardId-000000000001") as s:
             events = list(s.events())
@@ -427,21 +480,25 @@ def test_the_connectors_subscription_rides_out_faults_and_ends_with_the_split_sh
     stream = kinesis.create_stream(shards=1)
     try:
         placed = kinesis.put_records(stream, [(f"k{i}", f"record-{i}".encode()) for i in range(30)])
-        kinesis.client.split_shard(StreamName=stream, ShardToSplit="shardId-000000000000",
-                                   NewStartingHashKey=str(2 ** 127))
+        kinesis.client.split_shard(
+            StreamName=stream, ShardToSplit="shardId-000000000000", NewStartingHashKey=str(2**127)
+        )
         kinesis.wait_active(stream)
         fault_proxy.add(Fault.error("SubscribeToShard", "ResourceInUseException", first=1))
         fault_proxy.add(Fault.cut_mid_event(after_events=0, first=1))
 
-        code, last, errors = run_probe(probe_command(kinesis, stream, fault_proxy.endpoint, expect=1000,
-                                                     resubscribe_after=0))
+        code, last, errors = run_probe(
+            probe_command(kinesis, stream, fault_proxy.endpoint, expect=1000, resubscribe_after=0)
+        )
         assert code == 0, f"probe failed:\n{errors[-3000:]}"
         result = json.loads(last)
         assert result["data"] == [f"record-{i}" for i in range(30)]
         assert result["position"] == f"ShardEnd(Some({placed[-1][1]}))"
-        assert fault_proxy.injected == {("SubscribeToShard", "ResourceInUseException"): 1,
-                                        ("SubscribeToShard", "cut_mid_event"): 1,
-                                        ("SubscribeToShard", "shard_end"): 1}
+        assert fault_proxy.injected == {
+            ("SubscribeToShard", "ResourceInUseException"): 1,
+            ("SubscribeToShard", "cut_mid_event"): 1,
+            ("SubscribeToShard", "shard_end"): 1,
+        }
         assert fault_proxy.calls["SubscribeToShard"] == 3
     finally:
         kinesis.delete_stream(stream)

@@ -33,8 +33,9 @@ def test_localstack_serves_the_tests_kinesis_or_says_why_not(monkeypatch, tmp_pa
         with kinesis_for_tests(tmp_path) as kinesis:
             stream = kinesis.create_stream(shards=1)
             [(shard, _)] = kinesis.put_records(stream, [("key", b"payload")])
-            iterator = kinesis.client.get_shard_iterator(StreamName=stream, ShardId=shard,
-                                                         ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+            iterator = kinesis.client.get_shard_iterator(
+                StreamName=stream, ShardId=shard, ShardIteratorType="TRIM_HORIZON"
+            )["ShardIterator"]
             records = kinesis.client.get_records(ShardIterator=iterator)["Records"]
             assert [r["Data"] for r in records] == [b"payload"]
     except BackendUnavailable as unavailable:

@@ -32,8 +32,9 @@ def corrupt(data):
 
 
 def source_metric(query, name):
-    return max(int(p["sources"][0]["metrics"].get(name, 0)) for p in query.recentProgress
-               if p["sources"][0].get("metrics"))
+    return max(
+        int(p["sources"][0]["metrics"].get(name, 0)) for p in query.recentProgress if p["sources"][0].get("metrics")
+    )
 
 
 @pytest.mark.parametrize("mode", READ_MODES)
@@ -41,19 +42,29 @@ def test_aggregates_come_out_as_their_user_records_mixed_with_plain_and_corrupt_
     stream = kinesis.create_stream(shards=1)
     first, second = user_records("a", 7), user_records("b", 3)
     broken_key, broken = aggregate(user_records("c", 2))
-    puts = [("plain-0", b"plain zero"), aggregate(first), ("plain-1", b"plain one"),
-            aggregate(second), (broken_key, corrupt(broken))]
+    puts = [
+        ("plain-0", b"plain zero"),
+        aggregate(first),
+        ("plain-1", b"plain one"),
+        aggregate(second),
+        (broken_key, corrupt(broken)),
+    ]
     seqs = [seq for _, seq in kinesis.put_records(stream, puts)]
 
-    query = run_available_now(kinesis_reader(spark, kinesis, stream, **mode_options(mode)),
-                              tmp_path / "out", tmp_path / "checkpoint")
+    query = run_available_now(
+        kinesis_reader(spark, kinesis, stream, **mode_options(mode)), tmp_path / "out", tmp_path / "checkpoint"
+    )
     rows = spark.read.parquet(str(tmp_path / "out")).collect()
     got = sorted((r.sequenceNumber, r.subSequenceNumber, r.partitionKey, bytes(r.data)) for r in rows)
     expected = sorted(
-        [(seqs[0], 0, "plain-0", b"plain zero"), (seqs[2], 0, "plain-1", b"plain one"),
-         (seqs[4], 0, broken_key, corrupt(broken))]
+        [
+            (seqs[0], 0, "plain-0", b"plain zero"),
+            (seqs[2], 0, "plain-1", b"plain one"),
+            (seqs[4], 0, broken_key, corrupt(broken)),
+        ]
         + [(seqs[1], i, k, d) for i, (k, d) in enumerate(first)]
-        + [(seqs[3], i, k, d) for i, (k, d) in enumerate(second)])
+        + [(seqs[3], i, k, d) for i, (k, d) in enumerate(second)]
+    )
     assert got == expected
     assert {r.shardId for r in rows} == {"shardId-000000000000"}
     assert source_metric(query, "corruptAggregates") == 1
@@ -83,8 +94,13 @@ def test_a_batch_ending_inside_an_aggregate_resumes_and_re_runs_exactly(spark, k
             raise RuntimeError("the sink fails once, after writing")
 
     def run():
-        query = (kinesis_reader(spark, kinesis, stream, **read).writeStream.foreachBatch(sink)
-                 .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+        query = (
+            kinesis_reader(spark, kinesis, stream, **read)
+            .writeStream.foreachBatch(sink)
+            .option("checkpointLocation", str(checkpoint))
+            .trigger(availableNow=True)
+            .start()
+        )
         query.awaitTermination(300)
         return query
 

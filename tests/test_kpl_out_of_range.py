@@ -52,19 +52,22 @@ def mixed_key_aggregates(tag):
 
 def outside_their_shard(kinesis, stream, users, put):
     """How many user records sit on a shard not owning their key (put: [(shardId, seq)] per aggregate)."""
-    ranges = {s["ShardId"]: (int(s["HashKeyRange"]["StartingHashKey"]), int(s["HashKeyRange"]["EndingHashKey"]))
-              for s in kinesis.client.list_shards(StreamName=stream)["Shards"]}
+    ranges = {
+        s["ShardId"]: (int(s["HashKeyRange"]["StartingHashKey"]), int(s["HashKeyRange"]["EndingHashKey"]))
+        for s in kinesis.client.list_shards(StreamName=stream)["Shards"]
+    }
     count = 0
     for a, (shard, _) in enumerate(put):
         low, high = ranges[shard]
-        for key, _ in users[a * PER_AGGREGATE:(a + 1) * PER_AGGREGATE]:
+        for key, _ in users[a * PER_AGGREGATE : (a + 1) * PER_AGGREGATE]:
             count += not low <= int(hashlib.md5(key.encode()).hexdigest(), 16) <= high
     return count
 
 
 def source_metric(query, name):
-    return max(int(p["sources"][0]["metrics"].get(name, 0)) for p in query.recentProgress
-               if p["sources"][0].get("metrics"))
+    return max(
+        int(p["sources"][0]["metrics"].get(name, 0)) for p in query.recentProgress if p["sources"][0].get("metrics")
+    )
 
 
 @pytest.mark.parametrize("shards,mode", [(2, "polling"), (4, "polling"), (2, "efo"), (4, "efo")])
@@ -75,8 +78,9 @@ def test_mixed_key_aggregates_come_out_exactly_once_in_a_stream(spark, kinesis, 
     outside = outside_their_shard(kinesis, stream, users, put)
     assert outside > len(users) / 3, "the aggregates should mix keys of every shard"
 
-    query = run_available_now(kinesis_reader(spark, kinesis, stream, **mode_options(mode)),
-                              tmp_path / "out", tmp_path / "checkpoint")
+    query = run_available_now(
+        kinesis_reader(spark, kinesis, stream, **mode_options(mode)), tmp_path / "out", tmp_path / "checkpoint"
+    )
     rows = spark.read.parquet(str(tmp_path / "out")).collect()
     assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(users)
     assert source_metric(query, "outOfRangeRecords") == outside
@@ -87,21 +91,25 @@ def test_mixed_key_aggregates_come_out_exactly_once_in_a_batch_read(spark, kines
     stream = kinesis.create_stream(shards=4)
     puts, users = mixed_key_aggregates("batch")
     kinesis.put_records(stream, puts)
-    rows = (spark.read.format("kinesis").option("streamName", stream).option("endpoint", kinesis.endpoint)
-            .option("region", kinesis.region).load().collect())
+    rows = (
+        spark.read.format("kinesis")
+        .option("streamName", stream)
+        .option("endpoint", kinesis.endpoint)
+        .option("region", kinesis.region)
+        .load()
+        .collect()
+    )
     assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(users)
 
 
 # A real-time query needs a task slot per shard: local[2] has two.
 @pytest.mark.parametrize("mode", ["polling", "efo"])
-def test_mixed_key_aggregates_come_out_exactly_once_in_real_time_mode(
-        spark, kinesis, tmp_path, mode, short_batches):
+def test_mixed_key_aggregates_come_out_exactly_once_in_real_time_mode(spark, kinesis, tmp_path, mode, short_batches):
     stream = kinesis.create_stream(shards=2)
     puts, users = mixed_key_aggregates(f"rt-{mode}")
     kinesis.put_records(stream, puts)
     sink = tmp_path / "sink"
-    query = start_realtime(realtime_reader(spark, kinesis, stream, **mode_options(mode)), sink,
-                           tmp_path / "checkpoint")
+    query = start_realtime(realtime_reader(spark, kinesis, stream, **mode_options(mode)), sink, tmp_path / "checkpoint")
     try:
         wait_for(lambda: len(deliveries(sink)) >= len(users), "every user record", query)
         time.sleep(1)  # anything more than every user record would be a repeat: give it a moment to show
@@ -111,8 +119,7 @@ def test_mixed_key_aggregates_come_out_exactly_once_in_real_time_mode(
     assert got == sorted(users)
 
 
-def test_drop_is_the_kcl_filter_and_drop_after_split_keeps_aggregates_of_a_stream_never_split(
-        spark, kinesis, tmp_path):
+def test_drop_is_the_kcl_filter_and_drop_after_split_keeps_aggregates_of_a_stream_never_split(spark, kinesis, tmp_path):
     stream = kinesis.create_stream(shards=2)
     puts, users = mixed_key_aggregates("policy")
     put = kinesis.put_records(stream, puts)
@@ -120,8 +127,9 @@ def test_drop_is_the_kcl_filter_and_drop_after_split_keeps_aggregates_of_a_strea
 
     def read(policy):
         out = tmp_path / policy
-        query = run_available_now(kinesis_reader(spark, kinesis, stream, outOfRangeUserRecords=policy),
-                                  out / "rows", out / "checkpoint")
+        query = run_available_now(
+            kinesis_reader(spark, kinesis, stream, outOfRangeUserRecords=policy), out / "rows", out / "checkpoint"
+        )
         return spark.read.parquet(str(out / "rows")).count(), source_metric(query, "outOfRangeRecordsDropped")
 
     assert read("drop") == (len(users) - outside, outside)
@@ -143,8 +151,10 @@ def split_once(stream, endpoint, region, at_row, marker):
             shard = client.list_shards(StreamName=stream)["Shards"][0]
             middle = (int(shard["HashKeyRange"]["StartingHashKey"]) + int(shard["HashKeyRange"]["EndingHashKey"])) // 2
             client.split_shard(StreamName=stream, ShardToSplit=shard["ShardId"], NewStartingHashKey=str(middle))
-            while client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamStatus"] != \
-                    "ACTIVE":
+            while (
+                client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamStatus"]
+                != "ACTIVE"
+            ):
                 time.sleep(0.1)
         return data
 
@@ -162,9 +172,14 @@ def test_the_sinks_aggregates_across_a_split_are_read_once_each(spark, kinesis, 
     # Rows of 300 bytes: the Python worker sends its results on as its output buffer fills, so
     # the sink has listed the shards and sent the first rows before the split.
     payload = F.rpad(F.col("id").cast("string"), 300, ".").cast("binary")
-    frame = (spark.range(rows).coalesce(1)
-             .select(F.concat(F.lit("key-"), F.col("id").cast("string")).alias("partitionKey"),
-                     split(F.col("id"), payload).alias("data")))
+    frame = (
+        spark.range(rows)
+        .coalesce(1)
+        .select(
+            F.concat(F.lit("key-"), F.col("id").cast("string")).alias("partitionKey"),
+            split(F.col("id"), payload).alias("data"),
+        )
+    )
     kinesis_writer(frame, kinesis, stream, aggregation="kpl").save()
 
     assert len(kinesis.client.list_shards(StreamName=stream)["Shards"]) == 3, "the stream was not split"
@@ -173,8 +188,8 @@ def test_the_sinks_aggregates_across_a_split_are_read_once_each(spark, kinesis, 
     expected = sorted(f"key-{i}" for i in range(rows))
     for policy in ("keep", "drop"):
         out = tmp_path / policy
-        run_available_now(kinesis_reader(spark, kinesis, stream, outOfRangeUserRecords=policy),
-                          out / "rows", out / "checkpoint")
+        run_available_now(
+            kinesis_reader(spark, kinesis, stream, outOfRangeUserRecords=policy), out / "rows", out / "checkpoint"
+        )
         got = sorted(r.partitionKey for r in spark.read.parquet(str(out / "rows")).collect())
         assert got == expected, f"{policy}: {len(got)} rows, {len(set(got))} distinct"
-

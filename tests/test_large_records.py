@@ -49,13 +49,17 @@ def rows(spark):
     """BIG_ROWS rows of BIG bytes, one on each of the two shards (a polling reader reads a shard's
     2 MiB a second: more would only make the test slower), and SMALL_ROWS small ones; every
     row's data starts with its id."""
+
     def ids(start, end, tail):
         data = F.concat(F.lpad(F.col("id").cast("string"), 8, "0"), tail)
         return spark.range(start, end).select(data.substr(1, 8).alias("partitionKey"), data.alias("data"))
+
     big = ids(0, BIG_ROWS, F.expr(f"repeat('x', {BIG - 8})")).withColumn(
-        "explicitHashKey", F.when(F.col("partitionKey").cast("int") % 2 == 0, "0").otherwise(str(2 ** 127)))
+        "explicitHashKey", F.when(F.col("partitionKey").cast("int") % 2 == 0, "0").otherwise(str(2**127))
+    )
     small = ids(BIG_ROWS, BIG_ROWS + SMALL_ROWS, F.lit("-small")).withColumn(
-        "explicitHashKey", F.lit(None).cast("string"))
+        "explicitHashKey", F.lit(None).cast("string")
+    )
     return big.union(small)
 
 
@@ -69,13 +73,27 @@ def expected(spark):
 
 
 def write(spark, bench, stream, **options):
-    (rows(spark).write.format("kinesis").option("streamName", stream).option("endpoint", bench.endpoint)
-     .option("region", "us-east-1").options(**options).save())
+    (
+        rows(spark)
+        .write.format("kinesis")
+        .option("streamName", stream)
+        .option("endpoint", bench.endpoint)
+        .option("region", "us-east-1")
+        .options(**options)
+        .save()
+    )
 
 
 def reader(spark, bench, stream, **options):
-    return (spark.readStream.format("kinesis").option("streamName", stream).option("endpoint", bench.endpoint)
-            .option("region", "us-east-1").option("initialPosition", "trim_horizon").options(**options).load())
+    return (
+        spark.readStream.format("kinesis")
+        .option("streamName", stream)
+        .option("endpoint", bench.endpoint)
+        .option("region", "us-east-1")
+        .option("initialPosition", "trim_horizon")
+        .options(**options)
+        .load()
+    )
 
 
 @pytest.fixture(scope="module")
@@ -90,8 +108,9 @@ def written(spark, bench):
 def test_the_sink_writes_10_mib_rows_alone_and_small_ones_aggregated(spark, bench, written):
     sizes = []
     for shard in bench.client.list_shards(StreamName=written)["Shards"]:
-        iterator = bench.client.get_shard_iterator(StreamName=written, ShardId=shard["ShardId"],
-                                                   ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        iterator = bench.client.get_shard_iterator(
+            StreamName=written, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+        )["ShardIterator"]
         while iterator:  # one 10 MiB record per call: GetRecords answers hold at most 10 MiB
             answer = bench.client.get_records(ShardIterator=iterator)
             sizes += [len(r["Data"]) for r in answer["Records"]]
@@ -106,9 +125,14 @@ def test_micro_batches_read_10_mib_records_whole(spark, bench, written, tmp_path
     takes events of at most 24 MiB."""
     name = f"large_{mode}_{decoder}_{uuid.uuid4().hex[:6]}"
     source = reader(spark, bench, written, recordDecoder=decoder, **mode_options(mode))
-    query = (digest(source).writeStream.format("memory")
-             .queryName(name).option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(availableNow=True).start())
+    query = (
+        digest(source)
+        .writeStream.format("memory")
+        .queryName(name)
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(availableNow=True)
+        .start()
+    )
     try:
         assert query.awaitTermination(180), "the query did not finish"
         assert query.exception() is None, query.exception()
@@ -122,8 +146,13 @@ def test_real_time_mode_reads_10_mib_records_whole(spark, bench, written, tmp_pa
     sink = tmp_path / "sink"
     source = reader(spark, bench, written, minFetchPeriod="200ms", **mode_options(mode))
     length_and_sha = F.concat_ws(":", F.length("data").cast("string"), F.sha2("data", 256))
-    hashed = source.select("sequenceNumber", "shardId", "partitionKey", "approximateArrivalTimestamp",
-                           length_and_sha.cast("binary").alias("data"))
+    hashed = source.select(
+        "sequenceNumber",
+        "shardId",
+        "partitionKey",
+        "approximateArrivalTimestamp",
+        length_and_sha.cast("binary").alias("data"),
+    )
     query = start_realtime(hashed, sink, tmp_path / "checkpoint")
     try:
         wait_for(lambda: len(deliveries(sink)) >= BIG_ROWS + SMALL_ROWS, "every row", query, timeout=180)
@@ -137,16 +166,28 @@ def test_a_row_over_the_streams_limit_is_refused_naming_the_limit(spark, bench):
     plain = create_stream(bench)  # MaxRecordSizeInKiB not set: 1 MiB
     one_over = spark.range(1).select(F.lit("k").alias("partitionKey"), F.expr(f"repeat('x', {MIB})").alias("data"))
     with pytest.raises(Exception) as refused:
-        (one_over.write.format("kinesis").option("streamName", plain).option("endpoint", bench.endpoint)
-         .option("region", "us-east-1").save())
+        (
+            one_over.write.format("kinesis")
+            .option("streamName", plain)
+            .option("endpoint", bench.endpoint)
+            .option("region", "us-east-1")
+            .save()
+        )
     message = str(refused.value)
     assert "[KINESIS_SINK_RECORD_TOO_LARGE]" in message and "1048577 bytes" in message, message[:2000]
     assert "limit of 1048576 bytes (1024 KiB)" in message, message[:2000]
 
-    bench.client.update_max_record_size(StreamARN=bench.client.describe_stream_summary(StreamName=plain)[
-        "StreamDescriptionSummary"]["StreamARN"], MaxRecordSizeInKiB=2048)
-    (one_over.write.format("kinesis").option("streamName", plain).option("endpoint", bench.endpoint)
-     .option("region", "us-east-1").save())
+    bench.client.update_max_record_size(
+        StreamARN=bench.client.describe_stream_summary(StreamName=plain)["StreamDescriptionSummary"]["StreamARN"],
+        MaxRecordSizeInKiB=2048,
+    )
+    (
+        one_over.write.format("kinesis")
+        .option("streamName", plain)
+        .option("endpoint", bench.endpoint)
+        .option("region", "us-east-1")
+        .save()
+    )
 
 
 def test_the_benchmark_kinesis_honours_a_streams_record_size_limit(bench):
@@ -156,8 +197,10 @@ def test_the_benchmark_kinesis_honours_a_streams_record_size_limit(bench):
     bench.client.put_record(StreamName=stream, PartitionKey="k", Data=b"x" * (2 * MIB - 1))
     with pytest.raises(ClientError, match="InvalidArgumentException.*2097152 bytes"):
         bench.client.put_record(StreamName=stream, PartitionKey="k", Data=b"x" * (2 * MIB))
-    answer = bench.client.put_records(StreamName=stream, Records=[
-        {"PartitionKey": "k", "Data": b"x"}, {"PartitionKey": "k", "Data": b"x" * (2 * MIB)}])
+    answer = bench.client.put_records(
+        StreamName=stream,
+        Records=[{"PartitionKey": "k", "Data": b"x"}, {"PartitionKey": "k", "Data": b"x" * (2 * MIB)}],
+    )
     assert answer["FailedRecordCount"] == 1 and "SequenceNumber" in answer["Records"][0]
     assert answer["Records"][1]["ErrorCode"] == "InvalidArgumentException"
     with pytest.raises(ClientError, match="ValidationException"):

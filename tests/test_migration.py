@@ -15,8 +15,14 @@ WORDS = ["Kinesis", "Connector", "for", "Apache", "Spark", "Spark"]
 
 
 def run_to_memory(df, name, tmp_path, mode="complete"):
-    query = (df.writeStream.format("memory").queryName(name).outputMode(mode)
-             .option("checkpointLocation", str(tmp_path / name)).trigger(availableNow=True).start())
+    query = (
+        df.writeStream.format("memory")
+        .queryName(name)
+        .outputMode(mode)
+        .option("checkpointLocation", str(tmp_path / name))
+        .trigger(availableNow=True)
+        .start()
+    )
     assert query.awaitTermination(240)
     assert query.exception() is None
 
@@ -24,14 +30,16 @@ def run_to_memory(df, name, tmp_path, mode="complete"):
 def test_quboles_getting_started_word_count_runs_as_written(spark, kinesis, tmp_path):
     stream = kinesis.create_stream(shards=2)
     kinesis.put_records(stream, [("1", w.encode()) for w in WORDS])
-    kinesis_df = (spark.readStream.format("kinesis")
-                  .option("streamName", stream)
-                  .option("endpointUrl", kinesis.endpoint)
-                  .option("awsAccessKeyId", FAKE_ACCESS_KEY)
-                  .option("awsSecretKey", FAKE_SECRET_KEY)
-                  .option("startingposition", "TRIM_HORIZON")
-                  .option("streamColumnName", "streamName")
-                  .load())
+    kinesis_df = (
+        spark.readStream.format("kinesis")
+        .option("streamName", stream)
+        .option("endpointUrl", kinesis.endpoint)
+        .option("awsAccessKeyId", FAKE_ACCESS_KEY)
+        .option("awsSecretKey", FAKE_SECRET_KEY)
+        .option("startingposition", "TRIM_HORIZON")
+        .option("streamColumnName", "streamName")
+        .load()
+    )
     assert [f.name for f in kinesis_df.schema.fields][:3] == ["partitionKey", "data", "streamName"]
     counts = kinesis_df.selectExpr("CAST(data AS STRING)").groupBy("data").count()
     run_to_memory(counts, "qubole_words", tmp_path)
@@ -44,22 +52,28 @@ def test_awslabs_readme_read_and_write_run_as_written(spark, kinesis, tmp_path, 
     source, copy = kinesis.create_stream(shards=2), kinesis.create_stream(shards=1)
     records = make_records(30, "awslabs")
     kinesis.put_records(source, records)
-    reader = (spark.readStream.format("kinesis")
-              .option("kinesis.region", kinesis.region)
-              .option("kinesis.streamName", source)
-              .option("kinesis.consumerType", consumer_type)
-              .option("kinesis.endpointUrl", kinesis.endpoint)
-              .option("kinesis.startingposition", "TRIM_HORIZON"))
+    reader = (
+        spark.readStream.format("kinesis")
+        .option("kinesis.region", kinesis.region)
+        .option("kinesis.streamName", source)
+        .option("kinesis.consumerType", consumer_type)
+        .option("kinesis.endpointUrl", kinesis.endpoint)
+        .option("kinesis.startingposition", "TRIM_HORIZON")
+    )
     if consumer_type == "SubscribeToShard":
         reader = reader.option("kinesis.consumerName", f"TestConsumer-{uuid.uuid4().hex[:8]}")
-    query = (reader.load()
-             .selectExpr("CAST(rand() AS STRING) as partitionKey", "CAST(data AS STRING)")
-             .writeStream.format("kinesis").outputMode("append")
-             .option("kinesis.region", kinesis.region)
-             .option("kinesis.streamName", copy)
-             .option("kinesis.endpointUrl", kinesis.endpoint)
-             .option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(availableNow=True).start())
+    query = (
+        reader.load()
+        .selectExpr("CAST(rand() AS STRING) as partitionKey", "CAST(data AS STRING)")
+        .writeStream.format("kinesis")
+        .outputMode("append")
+        .option("kinesis.region", kinesis.region)
+        .option("kinesis.streamName", copy)
+        .option("kinesis.endpointUrl", kinesis.endpoint)
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(availableNow=True)
+        .start()
+    )
     assert query.awaitTermination(240)
     assert query.exception() is None
 
@@ -82,7 +96,10 @@ def test_a_pipeline_moved_here_mid_stream_continues_after_the_last_record_it_com
 
     shards = {shard: {"type": "after", "seq": seq} for shard, seq in last.items()}
     positions = {"version": 1, "shards": {stream: shards}}
-    run_available_now(kinesis_reader(spark, kinesis, stream, initialPosition=json.dumps(positions)),
-                      tmp_path / "out", tmp_path / "checkpoint")
+    run_available_now(
+        kinesis_reader(spark, kinesis, stream, initialPosition=json.dumps(positions)),
+        tmp_path / "out",
+        tmp_path / "checkpoint",
+    )
     got = sorted(bytes(r.data) for r in spark.read.parquet(str(tmp_path / "out")).collect())
     assert got == sorted(data for _, data in after)

@@ -54,7 +54,8 @@ def after(records, n):
 
 @pytest.mark.parametrize("connector", ["qubole", "awslabs"])
 def test_a_pipeline_switched_here_continues_after_the_old_connectors_last_committed_batch(
-        spark, kinesis, tmp_path, connector):
+    spark, kinesis, tmp_path, connector
+):
     stream = kinesis.create_stream(shards=2)
     kinesis.put_records(stream, make_records(24, "first"))
     client = kinesis.client
@@ -63,30 +64,39 @@ def test_a_pipeline_switched_here_continues_after_the_old_connectors_last_commit
     client.split_shard(StreamName=stream, ShardToSplit=parent["ShardId"], NewStartingHashKey=str((low + high) // 2))
     kinesis.wait_active(stream)
     kinesis.put_records(stream, make_records(24, "second"))
-    shards = {s["ShardId"]: [(r["SequenceNumber"], r["Data"]) for r in read_shard(client, stream, s["ShardId"])]
-              for s in client.list_shards(StreamName=stream)["Shards"]}
+    shards = {
+        s["ShardId"]: [(r["SequenceNumber"], r["Data"]) for r in read_shard(client, stream, s["ShardId"])]
+        for s in client.list_shards(StreamName=stream)["Shards"]
+    }
     s0, s1, s2, s3 = sorted(shards)
     assert all(len(shards[s]) >= 3 for s in (s0, s1, s2)), {s: len(r) for s, r in shards.items()}
 
     old = OldCheckpoint(tmp_path / "old", "shard-commit" if connector == "qubole" else "shard-source")
     if connector == "qubole":
         # The split's parent was read to its end batches ago: qubole dropped it from its offsets.
-        old.batch(4, stream, {s1: after(shards[s1], 1), s2: ("TRIM_HORIZON",), s3: ("TRIM_HORIZON",)},
-                  {s1: after(shards[s1], 2), s2: after(shards[s2], 2), s3: ("TRIM_HORIZON",)})
+        old.batch(
+            4,
+            stream,
+            {s1: after(shards[s1], 1), s2: ("TRIM_HORIZON",), s3: ("TRIM_HORIZON",)},
+            {s1: after(shards[s1], 2), s2: after(shards[s2], 2), s3: ("TRIM_HORIZON",)},
+        )
         read_before = shards[s0] + shards[s1][:2] + shards[s2][:2]
     else:
         # The batch read the parent to its end; its children were not started yet.
-        old.batch(4, stream, {s0: after(shards[s0], 1), s1: ("TRIM_HORIZON",)},
-                  {s0: ("SHARD_END",), s1: after(shards[s1], 3)})
+        old.batch(
+            4, stream, {s0: after(shards[s0], 1), s1: ("TRIM_HORIZON",)}, {s0: ("SHARD_END",), s1: after(shards[s1], 3)}
+        )
         read_before = shards[s0] + shards[s1][:3]
     # A later batch read on but was never committed: Spark runs it again, so it delivered nothing.
     old.batch(5, stream, {s1: after(shards[s1], 3)}, {s1: after(shards[s1], len(shards[s1]))}, committed=False)
 
     out, err = io.StringIO(), io.StringIO()
     assert _cli.main(["offsets", "import", str(old.root), "--from", connector], out=out, err=err) == 0, err.getvalue()
-    run_available_now(kinesis_reader(spark, kinesis, stream, initialPosition=out.getvalue().strip(),
-                                     maxFetchDuration="500ms"),
-                      tmp_path / "out", tmp_path / "checkpoint")
+    run_available_now(
+        kinesis_reader(spark, kinesis, stream, initialPosition=out.getvalue().strip(), maxFetchDuration="500ms"),
+        tmp_path / "out",
+        tmp_path / "checkpoint",
+    )
     read_here = [bytes(r.data) for r in spark.read.parquet(str(tmp_path / "out")).collect()]
 
     every = sorted(data for records in shards.values() for _, data in records)
@@ -94,8 +104,22 @@ def test_a_pipeline_switched_here_continues_after_the_old_connectors_last_commit
 
     # The new query's own checkpoint, with how far behind each shard is asked of Kinesis: read up to the tip.
     out, err = io.StringIO(), io.StringIO()
-    assert _cli.main(["offsets", "show", str(tmp_path / "checkpoint"), "--endpoint-url", kinesis.endpoint,
-                      "--region", kinesis.region], out=out, err=err) == 0, err.getvalue()
+    assert (
+        _cli.main(
+            [
+                "offsets",
+                "show",
+                str(tmp_path / "checkpoint"),
+                "--endpoint-url",
+                kinesis.endpoint,
+                "--region",
+                kinesis.region,
+            ],
+            out=out,
+            err=err,
+        )
+        == 0
+    ), err.getvalue()
     rows = [row.split() for row in out.getvalue().splitlines() if row.startswith(stream)]
     assert {row[1] for row in rows if row[-1] != "-"} >= {s1, s2, s3}, out.getvalue()
     assert all(row[-2:] == ["0", "ms"] or row[-1] == "-" for row in rows), out.getvalue()

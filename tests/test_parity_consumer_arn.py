@@ -23,8 +23,9 @@ def registered_elsewhere(kinesis, stream, timeout=60):
     return arn
 
 
-def test_a_consumer_given_by_arn_is_read_with_and_never_registered_nor_deregistered(spark, kinesis, fault_proxy,
-                                                                                    tmp_path):
+def test_a_consumer_given_by_arn_is_read_with_and_never_registered_nor_deregistered(
+    spark, kinesis, fault_proxy, tmp_path
+):
     stream = kinesis.create_stream(shards=2)
     arn = registered_elsewhere(kinesis, stream)
     records = make_records(80)
@@ -45,8 +46,12 @@ def test_a_consumer_arn_kinesis_does_not_know_fails_naming_the_option(spark, kin
     stream_arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
     missing = f"{stream_arn}/consumer/never-registered:1700000000"
     with pytest.raises(Exception) as failure:
-        run_available_now(kinesis_reader(spark, kinesis, stream, consumerMode="efo", consumerARN=missing),
-                          tmp_path / "out", tmp_path / "chk", timeout=120)
+        run_available_now(
+            kinesis_reader(spark, kinesis, stream, consumerMode="efo", consumerARN=missing),
+            tmp_path / "out",
+            tmp_path / "chk",
+            timeout=120,
+        )
     message = str(failure.value)
     assert "[KINESIS_EFO_CONSUMER_ARN_UNUSABLE]" in message and "option 'consumerARN'" in message
     assert "Kinesis has no such consumer" in message

@@ -47,32 +47,39 @@ def keys_of(fault_proxy, operation):
     return {key for (op, key), n in fault_proxy.signed_by.items() if op == operation and n}
 
 
-def test_keys_rotated_in_the_profiles_file_are_used_without_a_restart(spark, kinesis, fault_proxy,
-                                                                       credentials_file, tmp_path):
+def test_keys_rotated_in_the_profiles_file_are_used_without_a_restart(
+    spark, kinesis, fault_proxy, credentials_file, tmp_path
+):
     profile = f"rotating-{uuid.uuid4().hex[:8]}"  # a profile of its own: providers are kept per JVM
     write_profile(credentials_file, profile, FIRST_KEY)
     stream = kinesis.create_stream(shards=1)
     first, second = make_records(20, "first"), make_records(20, "second")
     kinesis.put_records(stream, first)
-    query = (kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint, profile=profile)
-             .writeStream.format("memory").queryName(f"rotating_{uuid.uuid4().hex[:8]}")
-             .option("checkpointLocation", str(tmp_path / "chk")).start())
+    query = (
+        kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint, profile=profile)
+        .writeStream.format("memory")
+        .queryName(f"rotating_{uuid.uuid4().hex[:8]}")
+        .option("checkpointLocation", str(tmp_path / "chk"))
+        .start()
+    )
     rows = lambda: spark.sql(f"select count(*) from {query.name}").first()[0]  # noqa: E731
     try:
         wait_for(lambda: rows() == 20, "the records put before the rotation", query)
         assert keys_of(fault_proxy, "GetRecords") == {FIRST_KEY}
 
         write_profile(credentials_file, profile, ROTATED_KEY, bump=5)
-        wait_for(lambda: ROTATED_KEY in keys_of(fault_proxy, "GetRecords"), "a GetRecords signed with the new key",
-                 query)
+        wait_for(
+            lambda: ROTATED_KEY in keys_of(fault_proxy, "GetRecords"), "a GetRecords signed with the new key", query
+        )
         kinesis.put_records(stream, second)
         wait_for(lambda: rows() == 40, "the records put after the rotation", query)
     finally:
         query.stop()
 
 
-def test_a_provider_class_is_built_with_its_secret_and_signs_every_call(spark, kinesis, fault_proxy,
-                                                                        credentials_file, tmp_path):
+def test_a_provider_class_is_built_with_its_secret_and_signs_every_call(
+    spark, kinesis, fault_proxy, credentials_file, tmp_path
+):
     """The AWS SDK's ProfileCredentialsProvider named as published, built by create(String) with
     the profile's name as awsCredentialsProviderSecret."""
     profile = f"provided-{uuid.uuid4().hex[:8]}"
@@ -80,9 +87,14 @@ def test_a_provider_class_is_built_with_its_secret_and_signs_every_call(spark, k
     stream = kinesis.create_stream(shards=1)
     records = make_records(20)
     kinesis.put_records(stream, records)
-    df = kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint,
-                        awsCredentialsProvider="software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider",
-                        awsCredentialsProviderSecret=profile)
+    df = kinesis_reader(
+        spark,
+        kinesis,
+        stream,
+        endpoint=fault_proxy.endpoint,
+        awsCredentialsProvider="software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider",
+        awsCredentialsProviderSecret=profile,
+    )
     run_available_now(df, tmp_path / "out", tmp_path / "chk")
     assert spark.read.parquet(str(tmp_path / "out")).count() == len(records)
     assert keys_of(fault_proxy, "GetRecords") == {"AKIAPROVIDERCLASS003"}

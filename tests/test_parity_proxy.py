@@ -23,8 +23,12 @@ def proxy(kinesis):
 
 
 def through(proxy):
-    return {"proxyHost": "127.0.0.1", "proxyPort": str(proxy.port), "proxyUsername": "reader",
-            "proxyPassword": PASSWORD}
+    return {
+        "proxyHost": "127.0.0.1",
+        "proxyPort": str(proxy.port),
+        "proxyUsername": "reader",
+        "proxyPassword": PASSWORD,
+    }
 
 
 def read_back(spark, df, tmp_path):
@@ -44,8 +48,15 @@ def test_a_polling_read_goes_through_the_proxy(spark, kinesis, stream, proxy, tm
 def test_an_efo_read_subscribes_through_a_tunnel_of_the_proxy(spark, kinesis, stream, proxy, tmp_path):
     records = make_records(60)
     kinesis.put_records(stream, records)
-    df = kinesis_reader(spark, kinesis, stream, consumerMode="efo", consumerName=f"e2e-{uuid.uuid4().hex[:8]}",
-                        requireConsumerDeregistration="true", **through(proxy))
+    df = kinesis_reader(
+        spark,
+        kinesis,
+        stream,
+        consumerMode="efo",
+        consumerName=f"e2e-{uuid.uuid4().hex[:8]}",
+        requireConsumerDeregistration="true",
+        **through(proxy),
+    )
     assert read_back(spark, df, tmp_path) == sorted(records)
     assert proxy.forwarded["RegisterStreamConsumer"] == 1
     assert proxy.forwarded["DeregisterStreamConsumer"] == 1
@@ -66,10 +77,12 @@ def test_a_write_goes_through_the_proxy(spark, kinesis, stream, proxy):
 def test_without_the_proxys_credentials_nothing_goes_through(spark, kinesis, stream, proxy, tmp_path):
     options = {**through(proxy), "proxyPassword": "not-the-Pw-5e7"}
     with pytest.raises(Exception) as failure:  # noqa: B017 - what the message says is checked below
-        run_available_now(kinesis_reader(spark, kinesis, stream, **options), tmp_path / "out", tmp_path / "chk",
-                          timeout=180)
-    assert f"[KINESIS_PROXY_REFUSED] The HTTP proxy 127.0.0.1:{proxy.port} refused Kinesis ListShards" in \
-        str(failure.value)
+        run_available_now(
+            kinesis_reader(spark, kinesis, stream, **options), tmp_path / "out", tmp_path / "chk", timeout=180
+        )
+    assert f"[KINESIS_PROXY_REFUSED] The HTTP proxy 127.0.0.1:{proxy.port} refused Kinesis ListShards" in str(
+        failure.value
+    )
     assert "not-the-Pw-5e7" not in str(failure.value), "the password given is not repeated"
     assert proxy.refused > 0
     assert sum(proxy.forwarded.values()) == 0

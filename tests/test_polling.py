@@ -51,8 +51,13 @@ def test_a_failed_batch_is_re_run_with_exactly_the_same_records(spark, kinesis, 
             raise RuntimeError("the sink fails once, after writing")
 
     def run():
-        query = (kinesis_reader(spark, kinesis, stream, **read).writeStream.foreachBatch(sink)
-                 .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+        query = (
+            kinesis_reader(spark, kinesis, stream, **read)
+            .writeStream.foreachBatch(sink)
+            .option("checkpointLocation", str(checkpoint))
+            .trigger(availableNow=True)
+            .start()
+        )
         query.awaitTermination(240)
         return query
 
@@ -75,12 +80,17 @@ def test_resharding_while_the_query_runs_loses_and_repeats_nothing(spark, kinesi
     out = tmp_path / "out"
 
     def sink(batch, batch_id):
-        batch.selectExpr("CAST(data AS STRING) AS body", "shardId", "sequenceNumber") \
-            .withColumnRenamed("body", "data").write.mode("append").parquet(str(out / f"batch={batch_id}"))
+        batch.selectExpr("CAST(data AS STRING) AS body", "shardId", "sequenceNumber").withColumnRenamed(
+            "body", "data"
+        ).write.mode("append").parquet(str(out / f"batch={batch_id}"))
 
-    query = (kinesis_reader(spark, kinesis, stream, maxFetchDuration="500ms", shardFetchInterval="200ms")
-             .writeStream.foreachBatch(sink).option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(processingTime="500 milliseconds").start())
+    query = (
+        kinesis_reader(spark, kinesis, stream, maxFetchDuration="500ms", shardFetchInterval="200ms")
+        .writeStream.foreachBatch(sink)
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(processingTime="500 milliseconds")
+        .start()
+    )
     produced = []
 
     def produce(tag, n=60):
@@ -101,8 +111,9 @@ def test_resharding_while_the_query_runs_loses_and_repeats_nothing(spark, kinesi
         kinesis.wait_active(stream)
         produce("split")
         shards = sorted(open_shards(), key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]))
-        client.merge_shards(StreamName=stream, ShardToMerge=shards[0]["ShardId"],
-                            AdjacentShardToMerge=shards[1]["ShardId"])
+        client.merge_shards(
+            StreamName=stream, ShardToMerge=shards[0]["ShardId"], AdjacentShardToMerge=shards[1]["ShardId"]
+        )
         kinesis.wait_active(stream)
         produce("merge")
         client.update_shard_count(StreamName=stream, TargetShardCount=4, ScalingType="UNIFORM_SCALING")
@@ -111,6 +122,7 @@ def test_resharding_while_the_query_runs_loses_and_repeats_nothing(spark, kinesi
 
         def sink_rows():
             return spark.read.parquet(str(out)).count() if out.exists() else 0
+
         wait_for(lambda: sink_rows() >= len(produced), message="every record in the sink", query=query)
         time.sleep(3)  # anything repeated would arrive now
     finally:
@@ -136,8 +148,13 @@ def test_available_now_reads_what_existed_when_it_started_and_stops(spark, kines
         batch.write.mode("append").parquet(str(out))
 
     def run():
-        query = (kinesis_reader(spark, kinesis, stream).writeStream.foreachBatch(sink)
-                 .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+        query = (
+            kinesis_reader(spark, kinesis, stream)
+            .writeStream.foreachBatch(sink)
+            .option("checkpointLocation", str(checkpoint))
+            .trigger(availableNow=True)
+            .start()
+        )
         assert query.awaitTermination(240), "Trigger.AvailableNow did not stop"
         assert query.exception() is None
 
@@ -150,13 +167,24 @@ def test_available_now_reads_what_existed_when_it_started_and_stops(spark, kines
 def test_trigger_once_and_processing_time_read_the_stream(spark, kinesis, tmp_path):
     stream = kinesis.create_stream(shards=2)
     kinesis.put_records(stream, make_records(25, "once"))
-    once = (kinesis_reader(spark, kinesis, stream).writeStream.format("memory").queryName("once_rows")
-            .option("checkpointLocation", str(tmp_path / "c1")).trigger(once=True).start())
+    once = (
+        kinesis_reader(spark, kinesis, stream)
+        .writeStream.format("memory")
+        .queryName("once_rows")
+        .option("checkpointLocation", str(tmp_path / "c1"))
+        .trigger(once=True)
+        .start()
+    )
     assert once.awaitTermination(240)
     assert spark.table("once_rows").count() == 25
 
-    default = (kinesis_reader(spark, kinesis, stream).writeStream.format("memory").queryName("default_rows")
-               .option("checkpointLocation", str(tmp_path / "c2")).start())
+    default = (
+        kinesis_reader(spark, kinesis, stream)
+        .writeStream.format("memory")
+        .queryName("default_rows")
+        .option("checkpointLocation", str(tmp_path / "c2"))
+        .start()
+    )
     try:
         wait_for(lambda: spark.table("default_rows").count() == 25, query=default, message="25 rows")
     finally:
@@ -166,8 +194,12 @@ def test_trigger_once_and_processing_time_read_the_stream(spark, kinesis, tmp_pa
 def test_an_idle_stream_runs_no_batches_and_polls_gently(spark, kinesis, tmp_path):
     stream = kinesis.create_stream(shards=2)
     spark.conf.set("spark.sql.streaming.noDataProgressEventInterval", "1000")
-    query = (kinesis_reader(spark, kinesis, stream, maxFetchDuration="2s").writeStream.format("noop")
-             .option("checkpointLocation", str(tmp_path / "checkpoint")).start())
+    query = (
+        kinesis_reader(spark, kinesis, stream, maxFetchDuration="2s")
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .start()
+    )
     try:
         time.sleep(12)
         progress = query.recentProgress
@@ -192,8 +224,9 @@ def test_progress_reports_the_lag_behind_a_backlog_and_none_once_caught_up(spark
     time.sleep(age_s)  # the backlog is this much older than the records at the tip
     kinesis.put_records(stream, tip)
     # Small fetches and short rounds: the first batch ends with most of the backlog unread.
-    reader = kinesis_reader(spark, kinesis, stream, maxRecordsPerFetch="5", minFetchPeriod="200ms",
-                            maxFetchDuration="1s")
+    reader = kinesis_reader(
+        spark, kinesis, stream, maxRecordsPerFetch="5", minFetchPeriod="200ms", maxFetchDuration="1s"
+    )
     query = run_available_now(reader, tmp_path / "sink", tmp_path / "checkpoint")
     metrics = [p["sources"][0]["metrics"] for p in query.recentProgress if p["numInputRows"] > 0]
     assert query.recentProgress[0]["sources"][0]["description"] == f"KinesisV2[{stream}]"
@@ -211,12 +244,16 @@ def test_throttled_reads_reach_the_reader_which_backs_off_and_counts_them(spark,
     """Kinesis refusing GetRecords is seen by the shard's reader (not retried away inside the
     SDK): it halves its reads, backs off, and each refusal shows in throttleEvents."""
     from faults import Fault
+
     stream = kinesis.create_stream(shards=1)
     records = make_records(40)
     kinesis.put_records(stream, records)
     fault_proxy.add(Fault.error("GetRecords", "ProvisionedThroughputExceededException", first=3))
-    query = run_available_now(kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint),
-                              tmp_path / "sink", tmp_path / "checkpoint")
+    query = run_available_now(
+        kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint),
+        tmp_path / "sink",
+        tmp_path / "checkpoint",
+    )
     read = spark.read.parquet(str(tmp_path / "sink")).collect()
     assert sorted(r.partitionKey for r in read) == sorted(k for k, _ in records)
     assert fault_proxy.injected[("GetRecords", "ProvisionedThroughputExceededException")] == 3
@@ -233,9 +270,17 @@ def test_at_timestamp_reads_records_at_or_after_it(spark, kinesis, tmp_path):
     new = make_records(20, "new")
     kinesis.put_records(stream, new)
 
-    reader = KinesisSourceOptions().initial_position_at_timestamp(since).apply(
-        spark.readStream.format("kinesis").option("streamName", stream).option("endpoint", kinesis.endpoint)
-        .option("region", kinesis.region).option("maxFetchDuration", "2s"))
+    reader = (
+        KinesisSourceOptions()
+        .initial_position_at_timestamp(since)
+        .apply(
+            spark.readStream.format("kinesis")
+            .option("streamName", stream)
+            .option("endpoint", kinesis.endpoint)
+            .option("region", kinesis.region)
+            .option("maxFetchDuration", "2s")
+        )
+    )
     run_available_now(reader.load(), tmp_path / "sink", tmp_path / "checkpoint")
     written = spark.read.parquet(str(tmp_path / "sink")).collect()
     assert sorted(r.partitionKey for r in written) == sorted(k for k, _ in new)
@@ -246,12 +291,21 @@ def test_initial_position_at_sequence_numbers_replays_from_there(spark, kinesis,
     records = make_records(30)
     placed = kinesis.put_records(stream, records)
     shard, seq = placed[10]
-    reader = KinesisSourceOptions().initial_position_at_sequences({stream: {shard: seq}}).apply(
-        spark.readStream.format("kinesis").option("streamName", stream).option("endpoint", kinesis.endpoint)
-        .option("region", kinesis.region).option("maxFetchDuration", "2s"))
+    reader = (
+        KinesisSourceOptions()
+        .initial_position_at_sequences({stream: {shard: seq}})
+        .apply(
+            spark.readStream.format("kinesis")
+            .option("streamName", stream)
+            .option("endpoint", kinesis.endpoint)
+            .option("region", kinesis.region)
+            .option("maxFetchDuration", "2s")
+        )
+    )
     run_available_now(reader.load(), tmp_path / "sink", tmp_path / "checkpoint")
-    assert sorted(r.partitionKey for r in spark.read.parquet(str(tmp_path / "sink")).collect()) == \
-        sorted(k for k, _ in records[10:])
+    assert sorted(r.partitionKey for r in spark.read.parquet(str(tmp_path / "sink")).collect()) == sorted(
+        k for k, _ in records[10:]
+    )
 
 
 def test_batch_read_from_the_start_to_the_tip_or_to_given_positions(spark, kinesis):
@@ -260,8 +314,12 @@ def test_batch_read_from_the_start_to_the_tip_or_to_given_positions(spark, kines
     placed = kinesis.put_records(stream, records)
 
     def batch_reader():
-        return (spark.read.format("kinesis").option("streamName", stream)
-                .option("endpoint", kinesis.endpoint).option("region", kinesis.region))
+        return (
+            spark.read.format("kinesis")
+            .option("streamName", stream)
+            .option("endpoint", kinesis.endpoint)
+            .option("region", kinesis.region)
+        )
 
     rows = batch_reader().load().collect()
     assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(records)

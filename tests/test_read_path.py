@@ -11,8 +11,15 @@ from pyspark.errors import PySparkException, StreamingQueryException
 
 from streaming import kinesis_reader, make_records, run_available_now
 
-COLUMNS = ["partitionKey", "data", "stream", "shardId", "sequenceNumber", "approximateArrivalTimestamp",
-           "subSequenceNumber"]
+COLUMNS = [
+    "partitionKey",
+    "data",
+    "stream",
+    "shardId",
+    "sequenceNumber",
+    "approximateArrivalTimestamp",
+    "subSequenceNumber",
+]
 
 
 def test_every_record_arrives_once_with_its_columns(spark, kinesis, tmp_path):
@@ -75,10 +82,14 @@ def test_latest_reads_only_what_arrives_after_the_query_starts(spark, kinesis, t
     stream = kinesis.create_stream(shards=2)
     kinesis.put_records(stream, make_records(30, "old"))
     checkpoint = tmp_path / "checkpoint"
-    query = (kinesis_reader(spark, kinesis, stream, initialPosition="latest")
-             .writeStream.format("memory").queryName("latest_test")
-             .option("checkpointLocation", str(checkpoint))
-             .trigger(processingTime="1 second").start())
+    query = (
+        kinesis_reader(spark, kinesis, stream, initialPosition="latest")
+        .writeStream.format("memory")
+        .queryName("latest_test")
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(processingTime="1 second")
+        .start()
+    )
     try:
         # The initial offset ("latest" = the query's start time) is kept in the checkpoint.
         deadline = time.monotonic() + 120
@@ -112,13 +123,16 @@ def test_several_streams_in_one_query(spark, kinesis, tmp_path):
     assert counts == {a: 20, b: 30}
 
 
-@pytest.mark.parametrize("option, value, expected", [
-    ("maxFetchRate", "2.5", "maxFetchRate"),
-    ("MINFETCHPERIOD", "100ms", "for option 'MINFETCHPERIOD'"),
-    ("initialPosition", "yesterday", "initialPosition"),
-    ("consumerName", "app", "applies to enhanced fan-out only"),
-    ("streamNme", "x", "Did you mean 'streamName'"),
-])
+@pytest.mark.parametrize(
+    "option, value, expected",
+    [
+        ("maxFetchRate", "2.5", "maxFetchRate"),
+        ("MINFETCHPERIOD", "100ms", "for option 'MINFETCHPERIOD'"),
+        ("initialPosition", "yesterday", "initialPosition"),
+        ("consumerName", "app", "applies to enhanced fan-out only"),
+        ("streamNme", "x", "Did you mean 'streamName'"),
+    ],
+)
 def test_a_bad_option_fails_when_the_dataframe_is_defined(spark, kinesis, option, value, expected):
     with pytest.raises(PySparkException) as failure:
         kinesis_reader(spark, kinesis, "some-stream", **{option: value})

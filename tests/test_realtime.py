@@ -42,15 +42,19 @@ def offsets_name(checkpoint, stream, last):
 def stop_when_committed(query, checkpoint, stream, put):
     """Waits until a batch commits every record put (so a stop repeats nothing), then stops."""
     try:
-        wait_for(lambda: offsets_name(checkpoint, stream, last_sequence_per_shard(put)),
-                 "a batch committed up to the last record", query)
+        wait_for(
+            lambda: offsets_name(checkpoint, stream, last_sequence_per_shard(put)),
+            "a batch committed up to the last record",
+            query,
+        )
     finally:
         query.stop()
 
 
 @pytest.mark.parametrize("mode", READ_MODES)
 def test_records_reach_the_sink_once_as_they_arrive_and_batches_commit_exact_offsets(
-        spark, kinesis, tmp_path, mode, short_batches):
+    spark, kinesis, tmp_path, mode, short_batches
+):
     stream = kinesis.create_stream(shards=2)
     sink, checkpoint = tmp_path / "sink", tmp_path / "checkpoint"
     put = kinesis.put_records(stream, make_records(40, "before"))
@@ -59,8 +63,11 @@ def test_records_reach_the_sink_once_as_they_arrive_and_batches_commit_exact_off
         wait_for(lambda: len(deliveries(sink)) >= 40, "the records put before the start", query)
         put += kinesis.put_records(stream, make_records(40, "while"))
         wait_for(lambda: len(deliveries(sink)) >= 80, "the records put while it runs", query)
-        wait_for(lambda: offsets_name(checkpoint, stream, last_sequence_per_shard(put)),
-                 "a batch that ends just after the last record", query)
+        wait_for(
+            lambda: offsets_name(checkpoint, stream, last_sequence_per_shard(put)),
+            "a batch that ends just after the last record",
+            query,
+        )
         metrics = query.lastProgress["sources"][0]["metrics"]
     finally:
         query.stop()
@@ -95,8 +102,11 @@ def test_a_restarted_query_continues_where_its_last_batch_ended(spark, kinesis, 
     second = kinesis.put_records(stream, make_records(30, "second"))
     query = start_realtime(realtime_reader(spark, kinesis, stream, **read), sink, checkpoint)
     try:
-        wait_for(lambda: {seq for _, seq in first + second} <= {r["seq"] for r in deliveries(sink)},
-                 "every record after the restart", query)
+        wait_for(
+            lambda: {seq for _, seq in first + second} <= {r["seq"] for r in deliveries(sink)},
+            "every record after the restart",
+            query,
+        )
     finally:
         stop_when_committed(query, checkpoint, stream, first + second)
 
@@ -114,11 +124,19 @@ def test_a_restarted_query_continues_where_its_last_batch_ended(spark, kinesis, 
 
 def micro_batch_into(sink):
     """A foreachBatch function writing the rows as FileSink does (micro-batch mode)."""
+
     def write(batch, batch_id):
         rows = batch.select("sequenceNumber", "shardId", "partitionKey", "data").collect()
-        Path(sink, f"micro-{batch_id}.jsonl").write_text("".join(json.dumps(
-            {"seq": r.sequenceNumber, "shard": r.shardId, "key": r.partitionKey, "data": bytes(r.data).decode()}) + "\n"
-            for r in rows))
+        Path(sink, f"micro-{batch_id}.jsonl").write_text(
+            "".join(
+                json.dumps(
+                    {"seq": r.sequenceNumber, "shard": r.shardId, "key": r.partitionKey, "data": bytes(r.data).decode()}
+                )
+                + "\n"
+                for r in rows
+            )
+        )
+
     return write
 
 
@@ -132,8 +150,13 @@ def test_a_checkpoint_moves_between_real_time_and_micro_batch_mode(spark, kinesi
     stop_when_committed(query, checkpoint, stream, put)
 
     put += kinesis.put_records(stream, make_records(20, "micro-batch"))
-    query = (realtime_reader(spark, kinesis, stream, **read).writeStream.foreachBatch(micro_batch_into(sink))
-             .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+    query = (
+        realtime_reader(spark, kinesis, stream, **read)
+        .writeStream.foreachBatch(micro_batch_into(sink))
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+        .start()
+    )
     assert query.awaitTermination(180), "the micro-batch run did not finish"
     assert offsets_name(checkpoint, stream, last_sequence_per_shard(put)), committed_offsets(checkpoint)
 
@@ -157,7 +180,8 @@ def query_error(spark, df, tmp_path):
 
 
 def test_a_cluster_with_fewer_task_slots_than_open_shards_fails_at_start_saying_how_many(
-        spark, kinesis, tmp_path, short_batches):
+    spark, kinesis, tmp_path, short_batches
+):
     stream = kinesis.create_stream(shards=3)
     started = time.monotonic()
     error = query_error(spark, realtime_reader(spark, kinesis, stream), tmp_path)

@@ -15,20 +15,29 @@ from streaming import READ_MODES, KeyedProducer, mode_options
 
 
 def open_shards(client, stream):
-    return sorted((s for s in client.list_shards(StreamName=stream)["Shards"]
-                   if "EndingSequenceNumber" not in s["SequenceNumberRange"]),
-                  key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]))
+    return sorted(
+        (
+            s
+            for s in client.list_shards(StreamName=stream)["Shards"]
+            if "EndingSequenceNumber" not in s["SequenceNumberRange"]
+        ),
+        key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]),
+    )
 
 
 @pytest.mark.parametrize("mode", READ_MODES)
 def test_a_split_and_a_merge_during_a_real_time_query_lose_repeat_and_reorder_nothing(
-        spark, kinesis, fault_proxy, tmp_path, mode):
+    spark, kinesis, fault_proxy, tmp_path, mode
+):
     spark.conf.set("spark.sql.streaming.realTimeMode.minBatchDuration", "1000")
     client = kinesis.client
     stream = kinesis.create_stream(shards=1)
     sink = tmp_path / "sink"
-    query = start_realtime(realtime_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint,
-                                           **mode_options(mode)), sink, tmp_path / "checkpoint")
+    query = start_realtime(
+        realtime_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint, **mode_options(mode)),
+        sink,
+        tmp_path / "checkpoint",
+    )
     producer = KeyedProducer(kinesis, stream)
     try:
         producer.start()
@@ -38,10 +47,14 @@ def test_a_split_and_a_merge_during_a_real_time_query_lose_repeat_and_reorder_no
         client.split_shard(StreamName=stream, ShardToSplit=parent["ShardId"], NewStartingHashKey=str((low + high) // 2))
         kinesis.wait_active(stream)
         children = open_shards(client, stream)
-        wait_for(lambda: {r["shard"] for r in deliveries(sink)} >= {c["ShardId"] for c in children},
-                 "records of both children", query)
-        client.merge_shards(StreamName=stream, ShardToMerge=children[0]["ShardId"],
-                            AdjacentShardToMerge=children[1]["ShardId"])
+        wait_for(
+            lambda: {r["shard"] for r in deliveries(sink)} >= {c["ShardId"] for c in children},
+            "records of both children",
+            query,
+        )
+        client.merge_shards(
+            StreamName=stream, ShardToMerge=children[0]["ShardId"], AdjacentShardToMerge=children[1]["ShardId"]
+        )
         kinesis.wait_active(stream)
         merged = open_shards(client, stream)[0]["ShardId"]
         wait_for(lambda: merged in {r["shard"] for r in deliveries(sink)}, "records of the merged shard", query)
@@ -54,8 +67,9 @@ def test_a_split_and_a_merge_during_a_real_time_query_lose_repeat_and_reorder_no
         spark.conf.unset("spark.sql.streaming.realTimeMode.minBatchDuration")
 
     rows = deliveries(sink)
-    assert sorted(r["data"] for r in rows) == sorted(d.decode() for _, d in producer.produced), \
+    assert sorted(r["data"] for r in rows) == sorted(d.decode() for _, d in producer.produced), (
         "each record exactly once"
+    )
     assert len({r["shard"] for r in rows}) == 4, "parent, two children and the merged shard were read"
     by_key = {}
     for r in rows:

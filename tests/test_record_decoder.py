@@ -17,8 +17,13 @@ SESSION_CONF = "spark.sparkkinesis.recordDecoder"
 
 def records_of_every_kind():
     """Plain records with keys and data of every kind, and a KPL aggregate."""
-    plain = [("plain", b"text"), ("clé-ünïcödé-\U0001f600", "données".encode()), ("empty-data", b""),
-             ("binary", bytes(range(256))), ("large", b"x" * 300_000)]
+    plain = [
+        ("plain", b"text"),
+        ("clé-ünïcödé-\U0001f600", "données".encode()),
+        ("empty-data", b""),
+        ("binary", bytes(range(256))),
+        ("large", b"x" * 300_000),
+    ]
     agg = RecordAggregator()
     for i in range(20):
         agg.add_user_record(f"user-{i}", json.dumps({"i": i}).encode())
@@ -28,8 +33,10 @@ def records_of_every_kind():
 
 def read(spark, kinesis, stream, out, options):
     run_available_now(kinesis_reader(spark, kinesis, stream, **options), out / "rows", out / "checkpoint")
-    rows = sorted((r.shardId, r.sequenceNumber, r.subSequenceNumber, r.partitionKey, bytes(r.data),
-                   r.approximateArrivalTimestamp) for r in spark.read.parquet(str(out / "rows")).collect())
+    rows = sorted(
+        (r.shardId, r.sequenceNumber, r.subSequenceNumber, r.partitionKey, bytes(r.data), r.approximateArrivalTimestamp)
+        for r in spark.read.parquet(str(out / "rows")).collect()
+    )
     batches = [p for p in (out / "checkpoint" / "offsets").iterdir() if p.name.isdigit()]
     offsets = sorted(batches, key=lambda p: int(p.name))
     return rows, json.loads(offsets[-1].read_text().splitlines()[-1])["shards"]

@@ -86,8 +86,9 @@ def test_a_pom_without_licenses_and_with_dependencies_is_refused(staged):
 
 def test_a_jar_without_license_and_notice_is_refused(staged, tmp_path):
     write_with_checksums(staged / f"{ARTIFACT}-{VERSION}.jar", jar_bytes(tmp_path, ["a/B.class"]))
-    assert sorted(problems(staged)) == [f"{ARTIFACT}-{VERSION}.jar lacks {entry}"
-                                        for entry in sorted(check_maven_repo.MAIN_JAR_ENTRIES)]
+    assert sorted(problems(staged)) == [
+        f"{ARTIFACT}-{VERSION}.jar lacks {entry}" for entry in sorted(check_maven_repo.MAIN_JAR_ENTRIES)
+    ]
 
 
 def test_an_extra_file_is_refused(staged):
@@ -102,11 +103,27 @@ def test_signatures_made_by_sign_sh_verify_and_a_missing_one_is_named(staged, tm
     monkeypatch.setenv("GNUPGHOME", str(home))  # a keyring of the test's own, for gpg here and in sign.sh
     monkeypatch.delenv("GPG_KEY_ID", raising=False)
     env = dict(os.environ)
-    subprocess.run(["gpg", "--batch", "--passphrase", "", "--quick-gen-key", "release-test <test@example.org>",
-                    "ed25519", "sign", "never"], env=env, check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            "gpg",
+            "--batch",
+            "--passphrase",
+            "",
+            "--quick-gen-key",
+            "release-test <test@example.org>",
+            "ed25519",
+            "sign",
+            "never",
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     assert problems(staged, signed=True) != []  # nothing signed yet
-    signing = subprocess.run([str(RELEASE / "sign.sh"), str(staged)], env=env, capture_output=True, text=True,
-                             timeout=120, check=True)
+    signing = subprocess.run(
+        [str(RELEASE / "sign.sh"), str(staged)], env=env, capture_output=True, text=True, timeout=120, check=True
+    )
     assert signing.stdout.splitlines()[-1] == "signed"
     assert problems(staged, signed=True) == []
     Path(staged / f"{ARTIFACT}-{VERSION}.pom.asc").unlink()
@@ -117,7 +134,13 @@ def test_without_a_key_signing_is_skipped_saying_so(staged, tmp_path):
     home = tmp_path / "empty-gnupg"
     home.mkdir(mode=0o700)
     env = {k: v for k, v in os.environ.items() if k != "GPG_KEY_ID"}
-    done = subprocess.run([str(RELEASE / "sign.sh"), str(staged)], env=dict(env, GNUPGHOME=str(home)),
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [str(RELEASE / "sign.sh"), str(staged)],
+        env=dict(env, GNUPGHOME=str(home)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert "PGP signing skipped" in done.stdout
     assert not list(staged.glob("*.asc"))

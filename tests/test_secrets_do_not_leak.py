@@ -72,16 +72,39 @@ def test_keys_given_as_options_appear_in_no_log_plan_ui_page_error_or_checkpoint
     log4j = tmp_path / "log4j2.properties"
     log4j.write_text(LOG4J2.format(log=logs / "driver.log"))
     # SPARK_LOCAL_IP: the UI listens on loopback only, not on every interface.
-    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", LEAK_ACCESS_KEY=ACCESS_KEY, LEAK_SECRET_KEY=SECRET_KEY,
-               LEAK_SESSION_TOKEN=SESSION_TOKEN, LEAK_PROXY_PASSWORD=PROXY_PASSWORD)
+    env = dict(
+        os.environ,
+        SPARK_LOCAL_IP="127.0.0.1",
+        LEAK_ACCESS_KEY=ACCESS_KEY,
+        LEAK_SECRET_KEY=SECRET_KEY,
+        LEAK_SESSION_TOKEN=SESSION_TOKEN,
+        LEAK_PROXY_PASSWORD=PROXY_PASSWORD,
+    )
 
-    done = spark_submit([
-        # JSON rather than CBOR, for moto's Kinesis (kinesis-mock speaks both).
-        "--driver-java-options", f"-Dlog4j2.configurationFile=file:{log4j} -Daws.cborEnabled=false",
-        "--conf", f"spark.ui.port={free_ports(1)[0]}", "--conf", "spark.ui.showConsoleProgress=false",
-        "--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={logs}",
-        str(APPS / "leak_probe.py"), str(out), kinesis.endpoint, kinesis.region, stream,
-        moto.endpoint], logs, env=env, ui=True)
+    done = spark_submit(
+        [
+            # JSON rather than CBOR, for moto's Kinesis (kinesis-mock speaks both).
+            "--driver-java-options",
+            f"-Dlog4j2.configurationFile=file:{log4j} -Daws.cborEnabled=false",
+            "--conf",
+            f"spark.ui.port={free_ports(1)[0]}",
+            "--conf",
+            "spark.ui.showConsoleProgress=false",
+            "--conf",
+            "spark.eventLog.enabled=true",
+            "--conf",
+            f"spark.eventLog.dir={logs}",
+            str(APPS / "leak_probe.py"),
+            str(out),
+            kinesis.endpoint,
+            kinesis.region,
+            stream,
+            moto.endpoint,
+        ],
+        logs,
+        env=env,
+        ui=True,
+    )
 
     # The probe did what it should, so the search below is not vacuous.
     assert "LEAK_PROBE_DONE" in done.stdout
@@ -89,20 +112,24 @@ def test_keys_given_as_options_appear_in_no_log_plan_ui_page_error_or_checkpoint
     driver_log = (logs / "driver.log").read_text()
     assert " DEBUG io.github.sparkkinesis" in driver_log, "the connector's loggers ran at DEBUG"
     assert int((out / "ui-fetched.txt").read_text()) >= 8
-    assert "KinesisV2" in (out / "ui" / "sql-execution-0.html").read_text() or \
-        "KinesisV2" in (out / "ui" / "api-sql.html").read_text()
+    assert (
+        "KinesisV2" in (out / "ui" / "sql-execution-0.html").read_text()
+        or "KinesisV2" in (out / "ui" / "api-sql.html").read_text()
+    )
     assert "Spark Properties" in (out / "ui" / "environment.html").read_text()
     assert "spark.app.name" in (out / "ui" / "api-environment.html").read_text()
     assert "KinesisV2" in (out / "explain-extended.txt").read_text()
     assert any((out / "checkpoint" / "offsets").iterdir())
     assert any("local-" in p.name for p in logs.iterdir()), "an event log was written"
-    expected_failures = {"stream-not-found": "KINESIS_STREAM_NOT_FOUND",
-                         "sts-unreachable": "KINESIS_ASSUME_ROLE_FAILED",
-                         "rejected-keys": "KINESIS_AUTHENTICATION_FAILED",
-                         "secret-without-access-key": "KINESIS_CONFLICTING_OPTIONS",
-                         "misspelt-secret-option": "KINESIS_UNKNOWN_OPTION",
-                         "bad-region": "KINESIS_INVALID_OPTION_VALUE",
-                         "proxy-unreachable": "KINESIS_ENDPOINT_UNREACHABLE"}
+    expected_failures = {
+        "stream-not-found": "KINESIS_STREAM_NOT_FOUND",
+        "sts-unreachable": "KINESIS_ASSUME_ROLE_FAILED",
+        "rejected-keys": "KINESIS_AUTHENTICATION_FAILED",
+        "secret-without-access-key": "KINESIS_CONFLICTING_OPTIONS",
+        "misspelt-secret-option": "KINESIS_UNKNOWN_OPTION",
+        "bad-region": "KINESIS_INVALID_OPTION_VALUE",
+        "proxy-unreachable": "KINESIS_ENDPOINT_UNREACHABLE",
+    }
     for name, condition in expected_failures.items():
         assert condition in (out / f"failure-{name}.txt").read_text(), name
     # An error about the keys names them the way the AWS CLI does, never in full.
@@ -143,15 +170,33 @@ def test_efo_on_separate_executor_jvms_logs_no_key_at_debug(kinesis, tmp_path):
     driver_log4j, executor_log4j = tmp_path / "driver-log4j2.properties", tmp_path / "executor-log4j2.properties"
     driver_log4j.write_text(LOG4J2.format(log=logs / "driver.log"))
     executor_log4j.write_text(EXECUTOR_LOG4J2)
-    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", LEAK_ACCESS_KEY=ACCESS_KEY, LEAK_SECRET_KEY=SECRET_KEY,
-               LEAK_SESSION_TOKEN=SESSION_TOKEN, LEAK_PROXY_PASSWORD=PROXY_PASSWORD)
+    env = dict(
+        os.environ,
+        SPARK_LOCAL_IP="127.0.0.1",
+        LEAK_ACCESS_KEY=ACCESS_KEY,
+        LEAK_SECRET_KEY=SECRET_KEY,
+        LEAK_SESSION_TOKEN=SESSION_TOKEN,
+        LEAK_PROXY_PASSWORD=PROXY_PASSWORD,
+    )
 
-    done = spark_submit([
-        "--master", "local-cluster[2,1,1024]",
-        "--driver-java-options", f"-Dlog4j2.configurationFile=file:{driver_log4j}",
-        "--conf", f"spark.executor.extraJavaOptions=-Dlog4j2.configurationFile=file:{executor_log4j}",
-        str(APPS / "efo_leak_probe.py"), str(out), kinesis.endpoint, kinesis.region, stream,
-        f"leak-{os.getpid()}"], logs, env=env)
+    done = spark_submit(
+        [
+            "--master",
+            "local-cluster[2,1,1024]",
+            "--driver-java-options",
+            f"-Dlog4j2.configurationFile=file:{driver_log4j}",
+            "--conf",
+            f"spark.executor.extraJavaOptions=-Dlog4j2.configurationFile=file:{executor_log4j}",
+            str(APPS / "efo_leak_probe.py"),
+            str(out),
+            kinesis.endpoint,
+            kinesis.region,
+            stream,
+            f"leak-{os.getpid()}",
+        ],
+        logs,
+        env=env,
+    )
 
     assert "EFO_LEAK_PROBE_DONE" in done.stdout
     assert (out / "rows.txt").read_text() == "40"

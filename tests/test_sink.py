@@ -40,10 +40,11 @@ def test_round_trip_batch_write_then_read_back_with_the_source(spark, kinesis, t
 
 def test_string_data_and_explicit_hash_keys_pick_the_shard(spark, kinesis):
     stream = kinesis.create_stream(shards=2)
-    top = str(2 ** 128 - 1)
+    top = str(2**128 - 1)
     df = spark.createDataFrame(
         [("a", "first shard", "0"), ("b", "last shard", top), ("c", "by key", None)],
-        "partitionKey string, data string, explicitHashKey string")
+        "partitionKey string, data string, explicitHashKey string",
+    )
     kinesis_writer(df, kinesis, stream).save()
 
     got = {key: (shard, data.decode()) for shard, key, data in read_all(kinesis, stream)}
@@ -67,8 +68,9 @@ def test_records_are_batched_within_the_kinesis_limits(spark, kinesis):
 
 def test_each_row_goes_to_the_stream_its_stream_column_names(spark, kinesis):
     a, b = kinesis.create_stream(shards=1), kinesis.create_stream(shards=1)
-    df = spark.createDataFrame([(f"k{i}", f"v{i}", a if i % 3 else b) for i in range(30)],
-                               "partitionKey string, data string, stream string")
+    df = spark.createDataFrame(
+        [(f"k{i}", f"v{i}", a if i % 3 else b) for i in range(30)], "partitionKey string, data string, stream string"
+    )
     kinesis_writer(df, kinesis).save()
 
     assert sorted(k for _, k, _ in read_all(kinesis, a)) == sorted(f"k{i}" for i in range(30) if i % 3)
@@ -81,9 +83,16 @@ def test_a_stream_read_with_the_source_can_be_written_as_it_is(spark, kinesis, t
     kinesis.put_records(source, records)
 
     # The source's rows carry stream, shardId, ...: with streamName set they go to `copy`.
-    query = (kinesis_reader(spark, kinesis, source).writeStream.format("kinesis")
-             .option("streamName", copy).option("endpoint", kinesis.endpoint).option("region", kinesis.region)
-             .option("checkpointLocation", str(tmp_path / "chk")).trigger(availableNow=True).start())
+    query = (
+        kinesis_reader(spark, kinesis, source)
+        .writeStream.format("kinesis")
+        .option("streamName", copy)
+        .option("endpoint", kinesis.endpoint)
+        .option("region", kinesis.region)
+        .option("checkpointLocation", str(tmp_path / "chk"))
+        .trigger(availableNow=True)
+        .start()
+    )
     assert query.awaitTermination(240)
     assert query.exception() is None
 
@@ -109,12 +118,22 @@ def test_streaming_from_the_rate_source_restarted_from_its_checkpoint_loses_noth
     checkpoint = tmp_path / "chk"
 
     def start():
-        rows = (spark.readStream.format("rate").option("rowsPerSecond", 40).option("numPartitions", 2).load()
-                .select(F.col("value").cast("string").alias("partitionKey"),
-                        F.to_json(F.struct("value")).alias("data")))
-        return (rows.writeStream.format("kinesis").option("streamName", stream)
-                .option("endpoint", kinesis.endpoint).option("region", kinesis.region)
-                .option("checkpointLocation", str(checkpoint)).trigger(processingTime="1 second").start())
+        rows = (
+            spark.readStream.format("rate")
+            .option("rowsPerSecond", 40)
+            .option("numPartitions", 2)
+            .load()
+            .select(F.col("value").cast("string").alias("partitionKey"), F.to_json(F.struct("value")).alias("data"))
+        )
+        return (
+            rows.writeStream.format("kinesis")
+            .option("streamName", stream)
+            .option("endpoint", kinesis.endpoint)
+            .option("region", kinesis.region)
+            .option("checkpointLocation", str(checkpoint))
+            .trigger(processingTime="1 second")
+            .start()
+        )
 
     progress = []
     for _ in range(2):  # run, stop (possibly in the middle of a batch), restart from the checkpoint
@@ -142,9 +161,12 @@ def test_streaming_from_the_rate_source_restarted_from_its_checkpoint_loses_noth
     # Only a batch interrupted by stop() and re-run after the restart sends rows twice.
     largest_batch = max(p["numInputRows"] for p in progress)
     # Shown in pytest's warnings summary, so every run says how many duplicates it saw.
-    warnings.warn(f"streaming restart: {committed} rows in committed batches, {len(values)} records read back, "
-          f"{len(distinct)} distinct, {duplicates} duplicates, {uncommitted} rows of an interrupted "
-          f"last batch (a re-run batch has at most {largest_batch} rows)", stacklevel=1)
+    warnings.warn(
+        f"streaming restart: {committed} rows in committed batches, {len(values)} records read back, "
+        f"{len(distinct)} distinct, {duplicates} duplicates, {uncommitted} rows of an interrupted "
+        f"last batch (a re-run batch has at most {largest_batch} rows)",
+        stacklevel=1,
+    )
     assert 0 <= uncommitted <= largest_batch
     assert duplicates <= largest_batch
 
@@ -153,10 +175,16 @@ def test_streaming_from_the_rate_source_restarted_from_its_checkpoint_loses_noth
 
 
 def _copy_through(spark, kinesis, endpoint, source, target, checkpoint, **options):
-    writer = (kinesis_reader(spark, kinesis, source).select("partitionKey", "data")
-              .writeStream.format("kinesis").option("streamName", target)
-              .option("endpoint", endpoint).option("region", kinesis.region)
-              .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True))
+    writer = (
+        kinesis_reader(spark, kinesis, source)
+        .select("partitionKey", "data")
+        .writeStream.format("kinesis")
+        .option("streamName", target)
+        .option("endpoint", endpoint)
+        .option("region", kinesis.region)
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+    )
     query = writer.options(**options).start()
     try:
         query.awaitTermination(240)
@@ -173,8 +201,17 @@ def test_throttled_puts_are_retried_with_back_off_until_every_record_is_written(
     # The first 6 PutRecords calls are refused: more than the AWS SDK retries one call by itself
     # (one call at a time: with four, lanes by key, the SDK's retries of each would absorb them).
     fault_proxy.add(Fault.error("PutRecords", "ProvisionedThroughputExceededException", first=6))
-    query = _copy_through(spark, kinesis, fault_proxy.endpoint, source, target, tmp_path / "chk",
-                          putRetryBackoff="50ms", maxPutRetryBackoff="200ms", maxInFlightPuts="1")
+    query = _copy_through(
+        spark,
+        kinesis,
+        fault_proxy.endpoint,
+        source,
+        target,
+        tmp_path / "chk",
+        putRetryBackoff="50ms",
+        maxPutRetryBackoff="200ms",
+        maxInFlightPuts="1",
+    )
     assert query.exception() is None, query.exception()
     assert fault_proxy.injected[("PutRecords", "ProvisionedThroughputExceededException")] == 6
 
@@ -185,14 +222,24 @@ def test_throttled_puts_are_retried_with_back_off_until_every_record_is_written(
     assert metrics["failedRecords"] == 0
 
 
-def test_records_still_throttled_after_max_put_retries_fail_the_query_with_count_and_code(spark, kinesis, fault_proxy,
-                                                                                          tmp_path):
+def test_records_still_throttled_after_max_put_retries_fail_the_query_with_count_and_code(
+    spark, kinesis, fault_proxy, tmp_path
+):
     source, target = kinesis.create_stream(shards=1), kinesis.create_stream(shards=1)
     kinesis.put_records(source, make_records(20))
 
     fault_proxy.add(Fault.error("PutRecords", "ProvisionedThroughputExceededException", share=1))
-    query = _copy_through(spark, kinesis, fault_proxy.endpoint, source, target, tmp_path / "chk",
-                          maxPutRetries="1", putRetryBackoff="10ms", maxPutRetryBackoff="10ms")
+    query = _copy_through(
+        spark,
+        kinesis,
+        fault_proxy.endpoint,
+        source,
+        target,
+        tmp_path / "chk",
+        maxPutRetries="1",
+        putRetryBackoff="10ms",
+        maxPutRetryBackoff="10ms",
+    )
     error = str(query.exception())
     assert "KINESIS_SINK_PUT_FAILED" in error
     assert "20 records could not be written" in error
@@ -203,9 +250,14 @@ def test_records_still_throttled_after_max_put_retries_fail_the_query_with_count
 
 def test_a_batch_write_without_mode_appends_as_with_kafka(spark, kinesis, stream):
     records = make_records(50)
-    (keyed_frame(spark, records).write.format("kinesis")
-     .option("endpoint", kinesis.endpoint).option("region", kinesis.region)
-     .option("streamName", stream).save())
+    (
+        keyed_frame(spark, records)
+        .write.format("kinesis")
+        .option("endpoint", kinesis.endpoint)
+        .option("region", kinesis.region)
+        .option("streamName", stream)
+        .save()
+    )
     assert sorted((key, data) for _, key, data in read_all(kinesis, stream)) == sorted(records)
 
 
@@ -241,17 +293,27 @@ def test_a_mistyped_column_fails_at_save_naming_it_and_its_type(spark, kinesis, 
 def test_a_streaming_write_with_a_missing_column_fails_at_start(spark, kinesis, stream, tmp_path):
     rows = spark.readStream.format("rate").load().selectExpr("CAST(value AS STRING) AS partitionKey")
     with pytest.raises(PySparkException, match="no column 'data'"):
-        (rows.writeStream.format("kinesis").option("streamName", stream).option("endpoint", kinesis.endpoint)
-         .option("region", kinesis.region).option("checkpointLocation", str(tmp_path)).start())
+        (
+            rows.writeStream.format("kinesis")
+            .option("streamName", stream)
+            .option("endpoint", kinesis.endpoint)
+            .option("region", kinesis.region)
+            .option("checkpointLocation", str(tmp_path))
+            .start()
+        )
     assert spark.streams.active == []
 
 
-@pytest.mark.parametrize("bad_row, expected", [
-    (("", b"no key"), "'partitionKey' is empty.*1 to 256 characters"),
-    (("big", b"x" * MIB), "KINESIS_SINK_RECORD_TOO_LARGE.*1048579 bytes.*limit of 1048576 bytes"),
-])
+@pytest.mark.parametrize(
+    "bad_row, expected",
+    [
+        (("", b"no key"), "'partitionKey' is empty.*1 to 256 characters"),
+        (("big", b"x" * MIB), "KINESIS_SINK_RECORD_TOO_LARGE.*1048579 bytes.*limit of 1048576 bytes"),
+    ],
+)
 def test_a_bad_row_fails_the_write_before_its_task_sends_it_or_anything_after_it(
-        spark, kinesis, stream, bad_row, expected):
+    spark, kinesis, stream, bad_row, expected
+):
     before, after = make_records(10), make_records(10)
     with pytest.raises(Exception, match=expected):
         kinesis_writer(keyed_frame(spark, before + [bad_row] + after, partitions=1), kinesis, stream).save()
@@ -261,12 +323,15 @@ def test_a_bad_row_fails_the_write_before_its_task_sends_it_or_anything_after_it
     assert sent <= {key for key, _ in before}, "the bad row, or a row after it, was sent"
 
 
-@pytest.mark.parametrize("option, value, expected", [
-    ("maxRecordsPerPut", "501", "from 1 to 500"),
-    ("MAXBYTESPERPUT", "6mb", "at most 5mb"),
-    ("initialPosition", "latest", "applies only to reading"),
-    ("maxPutRetrys", "3", "Did you mean 'maxPutRetries'"),
-])
+@pytest.mark.parametrize(
+    "option, value, expected",
+    [
+        ("maxRecordsPerPut", "501", "from 1 to 500"),
+        ("MAXBYTESPERPUT", "6mb", "at most 5mb"),
+        ("initialPosition", "latest", "applies only to reading"),
+        ("maxPutRetrys", "3", "Did you mean 'maxPutRetries'"),
+    ],
+)
 def test_a_bad_sink_option_fails_at_save(spark, kinesis, stream, option, value, expected):
     with pytest.raises(PySparkException, match=expected):
         kinesis_writer(keyed_frame(spark, make_records(1)), kinesis, stream, **{option: value}).save()
@@ -283,8 +348,16 @@ def test_a_sink_option_on_a_read_fails_at_load(spark, kinesis):
 def test_the_python_sink_builder_writes(spark, kinesis, stream):
     from pyspark_kinesis import KinesisSinkOptions
 
-    opts = (KinesisSinkOptions().stream_name(stream).endpoint(kinesis.endpoint).region(kinesis.region)
-            .max_records_per_put(7).max_in_flight_puts(2).max_put_retries(3).put_retry_backoff("20ms"))
+    opts = (
+        KinesisSinkOptions()
+        .stream_name(stream)
+        .endpoint(kinesis.endpoint)
+        .region(kinesis.region)
+        .max_records_per_put(7)
+        .max_in_flight_puts(2)
+        .max_put_retries(3)
+        .put_retry_backoff("20ms")
+    )
     records = make_records(30)
     opts.apply(keyed_frame(spark, records).write.format("kinesis").mode("append")).save()
     assert sorted((k, d) for _, k, d in read_all(kinesis, stream)) == sorted(records)
@@ -302,8 +375,9 @@ def test_the_docs_document_every_sink_option(spark):
 
     docs = Path(__file__).resolve().parent.parent / "docs"
     section = (docs / "options.md").read_text().split("## Sink options", 1)[1].split("\n## ", 1)[0]
-    documented = {name.strip() for line in section.splitlines() if line.startswith("| ")
-                  for name in line.split("|")[1].split(",")}
+    documented = {
+        name.strip() for line in section.splitlines() if line.startswith("| ") for name in line.split("|")[1].split(",")
+    }
     jvm_names = set(jvm_class(spark, "io.github.sparkkinesis.options.KinesisOptions").sinkNames())
     assert jvm_names <= documented, f"sink options missing from docs/options.md: {sorted(jvm_names - documented)}"
     assert "at-least-once" in (docs / "writing.md").read_text()

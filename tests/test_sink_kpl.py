@@ -27,8 +27,11 @@ def keyed(keys=KEYS, per_key=PER_KEY):
 
 def keyed_frame(spark, records):
     """Two partitions, each key in one of them in n order, so each key's rows are one task's, in order."""
-    return (spark.createDataFrame(records, "partitionKey string, n int, data binary")
-            .repartition(2, "partitionKey").sortWithinPartitions("n"))
+    return (
+        spark.createDataFrame(records, "partitionKey string, n int, data binary")
+        .repartition(2, "partitionKey")
+        .sortWithinPartitions("n")
+    )
 
 
 def test_aggregated_rows_read_back_by_the_source_once_each_in_order_per_key(spark, kinesis, tmp_path):
@@ -57,8 +60,10 @@ def test_aggregates_read_by_aws_kinesis_agg_hold_each_row_on_the_shard_owning_it
     assert sorted((k, d) for _, k, d, _ in users) == sorted((k, d) for k, _, d in records)
     assert all(aggregated for *_, aggregated in users)
     # Each row sits in an aggregate on the shard its own partition key hashes to, as KPL does it.
-    ranges = {s["ShardId"]: (int(s["HashKeyRange"]["StartingHashKey"]), int(s["HashKeyRange"]["EndingHashKey"]))
-              for s in kinesis.client.list_shards(StreamName=stream)["Shards"]}
+    ranges = {
+        s["ShardId"]: (int(s["HashKeyRange"]["StartingHashKey"]), int(s["HashKeyRange"]["EndingHashKey"]))
+        for s in kinesis.client.list_shards(StreamName=stream)["Shards"]
+    }
     for shard, key, _, _ in users:
         low, high = ranges[shard]
         assert low <= int(hashlib.md5(key.encode()).hexdigest(), 16) <= high, f"{key} on {shard}"
@@ -70,10 +75,18 @@ def test_a_streaming_write_reports_rows_and_the_fewer_kinesis_records(spark, kin
     records = [(k, d) for k, _, d in keyed(keys=10, per_key=30)]
     kinesis.put_records(source, records)
 
-    query = (kinesis_reader(spark, kinesis, source).select("partitionKey", "data")
-             .writeStream.format("kinesis").option("streamName", copy).option("aggregation", "kpl")
-             .option("endpoint", kinesis.endpoint).option("region", kinesis.region)
-             .option("checkpointLocation", str(tmp_path / "chk")).trigger(availableNow=True).start())
+    query = (
+        kinesis_reader(spark, kinesis, source)
+        .select("partitionKey", "data")
+        .writeStream.format("kinesis")
+        .option("streamName", copy)
+        .option("aggregation", "kpl")
+        .option("endpoint", kinesis.endpoint)
+        .option("region", kinesis.region)
+        .option("checkpointLocation", str(tmp_path / "chk"))
+        .trigger(availableNow=True)
+        .start()
+    )
     assert query.awaitTermination(240)
     assert query.exception() is None
 
@@ -86,9 +99,11 @@ def test_a_streaming_write_reports_rows_and_the_fewer_kinesis_records(spark, kin
 
 def test_rows_with_explicit_hash_keys_keep_them_inside_the_aggregate(spark, kinesis):
     stream = kinesis.create_stream(shards=2)
-    top = str(2 ** 128 - 1)
-    df = spark.createDataFrame([(f"k{i}", f"v{i}", "0" if i % 2 else top) for i in range(20)],
-                               "partitionKey string, data string, explicitHashKey string").coalesce(1)
+    top = str(2**128 - 1)
+    df = spark.createDataFrame(
+        [(f"k{i}", f"v{i}", "0" if i % 2 else top) for i in range(20)],
+        "partitionKey string, data string, explicitHashKey string",
+    ).coalesce(1)
     kinesis_writer(df, kinesis, stream, aggregation="kpl").save()
 
     shards = sorted(s["ShardId"] for s in kinesis.client.list_shards(StreamName=stream)["Shards"])

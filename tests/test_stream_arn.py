@@ -17,9 +17,14 @@ def stream_arn(kinesis, stream):
 
 def read_by_arn(spark, kinesis, arns, **options):
     """A read naming its streams by ARN only: no streamName, no region option."""
-    reader = (spark.readStream.format("kinesis").option("streamARN", ",".join(arns))
-              .option("endpoint", kinesis.endpoint).option("initialPosition", "trim_horizon")
-              .option("maxFetchDuration", "2s").option("minFetchPeriod", "200ms"))
+    reader = (
+        spark.readStream.format("kinesis")
+        .option("streamARN", ",".join(arns))
+        .option("endpoint", kinesis.endpoint)
+        .option("initialPosition", "trim_horizon")
+        .option("maxFetchDuration", "2s")
+        .option("minFetchPeriod", "200ms")
+    )
     return reader.options(**options).load()
 
 
@@ -43,8 +48,9 @@ def test_two_streams_read_by_a_list_of_arns(spark, kinesis, tmp_path):
         kinesis.put_records(name, batch)
     df = read_by_arn(spark, kinesis, [stream_arn(kinesis, first), stream_arn(kinesis, second)])
     rows = read_back(spark, df, tmp_path)
-    assert sorted((r.stream, r.partitionKey, bytes(r.data)) for r in rows) == \
-        sorted((name, k, d) for name, batch in records.items() for k, d in batch)
+    assert sorted((r.stream, r.partitionKey, bytes(r.data)) for r in rows) == sorted(
+        (name, k, d) for name, batch in records.items() for k, d in batch
+    )
 
 
 def test_a_checkpoint_of_a_read_by_arn_is_keyed_by_name_and_read_on(spark, kinesis, stream, tmp_path):
@@ -59,8 +65,9 @@ def test_a_checkpoint_of_a_read_by_arn_is_keyed_by_name_and_read_on(spark, kines
     kinesis.put_records(stream, second)
     run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "out", tmp_path / "chk")
     rows = spark.read.parquet(str(tmp_path / "out")).collect()
-    assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(first + second), \
+    assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(first + second), (
         "each record exactly once over the restart"
+    )
 
 
 def test_an_arn_of_another_account_is_not_read_as_the_callers_stream_of_that_name(spark, kinesis, stream, tmp_path):

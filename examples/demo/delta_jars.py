@@ -56,8 +56,20 @@ def delta_jars(folder):
         with tempfile.TemporaryDirectory() as project:
             pom = Path(project) / "pom.xml"
             pom.write_text(POM.format(group=group, name=name, version=version))
-            subprocess.run(["mvn", "-q", "-B", "-Dstyle.color=never", "-f", str(pom), "dependency:copy-dependencies",
-                            "-DincludeScope=runtime", f"-DexcludeArtifactIds={','.join(spark_artifact_ids())}",
-                            f"-DoutputDirectory={target}"], check=True)
+            subprocess.run(
+                [
+                    "mvn",
+                    "-q",
+                    "-B",
+                    "-Dstyle.color=never",
+                    "-f",
+                    str(pom),
+                    "dependency:copy-dependencies",
+                    "-DincludeScope=runtime",
+                    f"-DexcludeArtifactIds={','.join(spark_artifact_ids())}",
+                    f"-DoutputDirectory={target}",
+                ],
+                check=True,
+            )
         done.touch()
     return sorted(str(jar) for jar in target.glob("*.jar"))

@@ -41,8 +41,11 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--stream", help="an existing stream to use (default: create one on the local Kinesis)")
     p.add_argument("--region", default=os.environ.get("AWS_REGION", "us-east-1"))
-    p.add_argument("--endpoint", default=os.environ.get("KINESIS_ENDPOINT"),
-                   help="Kinesis endpoint URL (default: the local Kinesis, or AWS when --stream is given)")
+    p.add_argument(
+        "--endpoint",
+        default=os.environ.get("KINESIS_ENDPOINT"),
+        help="Kinesis endpoint URL (default: the local Kinesis, or AWS when --stream is given)",
+    )
     p.add_argument("--shards", type=int, default=4, help="shards of the stream the demo creates")
     p.add_argument("--events", type=int, default=3000, help="watch events to produce")
     p.add_argument("--rate", type=int, default=500, help="events produced per second")
@@ -62,8 +65,9 @@ class LocalKinesis:
         self.started_here = False
 
     def __enter__(self):
-        started = subprocess.run([str(REPO / "localstack" / "start-kinesis.sh")], env=self.env,
-                                 check=True, capture_output=True, text=True)
+        started = subprocess.run(
+            [str(REPO / "localstack" / "start-kinesis.sh")], env=self.env, check=True, capture_output=True, text=True
+        )
         print(started.stdout.strip(), flush=True)
         self.started_here = "already running" not in started.stdout
         return self
@@ -111,14 +115,18 @@ def spark_session(jars_dir=DELTA_JARS_DIR):
 
     import pyspark_kinesis
 
-    builder = (SparkSession.builder.appName("kinesis-watch-events-demo")
-               .master(os.environ.get("DEMO_SPARK_MASTER", "local[2]"))
-               .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-               .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-               .config("spark.sql.shuffle.partitions", "2")
-               # The bronze plan has more fields than Spark's default before it warns of truncating.
-               .config("spark.sql.debug.maxToStringFields", "100")
-               .config("spark.ui.showConsoleProgress", "false"))
+    builder = (
+        SparkSession.builder.appName("kinesis-watch-events-demo")
+        .master(os.environ.get("DEMO_SPARK_MASTER", "local[2]"))
+        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+        .config("spark.sql.shuffle.partitions", "2")
+        # Streaming queries run without adaptive execution; Spark warns when it is on.
+        .config("spark.sql.adaptive.enabled", "false")
+        # The bronze plan has more fields than Spark's default before it warns of truncating.
+        .config("spark.sql.debug.maxToStringFields", "100")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
     builder = pyspark_kinesis.configure(builder, extra_jars=delta_jars(jars_dir))
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
@@ -143,28 +151,44 @@ def run(args, endpoint, stream, client):
     shutil.rmtree(workdir, ignore_errors=True)
 
     spark = spark_session()
-    reader = (spark.readStream.format("kinesis")
-              .option("streamName", stream)
-              .option("region", args.region)
-              # A stream the demo made is read from its start; a shared one from now on.
-              .option("initialPosition", "latest" if args.stream else "trim_horizon")
-              .option("maxFetchDuration", "2s"))
+    reader = (
+        spark.readStream.format("kinesis")
+        .option("streamName", stream)
+        .option("region", args.region)
+        # A stream the demo made is read from its start; a shared one from now on.
+        .option("initialPosition", "latest" if args.stream else "trim_horizon")
+        .option("maxFetchDuration", "2s")
+    )
     if endpoint:
         reader = reader.option("endpoint", endpoint)
     events = reader.load()
 
-    event_schema = "run_id string, event_id long, event_type string, user_id string, " \
-                   "video_id string, device string, position_s int, event_time double"
-    bronze = (events
-              .withColumn("body", F.col("data").cast("string"))
-              .withColumn("event", F.from_json("body", event_schema))
-              .select("stream", "shardId", "sequenceNumber", "partitionKey", "approximateArrivalTimestamp",
-                      "body", "event.run_id", "event.event_type", "event.event_id"))
-    query = (bronze.writeStream.format("delta")
-             .option("checkpointLocation", str(checkpoint))
-             # No fixed interval: each batch starts when the one before has committed, so a
-             # slow first batch (a cold JVM) never leaves the query "falling behind".
-             .start(str(table)))
+    event_schema = (
+        "run_id string, event_id long, event_type string, user_id string, "
+        "video_id string, device string, position_s int, event_time double"
+    )
+    bronze = (
+        events.withColumn("body", F.col("data").cast("string"))
+        .withColumn("event", F.from_json("body", event_schema))
+        .select(
+            "stream",
+            "shardId",
+            "sequenceNumber",
+            "partitionKey",
+            "approximateArrivalTimestamp",
+            "body",
+            "event.run_id",
+            "event.event_type",
+            "event.event_id",
+        )
+    )
+    query = (
+        bronze.writeStream.format("delta")
+        .option("checkpointLocation", str(checkpoint))
+        # No fixed interval: each batch starts when the one before has committed, so a
+        # slow first batch (a cold JVM) never leaves the query "falling behind".
+        .start(str(table))
+    )
     if args.stream:
         time.sleep(10)  # let "latest" settle before producing into a shared stream
 
@@ -211,7 +235,7 @@ def main():
         client = boto3.client("kinesis", region_name=args.region, endpoint_url=args.endpoint)
         return run(args, args.endpoint, args.stream, client)
 
-    os.environ.setdefault("AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE")   # kinesis-mock checks the
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE")  # kinesis-mock checks the
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local-demo-secret")  # format, not the key
     with LocalKinesis(args.region) as local:
         client = boto3.client("kinesis", region_name=args.region, endpoint_url=local.endpoint)

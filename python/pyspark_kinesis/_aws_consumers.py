@@ -26,12 +26,16 @@ class AwsConsumerCalls:
     def __init__(self, options: Dict[str, str], client_factory: Optional[Callable[..., Any]] = None) -> None:
         if options.get("awsCredentialsProvider"):
             # A JVM class: boto3 cannot build it.
-            raise KinesisConsumerArgumentError(format_error(
-                "KINESIS_INVALID_OPTION_VALUE", option="awsCredentialsProvider",
-                value=repr(options["awsCredentialsProvider"]),
-                allowed="a JVM class, which only the connector's JVM builds: use the manager in a classic "
-                        "session (py4j), or give the credentials another way (keys, profile, roleArn)"),
-                "KINESIS_INVALID_OPTION_VALUE")
+            raise KinesisConsumerArgumentError(
+                format_error(
+                    "KINESIS_INVALID_OPTION_VALUE",
+                    option="awsCredentialsProvider",
+                    value=repr(options["awsCredentialsProvider"]),
+                    allowed="a JVM class, which only the connector's JVM builds: use the manager in a classic "
+                    "session (py4j), or give the credentials another way (keys, profile, roleArn)",
+                ),
+                "KINESIS_INVALID_OPTION_VALUE",
+            )
         self._options = dict(options)
         self._client_factory = client_factory
         self._client: Any = None
@@ -119,8 +123,10 @@ class AwsConsumerCalls:
         try:
             while True:
                 page = self._kinesis().list_stream_consumers(**request)
-                found += [(c["ConsumerName"], c["ConsumerARN"], c["ConsumerStatus"],
-                           c.get("ConsumerCreationTimestamp")) for c in page.get("Consumers", [])]
+                found += [
+                    (c["ConsumerName"], c["ConsumerARN"], c["ConsumerStatus"], c.get("ConsumerCreationTimestamp"))
+                    for c in page.get("Consumers", [])
+                ]
                 if not page.get("NextToken"):
                     break
                 request = {"StreamARN": arn, "NextToken": page["NextToken"]}
@@ -146,8 +152,13 @@ class AwsConsumerCalls:
                 if status == "ACTIVE":
                     return str(consumer["ConsumerARN"])
             if time.monotonic() >= deadline:
-                raise self._failed("KINESIS_EFO_CONSUMER_NOT_ACTIVE", stream=stream, consumer=name,
-                                   timeout=f"{timeout}s", status=status)
+                raise self._failed(
+                    "KINESIS_EFO_CONSUMER_NOT_ACTIVE",
+                    stream=stream,
+                    consumer=name,
+                    timeout=f"{timeout}s",
+                    status=status,
+                )
             time.sleep(CONSUMER_MANAGER.poll_interval.total_seconds())
 
     def deregister(self, stream: str, name: str) -> None:
@@ -161,8 +172,9 @@ class AwsConsumerCalls:
 
     def _describe(self, arn: str, name: str) -> Optional[Dict[str, Any]]:
         try:
-            return dict(self._kinesis().describe_stream_consumer(
-                StreamARN=arn, ConsumerName=name)["ConsumerDescription"])
+            return dict(
+                self._kinesis().describe_stream_consumer(StreamARN=arn, ConsumerName=name)["ConsumerDescription"]
+            )
         except _aws_errors() as e:
             if _code(e) == "ResourceNotFoundException":
                 return None

@@ -49,15 +49,20 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--stream", required=True, help="stream name")
         if name == "required":
             p.add_argument("--name", required=True, help="consumer name (after --prefix, if given)")
-        p.add_argument("--prefix", default="", help="consumer name prefix: for list, show only names "
-                       "starting with it (e.g. sparkkinesis_); otherwise put before --name")
+        p.add_argument(
+            "--prefix",
+            default="",
+            help="consumer name prefix: for list, show only names "
+            "starting with it (e.g. sparkkinesis_); otherwise put before --name",
+        )
         p.add_argument("--region", help="AWS region (default: the SDK's resolution, e.g. AWS_REGION)")
         p.add_argument("--endpoint", help="Kinesis endpoint URL (a local Kinesis, VPC endpoints)")
 
     listing = actions.add_parser("list", help="list a stream's consumers as a table")
     common(listing, "optional")
     listing.add_argument(
-        "--orphans-older-than", metavar="DURATION",
+        "--orphans-older-than",
+        metavar="DURATION",
         help="show only consumers created longer ago than this (e.g. 1h, 2d): candidates to "
         "deregister if no running query uses them",
     )
@@ -66,8 +71,10 @@ def _parser() -> argparse.ArgumentParser:
     deregister = actions.add_parser("deregister", help="deregister one consumer, named explicitly")
     common(deregister, "required")
     # Parsed by the connector jar's tool (see _offsets.py); listed here for --help.
-    commands.add_parser("offsets", help="show a checkpoint's positions, or carry a qubole or awslabs query's "
-                        "progress over (offsets --help)")
+    commands.add_parser(
+        "offsets",
+        help="show a checkpoint's positions, or carry a qubole or awslabs query's progress over (offsets --help)",
+    )
     return parser
 
 
@@ -77,8 +84,11 @@ def _table(rows: Sequence[Row]) -> str:
         [
             str(r["consumerName"]),
             str(r["consumerStatus"]),
-            (_utc(r["consumerCreationTimestamp"]).strftime("%Y-%m-%d %H:%M:%S")
-             if r["consumerCreationTimestamp"] else ""),
+            (
+                _utc(r["consumerCreationTimestamp"]).strftime("%Y-%m-%d %H:%M:%S")
+                if r["consumerCreationTimestamp"]
+                else ""
+            ),
             str(r["consumerARN"]),
         ]
         for r in rows
@@ -107,21 +117,28 @@ def run(args: argparse.Namespace, spark: Optional[SparkSession], out: IO[str]) -
     """Runs a parsed consumers command on ``spark``; returns the exit code."""
     manager = _manager(spark, args)
     if args.action == "list":
-        rows: List[Row] = [r for r in manager.listConsumersAsRows(args.stream)
-                           if str(r["consumerName"]).startswith(args.prefix)]
+        rows: List[Row] = [
+            r for r in manager.listConsumersAsRows(args.stream) if str(r["consumerName"]).startswith(args.prefix)
+        ]
         if args.orphans_older_than:
             _, age = parse_duration("--orphans-older-than", args.orphans_older_than)
             cutoff = datetime.now(timezone.utc) - age
-            rows = [r for r in rows if r["consumerCreationTimestamp"] is not None
-                    and _utc(r["consumerCreationTimestamp"]) < cutoff]
+            rows = [
+                r
+                for r in rows
+                if r["consumerCreationTimestamp"] is not None and _utc(r["consumerCreationTimestamp"]) < cutoff
+            ]
         if rows:
             print(_table(rows), file=out)
         what = "consumers" + (f" named {args.prefix}*" if args.prefix else "")
         if args.orphans_older_than:
-            print(f"{len(rows)} {what} of stream {args.stream} created more than "
-                  f"{args.orphans_older_than} ago. Each one that no running query uses costs money "
-                  f"until deregistered: python -m pyspark_kinesis consumers deregister "
-                  f"--stream {args.stream} --name NAME", file=out)
+            print(
+                f"{len(rows)} {what} of stream {args.stream} created more than "
+                f"{args.orphans_older_than} ago. Each one that no running query uses costs money "
+                f"until deregistered: python -m pyspark_kinesis consumers deregister "
+                f"--stream {args.stream} --name NAME",
+                file=out,
+            )
         else:
             print(f"{len(rows)} {what} of stream {args.stream}.", file=out)
         return EXIT_OK
@@ -134,8 +151,12 @@ def run(args: argparse.Namespace, spark: Optional[SparkSession], out: IO[str]) -
     return EXIT_OK
 
 
-def main(argv: Optional[Sequence[str]] = None, spark: Optional[SparkSession] = None,
-         out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
+def main(
+    argv: Optional[Sequence[str]] = None,
+    spark: Optional[SparkSession] = None,
+    out: IO[str] = sys.stdout,
+    err: IO[str] = sys.stderr,
+) -> int:
     """The command line; ``spark`` and the streams are for tests. Without ``spark`` it starts no
     Spark and needs no Java: the calls go through boto3 (see consumers.py). Exit codes: 0 done,
     1 the call failed (the message says why), 2 bad usage. ``offsets`` runs in a JVM (see _offsets.py)."""

@@ -58,9 +58,14 @@ def check_options(options: Dict[str, str]) -> Dict[str, str]:
         if name is None:
             best = min(CONSUMER_MANAGER.options, key=lambda o: edit_distance(key.lower(), o.lower()))
             close = SUGGESTION.close_enough(key, edit_distance(key.lower(), best.lower()))
-            raise KinesisConsumerArgumentError(format_error(
-                "KINESIS_UNKNOWN_OPTION", option=key,
-                suggestion=SUGGESTION.text.replace("<option>", best) if close else ""), "KINESIS_UNKNOWN_OPTION")
+            raise KinesisConsumerArgumentError(
+                format_error(
+                    "KINESIS_UNKNOWN_OPTION",
+                    option=key,
+                    suggestion=SUGGESTION.text.replace("<option>", best) if close else "",
+                ),
+                "KINESIS_UNKNOWN_OPTION",
+            )
         checked[name] = value
     return checked
 
@@ -85,5 +90,6 @@ def check_name(name: str) -> str:
     if reason is not None:
         raise KinesisConsumerArgumentError(
             format_error("KINESIS_EFO_CONSUMER_NAME_INVALID", name=name, reason=reason),
-            "KINESIS_EFO_CONSUMER_NAME_INVALID")
+            "KINESIS_EFO_CONSUMER_NAME_INVALID",
+        )
     return name

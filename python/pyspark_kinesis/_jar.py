@@ -68,7 +68,7 @@ def _scala_of_spark(line: str) -> str:
         pass
     for home in filter(None, homes):
         for jar in sorted(Path(home, "jars").glob("scala-library-2.1*.jar")):
-            return jar.name[len("scala-library-"):][:4]
+            return jar.name[len("scala-library-") :][:4]
     return "2.12" if line == "3.5" else "2.13"
 
 
@@ -124,14 +124,11 @@ def jar_path(pyspark_version: Optional[str] = None, scala_version: Optional[str]
     carried = ", ".join(f"Spark {jar_line} (Scala {s})" for jar_line, s in sorted(jars))
     raise FileNotFoundError(
         f"This copy of pyspark-kinesis has no connector jar for Spark {line} with Scala {scala} "
-        f"(pyspark {version}); it carries jars for {carried}. "
-        + _HOW_TO_BUILD.format(jars_dir=_JARS_DIR)
+        f"(pyspark {version}); it carries jars for {carried}. " + _HOW_TO_BUILD.format(jars_dir=_JARS_DIR)
     )
 
 
-def configure(
-    builder: SparkSession.Builder, extra_jars: Optional[Sequence[str]] = None
-) -> SparkSession.Builder:
+def configure(builder: SparkSession.Builder, extra_jars: Optional[Sequence[str]] = None) -> SparkSession.Builder:
     """Add the connector jar (and ``extra_jars``) to ``spark.jars`` of a session builder.
 
     One call makes a pip-installed package usable, like Delta Lake's
@@ -166,9 +163,7 @@ def configure(
     if extra_jars is None:
         extra: List[str] = []
     elif isinstance(extra_jars, str) or not isinstance(extra_jars, Sequence):
-        raise TypeError(
-            f"extra_jars must be a list of jar paths, got {type(extra_jars).__name__}"
-        )
+        raise TypeError(f"extra_jars must be a list of jar paths, got {type(extra_jars).__name__}")
     else:
         extra = list(extra_jars)
         for jar in extra:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from py4j.java_gateway import JavaClass
     from pyspark.sql import SparkSession
 
+
 def maven_coordinates(pyspark_version: Optional[str] = None) -> str:
     """``io.github.sparkkinesis:spark-sql-kinesis-<line>_<scala>`` for the running pyspark."""
     from pyspark_kinesis._jar import _pyspark_version, _scala_of_spark, jar_line, spark_line

@@ -32,9 +32,15 @@ class JvmConsumerCalls:
     def list(self, stream: str) -> List[ConsumerInfo]:
         rows = DataFrame(_call(self._manager.listConsumers, stream), self._spark).collect()
         # Spark gives naive datetimes in the driver's local time zone, which astimezone assumes.
-        return [(r.consumerName, r.consumerARN, r.consumerStatus,
-                 None if r.consumerCreationTimestamp is None else r.consumerCreationTimestamp.astimezone())
-                for r in rows]
+        return [
+            (
+                r.consumerName,
+                r.consumerARN,
+                r.consumerStatus,
+                None if r.consumerCreationTimestamp is None else r.consumerCreationTimestamp.astimezone(),
+            )
+            for r in rows
+        ]
 
     def register(self, stream: str, name: str) -> str:
         return str(_call(self._manager.registerConsumer, stream, name))

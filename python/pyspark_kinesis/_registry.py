@@ -106,8 +106,9 @@ _JSON = _load()
 OPTIONS: Dict[str, OptionFacts] = {entry["name"]: _facts(entry) for entry in _JSON["options"]}
 """Every option, by its name as the JVM reads it, in the registry's order."""
 
-SUGGESTION = SuggestionRule(_JSON["suggestion"]["withinEdits"], _JSON["suggestion"]["charactersPerEdit"],
-                            _JSON["suggestion"]["text"])
+SUGGESTION = SuggestionRule(
+    _JSON["suggestion"]["withinEdits"], _JSON["suggestion"]["charactersPerEdit"], _JSON["suggestion"]["text"]
+)
 """The "did you mean" rule of unknown option names."""
 
 CONSUMER_MANAGER = _consumer_manager(_JSON["consumerManager"])

@@ -59,9 +59,7 @@ def parse_duration(option: str, value: Duration) -> Tuple[str, timedelta]:
             raise ValueError(f"{option} must not be negative, got {value!r}")
         millis, rest = divmod(value, timedelta(milliseconds=1))
         if rest:
-            raise ValueError(
-                f"{option} must be a whole number of milliseconds, got {value!r}"
-            )
+            raise ValueError(f"{option} must be a whole number of milliseconds, got {value!r}")
         return f"{millis}ms", value
     if isinstance(value, str):
         text = value.strip().lower()
@@ -70,9 +68,7 @@ def parse_duration(option: str, value: Duration) -> Tuple[str, timedelta]:
             raise ValueError(f"{option} must be a duration, {DURATION_FORMS}; got {value!r}")
         number, unit = match.groups()
         return text, timedelta(microseconds=int(number) * _MICROS_PER_UNIT[unit])
-    raise TypeError(
-        f"{option} must be a str or datetime.timedelta, got {type(value).__name__}"
-    )
+    raise TypeError(f"{option} must be a str or datetime.timedelta, got {type(value).__name__}")
 
 
 def parse_byte_size(option: str, value: ByteSize) -> Tuple[str, int]:

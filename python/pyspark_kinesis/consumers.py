@@ -54,8 +54,10 @@ def _check_str(value: object, what: str) -> str:
     return value
 
 
-CONSUMER_SCHEMA = ("consumerName STRING NOT NULL, consumerARN STRING NOT NULL, "
-                   "consumerStatus STRING NOT NULL, consumerCreationTimestamp TIMESTAMP")
+CONSUMER_SCHEMA = (
+    "consumerName STRING NOT NULL, consumerARN STRING NOT NULL, "
+    "consumerStatus STRING NOT NULL, consumerCreationTimestamp TIMESTAMP"
+)
 """The columns of :meth:`AWSKinesisConsumerManager.listConsumers`, as the JVM's ConsumerSchema."""
 
 
@@ -127,9 +129,7 @@ class AWSKinesisConsumerManagerBuilder:
         from pyspark_kinesis.options import SECRET_OPTION_NAMES
 
         secret = {name.lower() for name in SECRET_OPTION_NAMES}
-        shown = ", ".join(
-            f"{k}={'<redacted>' if k.lower() in secret else v}" for k, v in sorted(self._options.items())
-        )
+        shown = ", ".join(f"{k}={'<redacted>' if k.lower() in secret else v}" for k, v in sorted(self._options.items()))
         return f"AWSKinesisConsumerManagerBuilder({shown})"
 
 
@@ -155,8 +155,10 @@ class AWSKinesisConsumerManager:
         """The stream's consumers as a DataFrame: consumerName, consumerARN, consumerStatus,
         consumerCreationTimestamp."""
         if self._spark is None:
-            raise RuntimeError("listConsumers returns a DataFrame and needs a SparkSession (classic or "
-                               "Spark Connect); without one, use listConsumersAsRows")
+            raise RuntimeError(
+                "listConsumers returns a DataFrame and needs a SparkSession (classic or "
+                "Spark Connect); without one, use listConsumersAsRows"
+            )
         listed: DataFrame = self._spark.createDataFrame(self.listConsumersAsRows(streamName), CONSUMER_SCHEMA)
         return listed
 
@@ -164,9 +166,15 @@ class AWSKinesisConsumerManager:
         """The stream's consumers as rows (oldest first), the columns of :meth:`listConsumers`;
         timestamps are naive local times, as Spark returns them."""
         consumers = self._backend.list(_check_str(streamName, "streamName"))
-        return [Row(consumerName=name, consumerARN=arn, consumerStatus=status,
-                    consumerCreationTimestamp=None if created is None else created.astimezone().replace(tzinfo=None))
-                for name, arn, status, created in consumers]
+        return [
+            Row(
+                consumerName=name,
+                consumerARN=arn,
+                consumerStatus=status,
+                consumerCreationTimestamp=None if created is None else created.astimezone().replace(tzinfo=None),
+            )
+            for name, arn, status, created in consumers
+        ]
 
     def registerConsumer(self, streamName: str, consumerName: str) -> str:
         """Registers the consumer (or finds it), waits until it is ACTIVE; returns its ARN."""

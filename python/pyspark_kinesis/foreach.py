@@ -47,9 +47,7 @@ def _option_map(options: Union[KinesisSinkOptions, Mapping[str, str]]) -> Dict[s
         )
     for key, value in options.items():
         if not isinstance(key, str) or not isinstance(value, str):
-            raise TypeError(
-                f"options must map str option names to str values, got {key!r}: {type(value).__name__}"
-            )
+            raise TypeError(f"options must map str option names to str values, got {key!r}: {type(value).__name__}")
     return dict(options)
 
 
@@ -77,8 +75,8 @@ def foreach_kinesis(df: DataFrame, options: Union[KinesisSinkOptions, Mapping[st
         raise RuntimeError(
             "foreach_kinesis hands Spark the connector's JVM ForeachWriter through py4j, which needs "
             f"a classic SparkSession; got a {type(df).__module__}.{type(df).__name__}. Spark Connect's "
-            "foreach takes Python writers only: under Connect write with format(\"kinesis\") instead "
-            "(docs/real-time.md, \"The sink\", says how in real-time mode)."
+            'foreach takes Python writers only: under Connect write with format("kinesis") instead '
+            '(docs/real-time.md, "The sink", says how in real-time mode).'
         )
     spark = df.sparkSession
     writer_class = jvm_class(spark, JVM_CLASS)  # fails, saying what to do, without the jar

@@ -168,8 +168,7 @@ class _KinesisOptions:
 
     def __repr__(self) -> str:
         shown = ", ".join(
-            f"{name}={_REDACTED if name in SECRET_OPTION_NAMES else value!r}"
-            for name, value in self._options.items()
+            f"{name}={_REDACTED if name in SECRET_OPTION_NAMES else value!r}" for name, value in self._options.items()
         )
         return f"{type(self).__name__}({shown})"
 
@@ -264,9 +263,7 @@ class KinesisSourceOptions(_KinesisOptions):
             if fmt is not None:
                 spec["format"] = _non_empty_str("initialPosition format", fmt)
         else:
-            raise TypeError(
-                f"initialPosition at_timestamp must be a datetime or str, got {type(ts).__name__}"
-            )
+            raise TypeError(f"initialPosition at_timestamp must be a datetime or str, got {type(ts).__name__}")
         return self._set("initialPosition", json.dumps(spec))
 
     def initial_position_at_sequences(self, positions: Mapping[str, Mapping[str, str]]) -> KinesisSourceOptions:
@@ -404,9 +401,7 @@ class KinesisSourceOptions(_KinesisOptions):
         Works with any ``DataStreamReader`` or ``DataFrameReader``, classic or Spark Connect.
         """
         if not callable(getattr(reader, "options", None)):
-            raise TypeError(
-                f"apply() needs a DataStreamReader or DataFrameReader, got {type(reader).__name__}"
-            )
+            raise TypeError(f"apply() needs a DataStreamReader or DataFrameReader, got {type(reader).__name__}")
         return reader.options(**self._options)
 
 
@@ -452,8 +447,7 @@ def _duration_option(option: str, value: Duration) -> str:
     if low <= timedelta(milliseconds=1):
         if not timedelta(0) < length <= high:
             raise ValueError(
-                f"{option} must be a positive duration of at most {_registry.shown_duration(high)}, "
-                f"got {_shown(value)}"
+                f"{option} must be a positive duration of at most {_registry.shown_duration(high)}, got {_shown(value)}"
             )
     elif length < low:
         raise ValueError(f"{option} must be at least {_registry.shown_duration(low)}, got {_shown(value)}")
@@ -596,24 +590,25 @@ class KinesisSinkOptions(_KinesisOptions):
         Works with any ``DataFrameWriter`` or ``DataStreamWriter``, classic or Spark Connect.
         """
         if not callable(getattr(writer, "options", None)):
-            raise TypeError(
-                f"apply() needs a DataFrameWriter or DataStreamWriter, got {type(writer).__name__}"
-            )
+            raise TypeError(f"apply() needs a DataFrameWriter or DataStreamWriter, got {type(writer).__name__}")
         return writer.options(**self._options)
 
 
 def _sequence_positions(option: str, positions: Mapping[str, Mapping[str, str]], kind: str) -> str:
     """Offset JSON (version 1) with one position of type ``kind`` per named shard."""
     if not isinstance(positions, Mapping):
-        raise TypeError(f"{option} positions must be a mapping of stream to {{shardId: sequenceNumber}}, "
-                        f"got {type(positions).__name__}")
+        raise TypeError(
+            f"{option} positions must be a mapping of stream to {{shardId: sequenceNumber}}, "
+            f"got {type(positions).__name__}"
+        )
     shards: Dict[str, Dict[str, Dict[str, str]]] = {}
     for stream, by_shard in positions.items():
         if not isinstance(stream, str) or not isinstance(by_shard, Mapping):
             raise TypeError(f"{option} positions must map stream names to {{shardId: sequenceNumber}}")
         for shard_id, seq in by_shard.items():
             if not isinstance(shard_id, str) or not isinstance(seq, str) or not seq.isdigit():
-                raise ValueError(f"{option}: shard {shard_id!r} of {stream!r} needs a decimal sequence number "
-                                 f"string, got {seq!r}")
+                raise ValueError(
+                    f"{option}: shard {shard_id!r} of {stream!r} needs a decimal sequence number string, got {seq!r}"
+                )
             shards.setdefault(stream, {})[shard_id] = {"type": kind, "seq": seq}
     return json.dumps({"version": 1, "shards": shards}, sort_keys=True)

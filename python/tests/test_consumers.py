@@ -41,8 +41,9 @@ class FakeJavaManager:
 
     def deregisterConsumer(self, stream, name):
         self.log.append(("deregister", stream, name))
-        raise Py4JJavaError("failed", FakeJavaError("[KINESIS_EFO_CONSUMER_NOT_FOUND] no consumer x",
-                                                   "KINESIS_EFO_CONSUMER_NOT_FOUND"))
+        raise Py4JJavaError(
+            "failed", FakeJavaError("[KINESIS_EFO_CONSUMER_NOT_FOUND] no consumer x", "KINESIS_EFO_CONSUMER_NOT_FOUND")
+        )
 
     def where(self):
         return "region us-east-1"
@@ -92,7 +93,8 @@ def test_builder_checks_types_at_once():
 
 def test_builder_repr_hides_secrets():
     builder = AWSKinesisConsumerManagerBuilder(fake_spark([])).options(
-        awsAccessKey="AKIASECRET", awsSecretKey="s3cr3t", region="us-east-1")
+        awsAccessKey="AKIASECRET", awsSecretKey="s3cr3t", region="us-east-1"
+    )
     text = repr(builder)
     assert "AKIASECRET" not in text and "s3cr3t" not in text
     assert "region=us-east-1" in text
@@ -130,7 +132,8 @@ def test_a_bad_value_the_jvm_refuses_is_an_argument_error_with_its_condition():
 
     spark = fake_spark([])
     spark._jvm.io.github.sparkkinesis.AWSKinesisConsumerManager.newManager = lambda: SimpleNamespace(
-        option=lambda k, v: SimpleNamespace(create=create))
+        option=lambda k, v: SimpleNamespace(create=create)
+    )
     with pytest.raises(KinesisConsumerArgumentError) as error:
         AWSKinesisConsumerManagerBuilder(spark).option("region", "us-nowhere-1").create()
     assert isinstance(error.value, ValueError)
@@ -150,19 +153,25 @@ def test_an_unknown_option_is_refused_alike_by_either_backend_before_any_call():
             builder.option("regoin", "us-east-1").create()
         assert isinstance(error.value, ValueError)
         assert error.value.condition == "KINESIS_UNKNOWN_OPTION"
-        assert str(error.value).startswith("[KINESIS_UNKNOWN_OPTION] Unknown option 'regoin' for the kinesis "
-                                           "data source. Did you mean 'region'?")
+        assert str(error.value).startswith(
+            "[KINESIS_UNKNOWN_OPTION] Unknown option 'regoin' for the kinesis data source. Did you mean 'region'?"
+        )
         with pytest.raises(KinesisConsumerArgumentError, match=r"Unknown option 'streamName'[^?]*$"):
             builder.option("streamName", "s").create()
     assert log == []
 
 
-@pytest.mark.parametrize("name, reason", [
-    ("", "it is empty"),
-    ("x" * (CONSUMER_MANAGER.name_max_length + 1), f"it has {CONSUMER_MANAGER.name_max_length + 1} characters, "
-                                                   f"more than {CONSUMER_MANAGER.name_max_length}"),
-    ("has space/and:more ", "it contains ' ', '/', ':'"),
-])
+@pytest.mark.parametrize(
+    "name, reason",
+    [
+        ("", "it is empty"),
+        (
+            "x" * (CONSUMER_MANAGER.name_max_length + 1),
+            f"it has {CONSUMER_MANAGER.name_max_length + 1} characters, more than {CONSUMER_MANAGER.name_max_length}",
+        ),
+        ("has space/and:more ", "it contains ' ', '/', ':'"),
+    ],
+)
 def test_a_bad_consumer_name_is_refused_alike_by_either_backend_before_any_call(name, reason):
     log = []
     for builder in jvm_and_python_builders(log):
@@ -172,8 +181,9 @@ def test_a_bad_consumer_name_is_refused_alike_by_either_backend_before_any_call(
             with pytest.raises(KinesisConsumerArgumentError) as error:
                 call("orders", name)
             assert error.value.condition == "KINESIS_EFO_CONSUMER_NAME_INVALID"
-            assert str(error.value).startswith(f"[KINESIS_EFO_CONSUMER_NAME_INVALID] '{name}' is not a valid "
-                                               f"enhanced fan-out consumer name: {reason}.")
+            assert str(error.value).startswith(
+                f"[KINESIS_EFO_CONSUMER_NAME_INVALID] '{name}' is not a valid enhanced fan-out consumer name: {reason}."
+            )
         assert log == []
     manager = AWSKinesisConsumerManagerBuilder(fake_spark(log)).create()
     assert manager.registerConsumer("orders", "x" * CONSUMER_MANAGER.name_max_length).endswith(":1")
@@ -193,6 +203,7 @@ def test_without_a_session_the_manager_calls_aws_from_python():
 
 # ---- command line ----
 
+
 def cli(argv, manager=None, monkeypatch=None):
     out, err = io.StringIO(), io.StringIO()
     if manager is not None:
@@ -203,8 +214,12 @@ def cli(argv, manager=None, monkeypatch=None):
 
 def row(name, age_hours, status="ACTIVE"):
     created = (datetime.now(timezone.utc) - timedelta(hours=age_hours)).astimezone().replace(tzinfo=None)
-    return {"consumerName": name, "consumerARN": f"arn:aws:kinesis:::stream/s/consumer/{name}:1",
-            "consumerStatus": status, "consumerCreationTimestamp": created}
+    return {
+        "consumerName": name,
+        "consumerARN": f"arn:aws:kinesis:::stream/s/consumer/{name}:1",
+        "consumerStatus": status,
+        "consumerCreationTimestamp": created,
+    }
 
 
 class FakeManager:
@@ -221,8 +236,9 @@ class FakeManager:
     def deregisterConsumer(self, stream, name):
         self.calls.append(("deregister", stream, name))
         if name == "missing":
-            raise KinesisConsumerError("[KINESIS_EFO_CONSUMER_NOT_FOUND] no such consumer",
-                                       "KINESIS_EFO_CONSUMER_NOT_FOUND")
+            raise KinesisConsumerError(
+                "[KINESIS_EFO_CONSUMER_NOT_FOUND] no such consumer", "KINESIS_EFO_CONSUMER_NOT_FOUND"
+            )
 
 
 def test_list_prints_a_table_and_a_count(monkeypatch):
@@ -238,8 +254,11 @@ def test_list_prints_a_table_and_a_count(monkeypatch):
 
 def test_list_orphans_older_than_filters_by_age_and_prefix(monkeypatch):
     manager = FakeManager([row("sparkkinesis_old", 30), row("sparkkinesis_new", 0.1), row("old_other", 30)])
-    code, out, _ = cli(["consumers", "list", "--stream", "s", "--prefix", "sparkkinesis_",
-                        "--orphans-older-than", "1d"], manager, monkeypatch)
+    code, out, _ = cli(
+        ["consumers", "list", "--stream", "s", "--prefix", "sparkkinesis_", "--orphans-older-than", "1d"],
+        manager,
+        monkeypatch,
+    )
     assert code == 0
     assert "sparkkinesis_old" in out and "sparkkinesis_new" not in out and "old_other" not in out
     assert "1 consumers named sparkkinesis_* of stream s created more than 1d ago" in out
@@ -248,28 +267,33 @@ def test_list_orphans_older_than_filters_by_age_and_prefix(monkeypatch):
 
 def test_register_and_deregister_put_the_prefix_before_the_name(monkeypatch):
     manager = FakeManager([])
-    assert cli(["consumers", "register", "--stream", "s", "--name", "q1", "--prefix", "sparkkinesis_"],
-               manager, monkeypatch)[:2] == (0, "arn:new\n")
+    assert cli(
+        ["consumers", "register", "--stream", "s", "--name", "q1", "--prefix", "sparkkinesis_"], manager, monkeypatch
+    )[:2] == (0, "arn:new\n")
     code, out, _ = cli(["consumers", "deregister", "--stream", "s", "--name", "x"], manager, monkeypatch)
     assert code == 0 and out == "Deregistered consumer x of stream s.\n"
     assert manager.calls == [("register", "s", "sparkkinesis_q1"), ("deregister", "s", "x")]
 
 
 def test_a_failed_call_exits_1_with_the_message(monkeypatch):
-    code, out, err = cli(["consumers", "deregister", "--stream", "s", "--name", "missing"],
-                         FakeManager([]), monkeypatch)
+    code, out, err = cli(
+        ["consumers", "deregister", "--stream", "s", "--name", "missing"], FakeManager([]), monkeypatch
+    )
     assert (code, out) == (1, "")
     assert err.startswith("error: [KINESIS_EFO_CONSUMER_NOT_FOUND]")
 
 
-@pytest.mark.parametrize("argv", [
-    [],
-    ["consumers"],
-    ["consumers", "list"],
-    ["consumers", "deregister", "--stream", "s"],  # deregister needs an explicit name
-    ["consumers", "purge", "--stream", "s"],
-    ["consumers", "list", "--stream", "s", "--awsSecretKey", "x"],  # no secrets on the command line
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["consumers"],
+        ["consumers", "list"],
+        ["consumers", "deregister", "--stream", "s"],  # deregister needs an explicit name
+        ["consumers", "purge", "--stream", "s"],
+        ["consumers", "list", "--stream", "s", "--awsSecretKey", "x"],  # no secrets on the command line
+    ],
+)
 def test_usage_errors_exit_2(argv, capsys):
     assert _cli.main(argv, spark=object()) == 2  # type: ignore[arg-type]  # never used: usage fails first
     assert "usage:" in capsys.readouterr().err
@@ -286,8 +310,15 @@ def test_a_bad_duration_exits_2():
 def test_the_boto3_calls_go_through_the_proxy_of_the_options():
     from pyspark_kinesis._aws_consumers import AwsConsumerCalls
 
-    calls = AwsConsumerCalls({"region": "us-east-1", "proxyHost": "proxy.internal", "proxyPort": "3128",
-                              "proxyUsername": "reader", "proxyPassword": "p@ss word"})
+    calls = AwsConsumerCalls(
+        {
+            "region": "us-east-1",
+            "proxyHost": "proxy.internal",
+            "proxyPort": "3128",
+            "proxyUsername": "reader",
+            "proxyPassword": "p@ss word",
+        }
+    )
     url = "http://reader:p%40ss%20word@proxy.internal:3128"
     assert calls._config().proxies == {"http": url, "https": url}
     assert AwsConsumerCalls({"region": "us-east-1"})._config() is None

@@ -56,10 +56,18 @@ def test_missing_jar_says_how_to_build_it(jars_dir):
     assert "PYSPARK_KINESIS_JAR" in message
 
 
-@pytest.mark.parametrize("version, scala, line", [
-    ("3.5.9", "2.12", "3.5"), ("3.5.1", "2.13", "3.5"), ("4.0.5", "2.13", "4.0"),
-    ("4.1.4", "2.13", "4.1"), ("4.2.0", "2.13", "4.2"), ("4.2.1.dev0", "2.13", "4.2"),
-    ("4.3.0", "2.13", "4.2")])
+@pytest.mark.parametrize(
+    "version, scala, line",
+    [
+        ("3.5.9", "2.12", "3.5"),
+        ("3.5.1", "2.13", "3.5"),
+        ("4.0.5", "2.13", "4.0"),
+        ("4.1.4", "2.13", "4.1"),
+        ("4.2.0", "2.13", "4.2"),
+        ("4.2.1.dev0", "2.13", "4.2"),
+        ("4.3.0", "2.13", "4.2"),
+    ],
+)
 def test_the_jar_of_the_running_spark_line_and_scala_is_picked(every_line, version, scala, line):
     assert pyspark_kinesis.jar_path(version, scala) == str(every_line[(line, scala)].resolve())
 
@@ -84,8 +92,11 @@ def test_an_unsupported_spark_is_refused_naming_the_supported_lines(every_line, 
 
 def test_a_wheel_without_the_jar_of_the_running_line_names_the_jars_it_has(jars_dir):
     put_jar(jars_dir, "4.2", "2.13")
-    with pytest.raises(FileNotFoundError, match=r"no connector jar for Spark 3.5 with Scala 2.12 "
-                       r"\(pyspark 3.5.9\); it carries jars for Spark 4.2 \(Scala 2.13\)"):
+    with pytest.raises(
+        FileNotFoundError,
+        match=r"no connector jar for Spark 3.5 with Scala 2.12 "
+        r"\(pyspark 3.5.9\); it carries jars for Spark 4.2 \(Scala 2.13\)",
+    ):
         pyspark_kinesis.jar_path("3.5.9", "2.12")
 
 

@@ -43,8 +43,12 @@ class OldCheckpoint:
 def line(stream, batch_id, **shards):
     """A source's line of the offset log as both connectors write it: every value a string."""
     entry = {"metadata": {"streamName": stream, "batchId": str(batch_id)}}
-    entry.update({shard: {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in info.items()}
-                  for shard, info in shards.items()})
+    entry.update(
+        {
+            shard: {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in info.items()}
+            for shard, info in shards.items()
+        }
+    )
     return json.dumps(entry)
 
 
@@ -81,44 +85,69 @@ def test_a_java_home_without_java_is_a_clear_error(tmp_path, monkeypatch):
 
 
 def test_qubole_import_continues_after_the_last_committed_batch(tmp_path):
-    old = (OldCheckpoint(tmp_path)
-           .offsets(3, line("orders", 3, **{S0: at("TRIM_HORIZON"), S1: at("AFTER_SEQUENCE_NUMBER", SEQ),
-                                            S2: at("SHARD_END")}))
-           .commit(3)
-           .shard_file("sources/0/shard-commit", 3, S0, at("AFTER_SEQUENCE_NUMBER", SEQ))
-           .shard_file("sources/0/shard-commit", 3, S1, at("LATEST"))
-           # Planned, not committed: Spark runs batch 4 again, so none of its reading counts.
-           .offsets(4, line("orders", 4, **{S0: at("AFTER_SEQUENCE_NUMBER", SEQ)}))
-           .shard_file("sources/0/shard-commit", 4, S0, at("AFTER_SEQUENCE_NUMBER", LATER)))
+    old = (
+        OldCheckpoint(tmp_path)
+        .offsets(
+            3, line("orders", 3, **{S0: at("TRIM_HORIZON"), S1: at("AFTER_SEQUENCE_NUMBER", SEQ), S2: at("SHARD_END")})
+        )
+        .commit(3)
+        .shard_file("sources/0/shard-commit", 3, S0, at("AFTER_SEQUENCE_NUMBER", SEQ))
+        .shard_file("sources/0/shard-commit", 3, S1, at("LATEST"))
+        # Planned, not committed: Spark runs batch 4 again, so none of its reading counts.
+        .offsets(4, line("orders", 4, **{S0: at("AFTER_SEQUENCE_NUMBER", SEQ)}))
+        .shard_file("sources/0/shard-commit", 4, S0, at("AFTER_SEQUENCE_NUMBER", LATER))
+    )
     code, out, err = offsets_cli("import", old.root, "--from", "qubole")
     assert code == 0, err
-    assert json.loads(out) == {"version": 1, "shards": {"orders": {
-        S0: {"type": "after", "seq": SEQ},
-        S1: {"type": "at_timestamp", "ms": PLANNED},
-        S2: {"type": "end"}}}}
+    assert json.loads(out) == {
+        "version": 1,
+        "shards": {
+            "orders": {
+                S0: {"type": "after", "seq": SEQ},
+                S1: {"type": "at_timestamp", "ms": PLANNED},
+                S2: {"type": "end"},
+            }
+        },
+    }
     assert f"qubole checkpoint {old.root}: stream 'orders', batch 3 committed; 3 shards, 1 of them" in err
 
 
 def test_awslabs_import_keeps_the_place_inside_an_aggregate_and_reads_a_moved_metadata_path(tmp_path):
-    old = (OldCheckpoint(tmp_path / "chk")
-           .offsets(0, line("clicks", 0, **{S0: at("TRIM_HORIZON", subSequenceNumber=-1, isLast=True),
-                                            S1: at("TRIM_HORIZON", subSequenceNumber=-1, isLast=True)}))
-           .commit(0))
+    old = (
+        OldCheckpoint(tmp_path / "chk")
+        .offsets(
+            0,
+            line(
+                "clicks",
+                0,
+                **{
+                    S0: at("TRIM_HORIZON", subSequenceNumber=-1, isLast=True),
+                    S1: at("TRIM_HORIZON", subSequenceNumber=-1, isLast=True),
+                },
+            ),
+        )
+        .commit(0)
+    )
     meta = OldCheckpoint(tmp_path / "meta")
     meta.shard_file("shard-source", 0, S0, at("AFTER_SEQUENCE_NUMBER", SEQ, subSequenceNumber=2, isLast=False))
     meta.shard_file("shard-source", 0, S1, at("AFTER_SEQUENCE_NUMBER", LATER, subSequenceNumber=4, isLast=True))
-    code, out, err = offsets_cli("import", old.root, "--from", "awslabs", "--metadata-path", meta.root,
-                                 "--stream", "clicks")
+    code, out, err = offsets_cli(
+        "import", old.root, "--from", "awslabs", "--metadata-path", meta.root, "--stream", "clicks"
+    )
     assert code == 0, err
-    assert json.loads(out)["shards"]["clicks"] == {S0: {"type": "after", "seq": SEQ, "sub": 2},
-                                                   S1: {"type": "after", "seq": LATER}}
+    assert json.loads(out)["shards"]["clicks"] == {
+        S0: {"type": "after", "seq": SEQ, "sub": 2},
+        S1: {"type": "after", "seq": LATER},
+    }
 
 
 def test_a_bad_input_fails_with_the_tools_message_and_exit_code(tmp_path):
     # The tool's other errors and usage codes are tested in OffsetsToolSuite, without a JVM per case.
     code, _, err = offsets_cli("import", tmp_path / "gone", "--from", "qubole")
-    assert (code, err.strip()) == (1, f"error: the checkpoint {tmp_path / 'gone'} does not exist: give the old "
-                                      "query's checkpointLocation")
+    assert (code, err.strip()) == (
+        1,
+        f"error: the checkpoint {tmp_path / 'gone'} does not exist: give the old query's checkpointLocation",
+    )
 
 
 def test_show_prints_this_connectors_committed_positions_and_skips_the_lag_when_not_asked(tmp_path):

@@ -37,8 +37,12 @@ BOUNDED = [f for f in OPTIONS.values() if f.type in ("int", "long", "duration", 
 
 
 def test_every_option_has_a_builder_method_where_it_applies():
-    missing = [f"{cls.__name__}.{snake(f.name)}" for f in OPTIONS.values() for cls in builders(f)
-               if not callable(getattr(cls, snake(f.name), None))]
+    missing = [
+        f"{cls.__name__}.{snake(f.name)}"
+        for f in OPTIONS.values()
+        for cls in builders(f)
+        if not callable(getattr(cls, snake(f.name), None))
+    ]
     assert not missing
 
 
@@ -85,8 +89,7 @@ def method_docs():
 
 
 def test_every_builder_docstring_starts_with_the_option_it_sets():
-    wrong = [f"{cls.__name__}.{snake(f.name)}" for f, cls, doc in method_docs()
-             if not doc.startswith(f"``{f.name}``")]
+    wrong = [f"{cls.__name__}.{snake(f.name)}" for f, cls, doc in method_docs() if not doc.startswith(f"``{f.name}``")]
     assert not wrong
 
 
@@ -99,7 +102,7 @@ def shown(facts, number):
     return repr(float(number)) if facts.type == "double" else str(int(number))
 
 
-BOUND = r"(\d[\w.]*)"
+BOUND = r"(\d(?:[\w.]*\w)?)"  # a number with its unit, not the full stop after it
 STATED_BOUNDS = re.compile(rf"{BOUND} to {BOUND}|at least {BOUND}|at most {BOUND}|(above 0)")
 
 
@@ -121,8 +124,11 @@ def wrong_bounds(facts, doc):
 
 
 def test_bounds_stated_in_docstrings_are_the_registry_bounds():
-    wrong = [f"{cls.__name__}.{snake(f.name)} states {bound}; registry: {f.min} to {f.max}"
-             for f, cls, doc in method_docs() for bound in wrong_bounds(f, doc)]
+    wrong = [
+        f"{cls.__name__}.{snake(f.name)} states {bound}; registry: {f.min} to {f.max}"
+        for f, cls, doc in method_docs()
+        for bound in wrong_bounds(f, doc)
+    ]
     assert not wrong
 
 
@@ -136,8 +142,9 @@ def test_the_bounds_check_reads_each_way_docstrings_state_bounds():
     assert wrong_bounds(OPTIONS["region"], "at most 2") == ["2"]
 
 
-@pytest.mark.parametrize("facts", [f for f in OPTIONS.values() if f.allowed and f.type == "enum" or f.words],
-                         ids=lambda f: f.name)
+@pytest.mark.parametrize(
+    "facts", [f for f in OPTIONS.values() if f.allowed and f.type == "enum" or f.words], ids=lambda f: f.name
+)
 def test_words_quoted_in_docstrings_are_the_registry_choices(facts):
     choices = set(facts.allowed or facts.words)
     for cls in builders(facts):

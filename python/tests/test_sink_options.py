@@ -68,9 +68,24 @@ def test_sink_option_names_lists_exactly_the_options_the_builder_produces():
 
 def test_source_and_sink_share_exactly_the_connection_options():
     assert set(SINK_OPTION_NAMES) & set(SOURCE_OPTION_NAMES) == {
-        "streamName", "region", "endpoint", "awsAccessKey", "awsSecretKey", "awsSessionToken",
-        "roleArn", "roleExternalId", "roleSessionName", "stsEndpoint", "profile", "awsCredentialsProvider",
-        "awsCredentialsProviderSecret", "proxyHost", "proxyPort", "proxyUsername", "proxyPassword", "nonProxyHosts",
+        "streamName",
+        "region",
+        "endpoint",
+        "awsAccessKey",
+        "awsSecretKey",
+        "awsSessionToken",
+        "roleArn",
+        "roleExternalId",
+        "roleSessionName",
+        "stsEndpoint",
+        "profile",
+        "awsCredentialsProvider",
+        "awsCredentialsProviderSecret",
+        "proxyHost",
+        "proxyPort",
+        "proxyUsername",
+        "proxyPassword",
+        "nonProxyHosts",
     }
 
 

@@ -21,9 +21,12 @@ CASES = [
     ("stream_name", ["orders", "payments"], "streamName", "orders,payments"),
     ("stream_name", ("orders",), "streamName", "orders"),
     ("stream_name", "orders, payments", "streamName", "orders,payments"),
-    ("stream_arn", ["arn:aws:kinesis:us-east-1:123456789012:stream/a",
-                    "arn:aws:kinesis:us-east-1:123456789012:stream/b"],
-     "streamARN", "arn:aws:kinesis:us-east-1:123456789012:stream/a,arn:aws:kinesis:us-east-1:123456789012:stream/b"),
+    (
+        "stream_arn",
+        ["arn:aws:kinesis:us-east-1:123456789012:stream/a", "arn:aws:kinesis:us-east-1:123456789012:stream/b"],
+        "streamARN",
+        "arn:aws:kinesis:us-east-1:123456789012:stream/a,arn:aws:kinesis:us-east-1:123456789012:stream/b",
+    ),
     ("region", "us-east-1", "region", "us-east-1"),
     ("endpoint", "http://localhost:4567", "endpoint", "http://localhost:4567"),
     ("initial_position", "latest", "initialPosition", "latest"),
@@ -71,8 +74,12 @@ CASES = [
     ("consumer_name", ["c1", "c2"], "consumerName", "c1,c2"),
     ("consumer_name_prefix", "team_", "consumerNamePrefix", "team_"),
     ("consumer_name_prefix", "", "consumerNamePrefix", ""),
-    ("consumer_arn", "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1", "consumerARN",
-     "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1"),
+    (
+        "consumer_arn",
+        "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1",
+        "consumerARN",
+        "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1",
+    ),
     ("profile", "rotating", "profile", "rotating"),
     ("aws_credentials_provider", "com.example.Provider", "awsCredentialsProvider", "com.example.Provider"),
     ("aws_credentials_provider_secret", "p", "awsCredentialsProviderSecret", "p"),
@@ -103,12 +110,13 @@ def test_source_option_names_lists_exactly_the_options_the_builder_produces():
 
 def test_every_public_setter_is_covered():
     setters = {
-        name
-        for name in dir(KinesisSourceOptions)
-        if not name.startswith("_") and name not in {"to_dict", "apply"}
+        name for name in dir(KinesisSourceOptions) if not name.startswith("_") and name not in {"to_dict", "apply"}
     }
     assert setters == {method for method, _, _, _ in CASES} | {
-        "initial_position_at_timestamp", "initial_position_at_sequences", "ending_position_at_sequences"}
+        "initial_position_at_timestamp",
+        "initial_position_at_sequences",
+        "ending_position_at_sequences",
+    }
 
 
 def test_methods_chain_and_a_later_value_replaces_an_earlier_one():
@@ -356,12 +364,16 @@ def test_initial_and_ending_positions_at_sequences_are_offset_json():
 
     from pyspark_kinesis import KinesisSourceOptions
 
-    opts = (KinesisSourceOptions()
-            .initial_position_at_sequences({"s": {"shardId-000000000000": "4959"}})
-            .ending_position_at_sequences({"s": {"shardId-000000000000": "4960"}})
-            .to_dict())
+    opts = (
+        KinesisSourceOptions()
+        .initial_position_at_sequences({"s": {"shardId-000000000000": "4959"}})
+        .ending_position_at_sequences({"s": {"shardId-000000000000": "4960"}})
+        .to_dict()
+    )
     assert json.loads(opts["initialPosition"]) == {
-        "version": 1, "shards": {"s": {"shardId-000000000000": {"type": "at", "seq": "4959"}}}}
+        "version": 1,
+        "shards": {"s": {"shardId-000000000000": {"type": "at", "seq": "4959"}}},
+    }
     assert json.loads(opts["endingPosition"])["shards"]["s"]["shardId-000000000000"] == {"type": "after", "seq": "4960"}
 
 

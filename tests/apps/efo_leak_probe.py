@@ -21,8 +21,11 @@ from pyspark_kinesis import AWSKinesisConsumerManager
 output, endpoint, region, stream, consumer = sys.argv[1:6]
 out = Path(output)
 out.mkdir(parents=True, exist_ok=True)
-secrets = {"awsAccessKey": os.environ["LEAK_ACCESS_KEY"], "awsSecretKey": os.environ["LEAK_SECRET_KEY"],
-           "awsSessionToken": os.environ["LEAK_SESSION_TOKEN"]}
+secrets = {
+    "awsAccessKey": os.environ["LEAK_ACCESS_KEY"],
+    "awsSecretKey": os.environ["LEAK_SECRET_KEY"],
+    "awsSessionToken": os.environ["LEAK_SESSION_TOKEN"],
+}
 connection = {"endpoint": endpoint, "region": region, **secrets}
 
 spark = SparkSession.builder.getOrCreate()
@@ -36,12 +39,25 @@ manager = builder.create()
 manager.registerConsumer(stream, consumer)
 
 reader = spark.readStream.format("kinesis")
-for key, value in {**connection, "streamName": stream, "consumerMode": "efo", "consumerName": consumer,
-                   "consumerNamePrefix": "", "initialPosition": "trim_horizon", "maxFetchDuration": "2s",
-                   "minFetchPeriod": "200ms"}.items():
+for key, value in {
+    **connection,
+    "streamName": stream,
+    "consumerMode": "efo",
+    "consumerName": consumer,
+    "consumerNamePrefix": "",
+    "initialPosition": "trim_horizon",
+    "maxFetchDuration": "2s",
+    "minFetchPeriod": "200ms",
+}.items():
     reader = reader.option(key, value)
-query = (reader.load().writeStream.format("parquet").option("path", str(out / "sink"))
-         .option("checkpointLocation", str(out / "checkpoint")).trigger(availableNow=True).start())
+query = (
+    reader.load()
+    .writeStream.format("parquet")
+    .option("path", str(out / "sink"))
+    .option("checkpointLocation", str(out / "checkpoint"))
+    .trigger(availableNow=True)
+    .start()
+)
 query.awaitTermination()
 (out / "rows.txt").write_text(str(spark.read.parquet(str(out / "sink")).count()))
 # The driver counts as one entry of the memory status; the rest are executors.

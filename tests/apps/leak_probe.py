@@ -28,8 +28,11 @@ from pyspark.sql import SparkSession
 output, endpoint, region, stream, checking_endpoint = sys.argv[1:6]
 out = Path(output)
 out.mkdir(parents=True, exist_ok=True)
-secrets = {"awsAccessKey": os.environ["LEAK_ACCESS_KEY"], "awsSecretKey": os.environ["LEAK_SECRET_KEY"],
-           "awsSessionToken": os.environ["LEAK_SESSION_TOKEN"]}
+secrets = {
+    "awsAccessKey": os.environ["LEAK_ACCESS_KEY"],
+    "awsSecretKey": os.environ["LEAK_SECRET_KEY"],
+    "awsSessionToken": os.environ["LEAK_SESSION_TOKEN"],
+}
 
 spark = SparkSession.builder.getOrCreate()
 jvm = spark.sparkContext._jvm
@@ -42,8 +45,15 @@ def write(name, text):
 
 def reader(**options):
     r = spark.readStream.format("kinesis")
-    base = {"streamName": stream, "endpoint": endpoint, "region": region, "initialPosition": "trim_horizon",
-            "maxFetchDuration": "1s", "minFetchPeriod": "200ms", **secrets}
+    base = {
+        "streamName": stream,
+        "endpoint": endpoint,
+        "region": region,
+        "initialPosition": "trim_horizon",
+        "maxFetchDuration": "1s",
+        "minFetchPeriod": "200ms",
+        **secrets,
+    }
     for key, value in {**base, **options}.items():
         if value is not None:
             r = r.option(key, value)
@@ -70,9 +80,14 @@ for mode in ("simple", "extended", "codegen", "cost", "formatted"):
         write(f"explain-{mode}.txt", str(e))
 df.explain(True)  # to stdout, which the test reads too
 
-query = (df.writeStream.format("parquet").queryName("leak_probe")
-         .option("path", str(out / "sink")).option("checkpointLocation", str(out / "checkpoint"))
-         .trigger(availableNow=True).start())
+query = (
+    df.writeStream.format("parquet")
+    .queryName("leak_probe")
+    .option("path", str(out / "sink"))
+    .option("checkpointLocation", str(out / "checkpoint"))
+    .trigger(availableNow=True)
+    .start()
+)
 query.awaitTermination()
 write("query-tostring.txt", query._jsq.toString())
 write("query-status.txt", json.dumps(query.status, default=str))
@@ -83,34 +98,81 @@ write("query-name-id.txt", f"{query.name} {query.id} {query.runId}")
 write("rows.txt", spark.read.parquet(str(out / "sink")).count())
 
 # 2. Queries that fail: at run time, and when the options are read.
-failure("stream-not-found", lambda: reader(streamName="leak-probe-no-such-stream").load()
-        .writeStream.format("memory").queryName("missing").trigger(availableNow=True).start()
-        .awaitTermination())
-failure("sts-unreachable", lambda: reader(roleArn="arn:aws:iam::123456789012:role/leak-probe",
-                                          stsEndpoint="http://127.0.0.1:9").load()
-        .writeStream.format("memory").queryName("role").trigger(availableNow=True).start().awaitTermination())
-failure("rejected-keys", lambda: reader(endpoint=checking_endpoint, streamName="leak-probe").load()
-        .writeStream.format("memory").queryName("rejected").trigger(availableNow=True).start().awaitTermination())
+failure(
+    "stream-not-found",
+    lambda: (
+        reader(streamName="leak-probe-no-such-stream")
+        .load()
+        .writeStream.format("memory")
+        .queryName("missing")
+        .trigger(availableNow=True)
+        .start()
+        .awaitTermination()
+    ),
+)
+failure(
+    "sts-unreachable",
+    lambda: (
+        reader(roleArn="arn:aws:iam::123456789012:role/leak-probe", stsEndpoint="http://127.0.0.1:9")
+        .load()
+        .writeStream.format("memory")
+        .queryName("role")
+        .trigger(availableNow=True)
+        .start()
+        .awaitTermination()
+    ),
+)
+failure(
+    "rejected-keys",
+    lambda: (
+        reader(endpoint=checking_endpoint, streamName="leak-probe")
+        .load()
+        .writeStream.format("memory")
+        .queryName("rejected")
+        .trigger(availableNow=True)
+        .start()
+        .awaitTermination()
+    ),
+)
 failure("secret-without-access-key", lambda: reader(awsAccessKey=None).load())
 failure("misspelt-secret-option", lambda: reader(awsSecretKye=secrets["awsSecretKey"]).load())
 failure("bad-region", lambda: reader(region="us-nowhere-1").load())
 # Through a proxy that is not there: its password must not show either.
-proxied = {"proxyHost": "127.0.0.1", "proxyPort": "9", "proxyUsername": "leak-probe",
-           "proxyPassword": os.environ["LEAK_PROXY_PASSWORD"]}
+proxied = {
+    "proxyHost": "127.0.0.1",
+    "proxyPort": "9",
+    "proxyUsername": "leak-probe",
+    "proxyPassword": os.environ["LEAK_PROXY_PASSWORD"],
+}
 write("explain-proxied.txt", reader(**proxied).load()._jdf.queryExecution().toString())
-failure("proxy-unreachable", lambda: reader(**proxied).load()
-        .writeStream.format("memory").queryName("proxied").trigger(availableNow=True).start().awaitTermination())
+failure(
+    "proxy-unreachable",
+    lambda: (
+        reader(**proxied)
+        .load()
+        .writeStream.format("memory")
+        .queryName("proxied")
+        .trigger(availableNow=True)
+        .start()
+        .awaitTermination()
+    ),
+)
 
 # 3. The Spark UI: SQL, environment, jobs, stages and streaming pages, and the REST API.
 ui = spark.sparkContext.uiWebUrl
 assert ui is not None
 app_id = spark.sparkContext.applicationId
 (out / "ui").mkdir(exist_ok=True)
-pages = {"sql": "/SQL/", "environment": "/environment/", "jobs": "/jobs/", "stages": "/stages/",
-         "streaming": "/StreamingQuery/",
-         "api-sql": f"/api/v1/applications/{app_id}/sql?details=true&planDescription=true",
-         "api-environment": f"/api/v1/applications/{app_id}/environment",
-         "api-jobs": f"/api/v1/applications/{app_id}/jobs"}
+pages = {
+    "sql": "/SQL/",
+    "environment": "/environment/",
+    "jobs": "/jobs/",
+    "stages": "/stages/",
+    "streaming": "/StreamingQuery/",
+    "api-sql": f"/api/v1/applications/{app_id}/sql?details=true&planDescription=true",
+    "api-environment": f"/api/v1/applications/{app_id}/environment",
+    "api-jobs": f"/api/v1/applications/{app_id}/jobs",
+}
 pages.update({f"sql-execution-{i}": f"/SQL/execution/?id={i}" for i in range(30)})
 pages["streaming-statistics"] = f"/StreamingQuery/statistics/?id={query.runId}"
 fetched = 0

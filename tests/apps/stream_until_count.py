@@ -12,20 +12,33 @@ import time
 from pyspark.sql import SparkSession
 
 stream, endpoint, region, output, expected = sys.argv[1:6]
-efo = {"consumerMode": "efo", "consumerName": sys.argv[6], "requireConsumerDeregistration": "true"} \
-    if len(sys.argv) > 6 else {}
+efo = (
+    {"consumerMode": "efo", "consumerName": sys.argv[6], "requireConsumerDeregistration": "true"}
+    if len(sys.argv) > 6
+    else {}
+)
 spark = SparkSession.builder.getOrCreate()
 spark.sparkContext.setLogLevel("ERROR")
-df = (spark.readStream.format("kinesis")
-      .option("streamName", stream).option("endpoint", endpoint).option("region", region)
-      .option("initialPosition", "trim_horizon").option("maxFetchDuration", "1s")
-      .option("minFetchPeriod", "200ms").option("shardsPerTask", "1")
-      .options(**efo)
-      .load()
-      .selectExpr("partitionKey", "CAST(data AS STRING) AS data", "shardId", "sequenceNumber"))
-query = (df.writeStream.format("json").option("path", output)
-         .option("checkpointLocation", output + "-checkpoint")
-         .trigger(processingTime="1 second").start())
+df = (
+    spark.readStream.format("kinesis")
+    .option("streamName", stream)
+    .option("endpoint", endpoint)
+    .option("region", region)
+    .option("initialPosition", "trim_horizon")
+    .option("maxFetchDuration", "1s")
+    .option("minFetchPeriod", "200ms")
+    .option("shardsPerTask", "1")
+    .options(**efo)
+    .load()
+    .selectExpr("partitionKey", "CAST(data AS STRING) AS data", "shardId", "sequenceNumber")
+)
+query = (
+    df.writeStream.format("json")
+    .option("path", output)
+    .option("checkpointLocation", output + "-checkpoint")
+    .trigger(processingTime="1 second")
+    .start()
+)
 deadline = time.monotonic() + 300
 rows = 0
 while rows < int(expected) and time.monotonic() < deadline:

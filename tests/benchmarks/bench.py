@@ -45,21 +45,30 @@ def run_spark(kind, jar, spec):
             profile = Path(os.environ["BENCH_JFR"])
             name = f"{profile.stem}-{kind}-{Path(jar).stem}{profile.suffix or '.jfr'}"
             env["BENCH_JFR"] = str(profile.with_name(name))
-        out = subprocess.run([sys.executable, str(HERE / "bench_spark.py"), json.dumps(spec)],
-                             capture_output=True, text=True, env=env, timeout=spec.get("timeout_s", 600) + 180)
+        out = subprocess.run(
+            [sys.executable, str(HERE / "bench_spark.py"), json.dumps(spec)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=spec.get("timeout_s", 600) + 180,
+        )
         if os.environ.get("BENCH_JVM_OUT"):  # the Spark JVM's own output, e.g. its compilation log
             kept = Path(os.environ["BENCH_JVM_OUT"]) / f"{kind}-{Path(jar).stem}.log"
             kept.parent.mkdir(parents=True, exist_ok=True)
             kept.write_text(out.stdout + out.stderr)
         lines = [line for line in out.stdout.splitlines() if line.startswith("RESULT ")]
-        sys.stderr.writelines(f"{kind} {Path(jar).name}: {line}\n" for line in out.stderr.splitlines()
-                              if line.startswith("thread-cpu "))  # BENCH_THREADS's breakdown
+        sys.stderr.writelines(
+            f"{kind} {Path(jar).name}: {line}\n" for line in out.stderr.splitlines() if line.startswith("thread-cpu ")
+        )  # BENCH_THREADS's breakdown
         if out.returncode != 0 or not lines:
             # The JVM's own last words (an OutOfMemoryError, a crash) come before Python's traceback.
-            jvm = [line for line in out.stderr.splitlines()
-                   if any(k in line for k in ("OutOfMemoryError", "hs_err", "Exception in thread", " ERROR "))]
+            jvm = [
+                line
+                for line in out.stderr.splitlines()
+                if any(k in line for k in ("OutOfMemoryError", "hs_err", "Exception in thread", " ERROR "))
+            ]
             raise RuntimeError(f"{kind} failed ({out.returncode}):\n" + "\n".join(jvm[:20]) + f"\n{out.stderr[-3000:]}")
-        return json.loads(lines[-1][len("RESULT "):])
+        return json.loads(lines[-1][len("RESULT ") :])
 
 
 def failure_cause(e):
@@ -86,16 +95,22 @@ def backend(args, jars):
     records = 8 * args.records_per_shard * 2
     results = []
     for mode in ("polling", "efo"):
-        with BenchKinesis(["--stream", f"s:8:{records // 8}:{RECORD}", "--stream", f"warm:8:{records // 32}:{RECORD}"],
-                          threads=1) as k:
+        with BenchKinesis(
+            ["--stream", f"s:8:{records // 8}:{RECORD}", "--stream", f"warm:8:{records // 32}:{RECORD}"], threads=1
+        ) as k:
             bare_sdk_reader(k.endpoint, "warm", records // 4, mode)
             before = cpu_seconds(k.pid)
             bare = bare_sdk_reader(k.endpoint, "s", records, mode)
             server_cpu = cpu_seconds(k.pid) - before
-        results.append({"build": f"endpoint, {mode}", "records": bare["records"],
-                        "endpoint_records_per_cpu_s": bare["records"] / server_cpu,
-                        "client_records_per_cpu_s": bare["records"] / bare["cpu_seconds"],
-                        "records_per_s": bare["records"] / bare["seconds"]})
+        results.append(
+            {
+                "build": f"endpoint, {mode}",
+                "records": bare["records"],
+                "endpoint_records_per_cpu_s": bare["records"] / server_cpu,
+                "client_records_per_cpu_s": bare["records"] / bare["cpu_seconds"],
+                "records_per_s": bare["records"] / bare["seconds"],
+            }
+        )
     return results
 
 
@@ -108,24 +123,35 @@ def throughput(mode):
         results = []
         warm = per_shard
         with BenchKinesis(["--stream", f"s:8:{per_shard}:{RECORD}", "--stream", f"warm:8:{warm}:{RECORD}"]) as k:
-            spec = {"endpoint": k.endpoint, "stream": "s", "record_size": RECORD, "options": options,
-                    "records_per_shard": per_shard, "warm_stream": "warm", "warm_records_per_shard": warm,
-                    "warm_rounds": args.warm_rounds}
+            spec = {
+                "endpoint": k.endpoint,
+                "stream": "s",
+                "record_size": RECORD,
+                "options": options,
+                "records_per_shard": per_shard,
+                "warm_stream": "warm",
+                "warm_records_per_shard": warm,
+                "warm_rounds": args.warm_rounds,
+            }
             for label, jar in jars:
                 results.append(one_build(label, "throughput", jar, spec))
             if mode == "polling":
                 ceiling = run_spark("ceiling_polling", jars[0][1], spec)
             else:
                 bare = bare_sdk_reader(k.endpoint, "s", 8 * per_shard, "efo")
-                ceiling = {"records": bare["records"], "seconds": bare["seconds"], "cpu_seconds": bare["cpu_seconds"],
-                           "records_per_s": bare["records"] / bare["seconds"],
-                           "mb_per_s": bare["bytes"] / bare["seconds"] / 1e6,
-                           "records_per_cpu_s": bare["records"] / bare["cpu_seconds"]}
+                ceiling = {
+                    "records": bare["records"],
+                    "seconds": bare["seconds"],
+                    "cpu_seconds": bare["cpu_seconds"],
+                    "records_per_s": bare["records"] / bare["seconds"],
+                    "mb_per_s": bare["bytes"] / bare["seconds"] / 1e6,
+                    "records_per_cpu_s": bare["records"] / bare["cpu_seconds"],
+                }
         results.append({"build": "bare SDK ceiling" + (" (own JVM)" if mode == "efo" else ""), **ceiling})
         for r in results:
             if "error" not in r:
                 r["of_ceiling"] = r["records_per_cpu_s"] / ceiling["records_per_cpu_s"]
-        measured = [r for r in results[:len(jars)] if "error" not in r]
+        measured = [r for r in results[: len(jars)] if "error" not in r]
         if measured:
             alone = spark_alone(measured[0], jars[0][1])
             results.append(alone)
@@ -135,6 +161,7 @@ def throughput(mode):
                 connector = r["cpu_seconds"] - r["cpu_by_kind"]["jit"] - spark
                 r["records_per_cpu_s_besides_spark"] = r["records"] / max(connector, 1e-9)
         return results
+
     return row
 
 
@@ -145,12 +172,21 @@ def spark_alone(measured, jar):
     listeners, the JIT compiling Spark's own code) is in every build's figure, and no connector
     change lowers it."""
     seconds = measured["seconds"]
-    spec = {"rows_per_s": round(measured["records"] / seconds), "sink": "noop",
-            "trigger_s": round(seconds / max(measured["batches"], 1), 1), "warmup_s": seconds, "window_s": seconds}
+    spec = {
+        "rows_per_s": round(measured["records"] / seconds),
+        "sink": "noop",
+        "trigger_s": round(seconds / max(measured["batches"], 1), 1),
+        "warmup_s": seconds,
+        "window_s": seconds,
+    }
     alone = run_spark("spark_floor", jar, spec)
     cpu = alone["cores"] * alone["seconds"]
-    return {"build": "Spark alone (rate source, same pace)", **alone, "cpu_seconds": cpu,
-            "cpu_by_kind": {kind: cores * alone["seconds"] for kind, cores in alone["cores_by_kind"].items()}}
+    return {
+        "build": "Spark alone (rate source, same pace)",
+        **alone,
+        "cpu_seconds": cpu,
+        "cpu_by_kind": {kind: cores * alone["seconds"] for kind, cores in alone["cores_by_kind"].items()},
+    }
 
 
 def limits(mode, queries):
@@ -160,12 +196,21 @@ def limits(mode, queries):
             # Enough records that no query reaches the tip within the window: 2 MiB/s for ~50 s.
             with BenchKinesis(["--limits", "--stream", f"s:{shards}:{110 * 1024}:{RECORD}"]) as k:
                 # Each query holds a slot with its prefetch task and needs one for its batches.
-                spec = {"endpoint": k.endpoint, "stream": "s", "record_size": RECORD, "shards": shards,
-                        "queries": queries, "slots": 2 * queries, "efo": mode == "efo", "warmup_s": 15,
-                        "window_s": args.window_s,
-                        "options": {"maxFetchRate": "2.0", **({"consumerMode": "efo"} if mode == "efo" else {})}}
+                spec = {
+                    "endpoint": k.endpoint,
+                    "stream": "s",
+                    "record_size": RECORD,
+                    "shards": shards,
+                    "queries": queries,
+                    "slots": 2 * queries,
+                    "efo": mode == "efo",
+                    "warmup_s": 15,
+                    "window_s": args.window_s,
+                    "options": {"maxFetchRate": "2.0", **({"consumerMode": "efo"} if mode == "efo" else {})},
+                }
                 results.append(one_build(label, "at_limits", jar, spec))
         return results
+
     return row
 
 
@@ -174,15 +219,22 @@ def latency(settings):
         results = []
         for label, jar in jars:
             with BenchKinesis(["--stream", "s:2:0:100", "--produce", "s:1000:100"]) as k:
-                spec = {"endpoint": k.endpoint, "stream": "s", "warmup_s": 15, "window_s": args.window_s,
-                        "options": settings}
+                spec = {
+                    "endpoint": k.endpoint,
+                    "stream": "s",
+                    "warmup_s": 15,
+                    "window_s": args.window_s,
+                    "options": settings,
+                }
                 results.append(one_build(label, "latency", jar, spec))
         return results
+
     return row
 
 
 def latency_realtime(mode):
     """The latency row in real-time mode (5-minute batches), into a JVM foreach sink."""
+
     def row(args, jars):
         from realtime_latency import latency_sink_jar
 
@@ -193,11 +245,19 @@ def latency_realtime(mode):
             for label, jar in jars:
                 with BenchKinesis(["--stream", "s:2:0:100", "--produce", "s:1000:100"]) as k:
                     # A task slot per shard for the real-time tasks, and room for the driver's jobs.
-                    spec = {"endpoint": k.endpoint, "stream": "s", "warmup_s": 15, "window_s": args.window_s,
-                            "batch_duration_s": 300, "slots": 4, "driver_class_path": str(sink_jar),
-                            "options": options}
+                    spec = {
+                        "endpoint": k.endpoint,
+                        "stream": "s",
+                        "warmup_s": 15,
+                        "window_s": args.window_s,
+                        "batch_duration_s": 300,
+                        "slots": 4,
+                        "driver_class_path": str(sink_jar),
+                        "options": options,
+                    }
                     results.append(one_build(label, "latency_realtime", jar, spec))
         return results
+
     return row
 
 
@@ -205,6 +265,7 @@ def pipeline(trigger):
     """Kinesis -> query -> Kinesis with the foreach writer, EFO in (bench_pipeline.py), at each of
     --pipeline-rates (1,000 and 10,000 records/s) over 2 shards: put into the first stream to
     arrival in the second."""
+
     def row(args, jars):
         options = {"consumerMode": "efo", "consumerName": f"bench-{int(time.time())}"}
         if trigger == "micro-batch":
@@ -212,22 +273,34 @@ def pipeline(trigger):
         results = []
         for rate in args.pipeline_rates:
             for label, jar in jars:
-                with BenchKinesis(["--stream", "s:2:0:100", "--stream", "out:2:0:100",
-                                   "--produce", f"s:{rate}:100"]) as k:
+                with BenchKinesis(
+                    ["--stream", "s:2:0:100", "--stream", "out:2:0:100", "--produce", f"s:{rate}:100"]
+                ) as k:
                     # A task slot per shard for the real-time tasks, and room for the driver's jobs.
-                    spec = {"endpoint": k.endpoint, "stream": "s", "out": "out", "trigger": trigger,
-                            "warmup_s": 15, "window_s": args.window_s, "batch_duration_s": 300, "slots": 4,
-                            "options": options}
+                    spec = {
+                        "endpoint": k.endpoint,
+                        "stream": "s",
+                        "out": "out",
+                        "trigger": trigger,
+                        "warmup_s": 15,
+                        "window_s": args.window_s,
+                        "batch_duration_s": 300,
+                        "slots": 4,
+                        "options": options,
+                    }
                     results.append(one_build(f"{label}, {rate:,} records/s", "pipeline", jar, spec))
         return results
+
     return row
 
 
 def spark_floor(sink):
     """The same query on Spark's rate source: what Spark itself spends at 1,000 rows/s into `sink`."""
+
     def row(args, jars):
         spec = {"rows_per_s": 1000, "sink": sink, "warmup_s": 15, "window_s": args.window_s}
         return [{"build": "Spark's rate source", **run_spark("spark_floor", jars[0][1], spec)}]
+
     return row
 
 
@@ -255,11 +328,16 @@ def scale(shards):
         results = []
         for label, jar in jars:
             with BenchKinesis(["--stream", f"s:{shards}:2:100"]) as k:
-                spec = {"endpoint": k.endpoint, "stream": "s", "triggers": 6,
-                        "timeout_s": 240 if shards >= 10000 else 150,
-                        "options": LOW_LATENCY}
+                spec = {
+                    "endpoint": k.endpoint,
+                    "stream": "s",
+                    "triggers": 6,
+                    "timeout_s": 240 if shards >= 10000 else 150,
+                    "options": LOW_LATENCY,
+                }
                 results.append(one_build(label, "scale", jar, spec))
         return results
+
     return row
 
 
@@ -267,6 +345,7 @@ def memory(mode):
     """A sink slower than the stream (3 s a batch, fetchBufferSize 20 MB). For EFO the stream is
     larger than the Spark JVM's heap and the benchmark Kinesis pushes as fast as it can: what a
     subscription left unread would buffer in the SDK shows as heap."""
+
     def row(args, jars):
         per_shard = 50 * 1024 if mode == "polling" else 1024 * 1024
         options = {"fetchBufferSize": "20mb", "maxFetchRate": "2.0", "maxFetchDuration": "1s"}
@@ -278,6 +357,7 @@ def memory(mode):
                 spec = {"endpoint": k.endpoint, "stream": "s", "sink_sleep_s": 3, "window_s": 45, "options": options}
                 results.append({"fetch_buffer_mb": 20, **one_build(label, "memory", jar, spec)})
         return results
+
     return row
 
 
@@ -285,25 +365,39 @@ def sink(limits):
     """Writing small rows (SMALL bytes, data plus partition key) with aggregation none and kpl,
     side by side in one Spark session per build; without and with the per-shard write limits
     (1,000 records and 1 MiB a second per shard, 4 shards), and the ratio kpl / none."""
+
     def row(args, jars):
         rows = args.sink_rows // (4 if limits else 1)
         streams = [arg for name in ("s-none", "s-kpl", "warm") for arg in ("--stream", f"{name}:4:0:{SMALL}")]
         results = []
         for label, jar in jars:
             with BenchKinesis((["--limits"] if limits else []) + streams) as k:
-                spec = {"endpoint": k.endpoint, "stream": "s", "warm_stream": "warm", "rows": rows,
-                        "warm_rows": max(2000, rows // 10), "row_size": SMALL, "partitions": 2,
-                        # A build from before the aggregation option writes plain records only.
-                        "aggregations": ["none", "kpl"] if label == "now" else ["none"], "timeout_s": 900}
+                spec = {
+                    "endpoint": k.endpoint,
+                    "stream": "s",
+                    "warm_stream": "warm",
+                    "rows": rows,
+                    "warm_rows": max(2000, rows // 10),
+                    "row_size": SMALL,
+                    "partitions": 2,
+                    # A build from before the aggregation option writes plain records only.
+                    "aggregations": ["none", "kpl"] if label == "now" else ["none"],
+                    "timeout_s": 900,
+                }
                 measured = run_spark("sink", jar, spec)
             for aggregation, r in measured.items():
                 results.append({"build": f"{label}, aggregation {aggregation}", **r})
             none, kpl = measured.get("none", {}), measured.get("kpl", {})
             if "records_per_s" in none and "records_per_s" in kpl:
-                results.append({"build": f"{label}, kpl / none",
-                                "ratio": kpl["records_per_s"] / none["records_per_s"],
-                                "cpu_ratio": kpl["records_per_cpu_s"] / none["records_per_cpu_s"]})
+                results.append(
+                    {
+                        "build": f"{label}, kpl / none",
+                        "ratio": kpl["records_per_s"] / none["records_per_s"],
+                        "cpu_ratio": kpl["records_per_cpu_s"] / none["records_per_cpu_s"],
+                    }
+                )
         return results
+
     return row
 
 
@@ -336,6 +430,7 @@ ROWS = {
 def default_jars():
     """The wheel's jar for the installed pyspark (the wheel carries one per Spark line), then the baseline."""
     from pyspark_kinesis._jar import bundled_jars, jar_path
+
     jars = [("now", Path(jar_path()))] if bundled_jars() else []
     baseline = ROOT / ".bench" / "baseline.jar"
     if baseline.exists():
@@ -347,25 +442,42 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", nargs="+", choices=list(ROWS), default=list(ROWS))
     parser.add_argument("--jar", action="append", default=[], help="label=path of a connector jar (repeatable)")
-    parser.add_argument("--records-per-shard", type=int, default=100000,
-                        help="throughput rows: 8 shards x this many 1 KB records")
-    parser.add_argument("--sink-rows", type=int, default=200000,
-                        help="sink rows: rows written per setting (a quarter with the write limits)")
-    parser.add_argument("--warm-rounds", type=int, default=1,
-                        help="throughput rows: reads of the warm-up stream before the measured one")
-    parser.add_argument("--window-s", type=int, default=30,
-                        help="measuring window of the limits, latency, pipeline and idle rows")
-    parser.add_argument("--pipeline-rates", type=int, nargs="+", default=[1000, 10000],
-                        help="pipeline rows: the records/s put into the first stream, one run each")
+    parser.add_argument(
+        "--records-per-shard", type=int, default=100000, help="throughput rows: 8 shards x this many 1 KB records"
+    )
+    parser.add_argument(
+        "--sink-rows",
+        type=int,
+        default=200000,
+        help="sink rows: rows written per setting (a quarter with the write limits)",
+    )
+    parser.add_argument(
+        "--warm-rounds",
+        type=int,
+        default=1,
+        help="throughput rows: reads of the warm-up stream before the measured one",
+    )
+    parser.add_argument(
+        "--window-s", type=int, default=30, help="measuring window of the limits, latency, pipeline and idle rows"
+    )
+    parser.add_argument(
+        "--pipeline-rates",
+        type=int,
+        nargs="+",
+        default=[1000, 10000],
+        help="pipeline rows: the records/s put into the first stream, one run each",
+    )
     args = parser.parse_args()
     jars = [tuple(j.split("=", 1)) for j in args.jar] or default_jars()
     if not jars:
         parser.error("no connector jar: run make wheel, or pass --jar label=path")
 
     # The run's switches that differ from the defaults, so that each row's command repeats it.
-    changed = "".join(f" --{name.replace('_', '-')} {getattr(args, name)}"
-                      for name in ("records_per_shard", "sink_rows", "warm_rounds", "window_s")
-                      if getattr(args, name) != parser.get_default(name))
+    changed = "".join(
+        f" --{name.replace('_', '-')} {getattr(args, name)}"
+        for name in ("records_per_shard", "sink_rows", "warm_rounds", "window_s")
+        if getattr(args, name) != parser.get_default(name)
+    )
     if args.pipeline_rates != parser.get_default("pipeline_rates"):
         changed += " --pipeline-rates " + " ".join(map(str, args.pipeline_rates))
     started = datetime.now(timezone.utc)
@@ -378,8 +490,14 @@ def main():
         except Exception as e:  # one failed row must not lose the others
             sys.stderr.write(f"bench: {name} failed:\n{e}\n")
             results = [{"build": "-", "error": failure_cause(e)}]
-        rows.append({"row": name, "seconds": time.time() - began, "results": results,
-                     "command": f'make bench BENCH_ARGS="--rows {name}{changed}"'})
+        rows.append(
+            {
+                "row": name,
+                "seconds": time.time() - began,
+                "results": results,
+                "command": f'make bench BENCH_ARGS="--rows {name}{changed}"',
+            }
+        )
         # After every row: a run stopped half-way keeps what it measured.
         out = write_report(rows, jars, started, HERE / "results")
     print(out.read_text())

@@ -49,10 +49,23 @@ class BenchKinesis:
         port_file = Path(self._dir.name) / "port"
         self._log = open(Path(self._dir.name) / "log", "w")
         self.process = subprocess.Popen(
-            ["java", "-Xms512m", "-Xmx8g", "-XX:+UseParallelGC", "-cp", str(BENCH_JAR),
-             "io.github.sparkkinesis.bench.BenchKinesis",
-             "--port-file", str(port_file), "--threads", str(self.threads)] + self.args,
-            stdout=self._log, stderr=subprocess.STDOUT)
+            [
+                "java",
+                "-Xms512m",
+                "-Xmx8g",
+                "-XX:+UseParallelGC",
+                "-cp",
+                str(BENCH_JAR),
+                "io.github.sparkkinesis.bench.BenchKinesis",
+                "--port-file",
+                str(port_file),
+                "--threads",
+                str(self.threads),
+            ]
+            + self.args,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.time() + 60
         while not port_file.exists() or not port_file.read_text():
             if self.process.poll() is not None or time.time() > deadline:
@@ -66,8 +79,9 @@ class BenchKinesis:
     def __exit__(self, *exc):
         died = self.process.poll()
         if died is not None and exc[0] is not None:  # say why the endpoint went away mid-row
-            sys.stderr.write(f"the benchmark Kinesis exited ({died}):\n"
-                             f"{(Path(self._dir.name) / 'log').read_text()[-3000:]}\n")
+            sys.stderr.write(
+                f"the benchmark Kinesis exited ({died}):\n{(Path(self._dir.name) / 'log').read_text()[-3000:]}\n"
+            )
         self.process.terminate()
         try:
             self.process.wait(10)
@@ -82,8 +96,28 @@ def bare_sdk_reader(endpoint, stream, records, mode, seconds=300):
     """The plain SDK reading `records` records in its own JVM (benchmarks/BareSdkReader): a dict
     with records, bytes, seconds, cpu_seconds."""
     import json
+
     out = subprocess.run(
-        ["java", "-Xmx2g", "-cp", str(BENCH_JAR), "io.github.sparkkinesis.bench.BareSdkReader", "--endpoint", endpoint,
-         "--stream", stream, "--records", str(records), "--mode", mode, "--seconds", str(seconds)],
-        capture_output=True, text=True, env={**os.environ, **CREDENTIALS}, check=True)
+        [
+            "java",
+            "-Xmx2g",
+            "-cp",
+            str(BENCH_JAR),
+            "io.github.sparkkinesis.bench.BareSdkReader",
+            "--endpoint",
+            endpoint,
+            "--stream",
+            stream,
+            "--records",
+            str(records),
+            "--mode",
+            mode,
+            "--seconds",
+            str(seconds),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **CREDENTIALS},
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -19,8 +19,12 @@ def arrivals(endpoint, stream, since):
     client = boto3.client("kinesis", endpoint_url=endpoint, region_name="us-east-1")
     found = {}
     for shard in client.list_shards(StreamName=stream)["Shards"]:
-        it = client.get_shard_iterator(StreamName=stream, ShardId=shard["ShardId"], ShardIteratorType="AT_TIMESTAMP",
-                                       Timestamp=datetime.fromtimestamp(since, timezone.utc))["ShardIterator"]
+        it = client.get_shard_iterator(
+            StreamName=stream,
+            ShardId=shard["ShardId"],
+            ShardIteratorType="AT_TIMESTAMP",
+            Timestamp=datetime.fromtimestamp(since, timezone.utc),
+        )["ShardIterator"]
         while it:
             response = client.get_records(ShardIterator=it, Limit=10000)
             for r in response["Records"]:
@@ -41,12 +45,14 @@ def start(spark, spec, workdir):
     from pyspark_kinesis import KinesisSinkOptions, foreach_kinesis
 
     out = KinesisSinkOptions().stream_name(spec["out"]).endpoint(spec["endpoint"]).region("us-east-1")
-    writer = (foreach_kinesis(reader(spark, spec, initialPosition="latest").select("partitionKey", "data"), out)
-              .option("checkpointLocation", str(workdir / "checkpoint")))
+    writer = foreach_kinesis(reader(spark, spec, initialPosition="latest").select("partitionKey", "data"), out).option(
+        "checkpointLocation", str(workdir / "checkpoint")
+    )
     if spec["trigger"] == "realtime":  # one batch longer than warm-up and window: no boundary inside
         spark.conf.set(MIN_BATCH_DURATION, str(spec["batch_duration_s"] * 1000))
         writer = writer.outputMode("update").trigger(  # type: ignore[call-overload]  # annotations lack realTime
-            realTime=f"{spec['batch_duration_s']} seconds")
+            realTime=f"{spec['batch_duration_s']} seconds"
+        )
     return writer.start()
 
 
@@ -73,6 +79,12 @@ def pipeline(spark, pid, spec, workdir):
     if error:
         raise RuntimeError(f"the pipeline query failed: {error}")
     ms = [(arrived - put) * 1000 for put, arrived in arrivals(endpoint, out, t0 - 1).values() if t0 <= put < t1]
-    return {"records": len(ms), "p50_ms": percentile(ms, 50), "p90_ms": percentile(ms, 90),
-            "p99_ms": percentile(ms, 99), "max_ms": max(ms) if ms else None, "cores": cores,
-            "cores_by_kind": cores_by_kind}
+    return {
+        "records": len(ms),
+        "p50_ms": percentile(ms, 50),
+        "p90_ms": percentile(ms, 90),
+        "p99_ms": percentile(ms, 99),
+        "max_ms": max(ms) if ms else None,
+        "cores": cores,
+        "cores_by_kind": cores_by_kind,
+    }

@@ -23,24 +23,33 @@ def _kinds(r):
         return ""
     sdk = f", SDK event loops {_n(k['sdk'], 1)}" if k.get("sdk", 0) >= 0.05 else ""
     exited = f", threads that exited {_n(k['exited'], 1)}" if k.get("exited", 0) >= 0.05 else ""
-    return (f"tasks {_n(k['tasks'], 1)}, GC {_n(k['gc'], 1)}, JIT {_n(k['jit'], 1)}, "
-            f"other {_n(k['other'], 1)}{sdk}{exited} CPU-s")
+    return (
+        f"tasks {_n(k['tasks'], 1)}, GC {_n(k['gc'], 1)}, JIT {_n(k['jit'], 1)}, "
+        f"other {_n(k['other'], 1)}{sdk}{exited} CPU-s"
+    )
 
 
 def _throughput(r):
     if "records" not in r:  # Spark alone: its CPU in the same window, whatever the source
-        return (f"**{_n(r['cpu_seconds'], 1)} CPU-s** in {_n(r['seconds'])} s at {_n(r['rows_per_s'])} rows/s, "
-                f"{_n(r['batches_per_s'] * r['seconds'])} batches ({_kinds(r)})")
-    figures = (f"{_n(r['records_per_s'])} records/s, {_n(r['mb_per_s'], 1)} MB/s, "
-               f"**{_n(r['records_per_cpu_s'])} records/CPU-s** ({_n(r['of_ceiling'] * 100)}% of ceiling), "
-               f"{_n(r['cpu_seconds'], 1)} CPU-s for {_n(r['records'])}")
+        return (
+            f"**{_n(r['cpu_seconds'], 1)} CPU-s** in {_n(r['seconds'])} s at {_n(r['rows_per_s'])} rows/s, "
+            f"{_n(r['batches_per_s'] * r['seconds'])} batches ({_kinds(r)})"
+        )
+    figures = (
+        f"{_n(r['records_per_s'])} records/s, {_n(r['mb_per_s'], 1)} MB/s, "
+        f"**{_n(r['records_per_cpu_s'])} records/CPU-s** ({_n(r['of_ceiling'] * 100)}% of ceiling), "
+        f"{_n(r['cpu_seconds'], 1)} CPU-s for {_n(r['records'])}"
+    )
     if not r.get("cpu_by_kind"):
         return figures
     # The JIT's share is warm-up that a long-running query stops paying (code run a few hundred
     # times per run, such as per-call SDK code, is still compiled within the window).
     without_jit = r["records"] / max(r["cpu_seconds"] - r["cpu_by_kind"]["jit"], 1e-9)
-    besides = (f"; {_n(r['records_per_cpu_s_besides_spark'])} besides the JIT and Spark alone's other CPU"
-               if "records_per_cpu_s_besides_spark" in r else "")
+    besides = (
+        f"; {_n(r['records_per_cpu_s_besides_spark'])} besides the JIT and Spark alone's other CPU"
+        if "records_per_cpu_s_besides_spark" in r
+        else ""
+    )
     return f"{figures} ({_kinds(r)}; {_n(without_jit)} records/CPU-s besides the JIT{besides})"
 
 
@@ -50,8 +59,7 @@ def _core_kinds(r):
     if not k:
         return ""
     sdk = f"SDK event loops {_n(k['sdk'], 3)}, " if k.get("sdk", 0) >= 0.0005 else ""
-    return (f" (tasks {_n(k['tasks'], 3)}, {sdk}GC {_n(k['gc'], 3)}, JIT {_n(k['jit'], 3)}, "
-            f"other {_n(k['other'], 3)})")
+    return f" (tasks {_n(k['tasks'], 3)}, {sdk}GC {_n(k['gc'], 3)}, JIT {_n(k['jit'], 3)}, other {_n(k['other'], 3)})"
 
 
 def figures(row, r):
@@ -59,37 +67,48 @@ def figures(row, r):
     if "error" in r:
         return f"failed: {r['error']}"
     if row == "backend":
-        return (f"{_n(r['endpoint_records_per_cpu_s'])} records per CPU-second of the endpoint "
-                "(one event-loop thread); "
-                f"client {_n(r['client_records_per_cpu_s'])}/CPU-s; {_n(r['records_per_s'])} records/s wall")
+        return (
+            f"{_n(r['endpoint_records_per_cpu_s'])} records per CPU-second of the endpoint "
+            "(one event-loop thread); "
+            f"client {_n(r['client_records_per_cpu_s'])}/CPU-s; {_n(r['records_per_s'])} records/s wall"
+        )
     if row in ("polling", "efo"):
         return _throughput(r)
     if row.startswith("limits"):
-        return (f"{_n(r['mib_per_s_per_shard'], 2)} MiB/s per shard = **{_n(r['pct_of_2mib'], 1)}% of 2 MiB/s**, "
-                f"throttle events {_n(r['throttle_events'])}")
+        return (
+            f"{_n(r['mib_per_s_per_shard'], 2)} MiB/s per shard = **{_n(r['pct_of_2mib'], 1)}% of 2 MiB/s**, "
+            f"throttle events {_n(r['throttle_events'])}"
+        )
     if row == "latency-floor" or row.startswith("steady"):
-        return (f"**{_n(r['cores'], 3)} cores** at {_n(r['rows_per_s'])} rows/s, "
-                f"{_n(r['batches_per_s'], 1)} batches/s")
+        return f"**{_n(r['cores'], 3)} cores** at {_n(r['rows_per_s'])} rows/s, {_n(r['batches_per_s'], 1)} batches/s"
     if row.startswith("latency") or row.startswith("pipeline"):
         batches = f", {_n(r['batches_per_s'], 1)} batches/s" if "batches_per_s" in r else ""
-        return (f"p50 **{_n(r['p50_ms'])} ms**, p90 {_n(r['p90_ms'])}, p99 **{_n(r['p99_ms'])}**, "
-                f"max {_n(r['max_ms'])} ms "
-                f"({_n(r['records'])} records); **{_n(r['cores'], 3)} cores**{_core_kinds(r)}{batches}")
+        return (
+            f"p50 **{_n(r['p50_ms'])} ms**, p90 {_n(r['p90_ms'])}, p99 **{_n(r['p99_ms'])}**, "
+            f"max {_n(r['max_ms'])} ms "
+            f"({_n(r['records'])} records); **{_n(r['cores'], 3)} cores**{_core_kinds(r)}{batches}"
+        )
     if row == "idle":
         return f"**{_n(r['cores'], 3)} cores** with nothing to read{_core_kinds(r)}"
     if row.startswith("scale"):
         waited = f" of which waiting for records {_n(r['idle_wait_ms'])}" if r.get("idle_wait_ms") else ""
-        return (f"driver **{_n(r['driver_ms_per_trigger'])} ms/trigger** (latestOffset {_n(r['latest_offset_ms'])}"
-                f"{waited}, planning {_n(r['planning_ms'])}), first batch after {_n(r['first_batch_s'], 1)} s, "
-                f"driver heap {_n(r['driver_heap_mb'])} MB, {r['triggers']} triggers")
+        return (
+            f"driver **{_n(r['driver_ms_per_trigger'])} ms/trigger** (latestOffset {_n(r['latest_offset_ms'])}"
+            f"{waited}, planning {_n(r['planning_ms'])}), first batch after {_n(r['first_batch_s'], 1)} s, "
+            f"driver heap {_n(r['driver_heap_mb'])} MB, {r['triggers']} triggers"
+        )
     if row.startswith("memory"):
-        return (f"peak block memory **{_n(r['peak_block_mb'], 1)} MB** with fetchBufferSize {r['fetch_buffer_mb']} MB; "
-                f"peak heap {_n(r['peak_heap_mb'])} MB; {_n(r['records'])} records")
+        return (
+            f"peak block memory **{_n(r['peak_block_mb'], 1)} MB** with fetchBufferSize {r['fetch_buffer_mb']} MB; "
+            f"peak heap {_n(r['peak_heap_mb'])} MB; {_n(r['records'])} records"
+        )
     if row.startswith("sink"):
         if "ratio" in r:
             return f"**{_n(r['ratio'], 1)}x the rows/s** of none, {_n(r['cpu_ratio'], 1)}x the rows per CPU-second"
-        return (f"**{_n(r['records_per_s'])} rows/s**, {_n(r['records_per_cpu_s'])} rows/CPU-s; "
-                f"{_n(r['records'])} rows in {_n(r['kinesis_records'])} Kinesis records, {_n(r['seconds'], 1)} s")
+        return (
+            f"**{_n(r['records_per_s'])} rows/s**, {_n(r['records_per_cpu_s'])} rows/CPU-s; "
+            f"{_n(r['records'])} rows in {_n(r['kinesis_records'])} Kinesis records, {_n(r['seconds'], 1)} s"
+        )
     return json.dumps(r)
 
 
@@ -97,24 +116,38 @@ def write_report(rows, jars, started, results_dir):
     results_dir.mkdir(parents=True, exist_ok=True)
     stem = started.strftime("%Y-%m-%dT%H%MZ")
     out = results_dir / f"{stem}.md"
-    lines = [f"# make bench, {started:%Y-%m-%d %H:%M} UTC",
-             "",
-             f"{platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}; Spark local[2], "
-             f"the benchmark Kinesis of benchmarks/ on loopback. Builds: "
-             + ", ".join(f"`{label}` = {Path(path).name}" for label, path in jars) + ".",
-             "",
-             "| row | build | figures | seconds | repeat with |",
-             "|---|---|---|---|---|"]
+    lines = [
+        f"# make bench, {started:%Y-%m-%d %H:%M} UTC",
+        "",
+        f"{platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}; Spark local[2], "
+        f"the benchmark Kinesis of benchmarks/ on loopback. Builds: "
+        + ", ".join(f"`{label}` = {Path(path).name}" for label, path in jars)
+        + ".",
+        "",
+        "| row | build | figures | seconds | repeat with |",
+        "|---|---|---|---|---|",
+    ]
     for row in rows:
         for i, r in enumerate(row["results"]):
-            lines.append(f"| {row['row'] if i == 0 else ''} | {r.get('build', '')} | {figures(row['row'], r)} | "
-                         f"{_n(row['seconds']) if i == 0 else ''} | {'`' + row['command'] + '`' if i == 0 else ''} |")
+            lines.append(
+                f"| {row['row'] if i == 0 else ''} | {r.get('build', '')} | {figures(row['row'], r)} | "
+                f"{_n(row['seconds']) if i == 0 else ''} | {'`' + row['command'] + '`' if i == 0 else ''} |"
+            )
     png = out.with_suffix(".png")
     png.unlink(missing_ok=True)  # a run rewrites its report after every row
     drawn = chart(rows, png)
-    lines += ["", f"![chart]({png.name})" if drawn else "(no row of this run has a chart panel)", "",
-              "<details><summary>raw figures</summary>", "", "```json", json.dumps(rows, indent=1), "```",
-              "</details>", ""]
+    lines += [
+        "",
+        f"![chart]({png.name})" if drawn else "(no row of this run has a chart panel)",
+        "",
+        "<details><summary>raw figures</summary>",
+        "",
+        "```json",
+        json.dumps(rows, indent=1),
+        "```",
+        "</details>",
+        "",
+    ]
     out.write_text("\n".join(lines))
     return out
 
@@ -135,8 +168,12 @@ def panels(rows):
     """The panels the rows that ran fill, each as (title, kind, [(label, value)])."""
     by_row = {row["row"]: [r for r in row["results"] if "error" not in r] for row in rows}
     found = []
-    bars = [(_label(name, r), r["records_per_cpu_s"]) for name in THROUGHPUT for r in by_row.get(name, [])
-            if "records_per_cpu_s" in r]
+    bars = [
+        (_label(name, r), r["records_per_cpu_s"])
+        for name in THROUGHPUT
+        for r in by_row.get(name, [])
+        if "records_per_cpu_s" in r
+    ]
     if bars:
         found.append(("records per CPU-second (1 KB, 8 shards)", "bars", bars))
     lat = [(_label(name, r), r) for name in LATENCY for r in by_row.get(name, [])]
@@ -155,6 +192,7 @@ def chart(rows, path):
     if not found:
         return False
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -197,14 +235,23 @@ def main():
     chart of docs/performance.md from the runs it cites. A row in several files is taken from
     the last."""
     import argparse
+
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--out", required=True, help="the PNG to write")
-    parser.add_argument("--build", action="append", required=True, dest="builds",
-                        help="a build to keep, once per build (e.g. now, 'bare SDK ceiling')")
+    parser.add_argument(
+        "--build",
+        action="append",
+        required=True,
+        dest="builds",
+        help="a build to keep, once per build (e.g. now, 'bare SDK ceiling')",
+    )
     parser.add_argument("results", nargs="+", help="results files (<date>.md) of make bench")
     args = parser.parse_args()
-    rows = [{**row, "results": [r for r in row["results"] if r.get("build") in args.builds]}
-            for md in args.results for row in raw_rows(md)]
+    rows = [
+        {**row, "results": [r for r in row["results"] if r.get("build") in args.builds]}
+        for md in args.results
+        for row in raw_rows(md)
+    ]
     if not chart(rows, args.out):
         parser.error("none of these rows has a panel")
     print(f"wrote {args.out}")

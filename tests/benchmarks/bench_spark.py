@@ -31,10 +31,15 @@ def session(slots=2, driver_class_path=None):
     from pyspark.sql import SparkSession
 
     import pyspark_kinesis
-    builder = (SparkSession.builder.master(f"local[{slots}]").config("spark.ui.enabled", "false")
-               .config("spark.driver.memory", "2g").config("spark.sql.shuffle.partitions", "2")
-               # Every batch's progress is kept, so rows are counted over runs of more than 100 batches.
-               .config("spark.sql.streaming.numRecentProgressUpdates", "1000000"))
+
+    builder = (
+        SparkSession.builder.master(f"local[{slots}]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "2g")
+        .config("spark.sql.shuffle.partitions", "2")
+        # Every batch's progress is kept, so rows are counted over runs of more than 100 batches.
+        .config("spark.sql.streaming.numRecentProgressUpdates", "1000000")
+    )
     if os.environ.get("BENCH_JAVA_OPTS"):  # e.g. -XX:+PrintCompilation, kept with BENCH_JVM_OUT
         builder = builder.config("spark.driver.extraJavaOptions", os.environ["BENCH_JAVA_OPTS"])
     if driver_class_path:  # a JVM sink of the row's own (the real-time latency rows)
@@ -46,8 +51,14 @@ def session(slots=2, driver_class_path=None):
 
 
 def reader(spark, spec, **extra):
-    options = {"streamName": spec["stream"], "endpoint": spec["endpoint"], "region": "us-east-1",
-               "initialPosition": "trim_horizon", **spec.get("options", {}), **extra}
+    options = {
+        "streamName": spec["stream"],
+        "endpoint": spec["endpoint"],
+        "region": "us-east-1",
+        "initialPosition": "trim_horizon",
+        **spec.get("options", {}),
+        **extra,
+    }
     return spark.readStream.format("kinesis").options(**options).load()
 
 
@@ -75,7 +86,7 @@ def thread_cpu(pid):
     for task in Path(f"/proc/{pid}/task").iterdir():
         with contextlib.suppress(OSError):
             stat = (task / "stat").read_text()
-            name = "".join("N" if c.isdigit() else c for c in stat[stat.index("(") + 1:stat.rindex(")")])
+            name = "".join("N" if c.isdigit() else c for c in stat[stat.index("(") + 1 : stat.rindex(")")])
             threads[task.name] = (name, stat_cpu_seconds(stat))
     return threads
 
@@ -101,8 +112,11 @@ def profiled(pid):
     started = jvm_uptime(pid) if os.environ.get("BENCH_JVM_OUT") else None
     if profile:
         settings = os.environ.get("BENCH_JFR_SETTINGS", "profile")  # or a .jfc file, e.g. with every compilation
-        subprocess.run(["jcmd", str(pid), "JFR.start", "name=bench", f"settings={settings}", f"filename={profile}"],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["jcmd", str(pid), "JFR.start", "name=bench", f"settings={settings}", f"filename={profile}"],
+            check=True,
+            capture_output=True,
+        )
     before = thread_cpu(pid)
     seen, done = dict(before), threading.Event()
 
@@ -126,8 +140,9 @@ def profiled(pid):
             for seconds, name in spent[:20]:
                 sys.stderr.write(f"thread-cpu {seconds:7.2f} s {100 * seconds / total:5.1f}%  {name}\n")
         if profile:
-            subprocess.run(["jcmd", str(pid), "JFR.stop", "name=bench", f"filename={profile}"],
-                           check=True, capture_output=True)
+            subprocess.run(
+                ["jcmd", str(pid), "JFR.stop", "name=bench", f"filename={profile}"], check=True, capture_output=True
+            )
 
 
 def jvm_uptime(pid):
@@ -137,8 +152,13 @@ def jvm_uptime(pid):
 
 
 def read_once(spark, spec, checkpoint, **extra):
-    query = (reader(spark, spec, **extra).writeStream.format("noop").trigger(availableNow=True)
-             .option("checkpointLocation", str(checkpoint)).start())
+    query = (
+        reader(spark, spec, **extra)
+        .writeStream.format("noop")
+        .trigger(availableNow=True)
+        .option("checkpointLocation", str(checkpoint))
+        .start()
+    )
     query.awaitTermination()
     return query
 
@@ -149,9 +169,17 @@ def cpu_kinds(spent):
     (driver, RPC, listeners)."""
     kinds = {"tasks": 0.0, "sdk": 0.0, "jit": 0.0, "gc": 0.0, "other": 0.0}
     for seconds, name in spent:
-        kind = ("tasks" if name.startswith("Executor task") else "jit" if "CompilerThre" in name
-                else "sdk" if name.startswith(("aws-java-sdk", "sdk-async-response"))
-                else "gc" if name.startswith(("GC Thread", "GN ", "VM Thread")) else "other")
+        kind = (
+            "tasks"
+            if name.startswith("Executor task")
+            else "jit"
+            if "CompilerThre" in name
+            else "sdk"
+            if name.startswith(("aws-java-sdk", "sdk-async-response"))
+            else "gc"
+            if name.startswith(("GC Thread", "GN ", "VM Thread"))
+            else "other"
+        )
         kinds[kind] += seconds
     return kinds
 
@@ -182,9 +210,16 @@ def throughput(spark, pid, spec, workdir):
     # Threads gone between two samples took the rest (their last half second, or all of a short one).
     kinds["exited"] = max(0.0, cpu - sum(kinds.values()))
     records = rows_read(query)
-    return {"records": records, "batches": batches_run(query), "seconds": seconds, "cpu_seconds": cpu,
-            "cpu_by_kind": kinds, "records_per_s": records / seconds,
-            "mb_per_s": records * spec["record_size"] / seconds / 1e6, "records_per_cpu_s": records / cpu}
+    return {
+        "records": records,
+        "batches": batches_run(query),
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "cpu_by_kind": kinds,
+        "records_per_s": records / seconds,
+        "mb_per_s": records * spec["record_size"] / seconds / 1e6,
+        "records_per_cpu_s": records / cpu,
+    }
 
 
 def ceiling_polling(spark, pid, spec, workdir):
@@ -198,21 +233,37 @@ def ceiling_polling(spark, pid, spec, workdir):
             found = getattr(found, part)
         return found
 
-    client = (sdk("services.kinesis.KinesisClient").builder()
-              .endpointOverride(jvm.java.net.URI.create(spec["endpoint"]))
-              .region(sdk("regions.Region").of("us-east-1"))
-              .credentialsProvider(sdk("auth.credentials.StaticCredentialsProvider").create(
-                  sdk("auth.credentials.AwsBasicCredentials").create("bench", "bench")))
-              .httpClientBuilder(sdk("http.urlconnection.UrlConnectionHttpClient").builder()).build())
+    client = (
+        sdk("services.kinesis.KinesisClient")
+        .builder()
+        .endpointOverride(jvm.java.net.URI.create(spec["endpoint"]))
+        .region(sdk("regions.Region").of("us-east-1"))
+        .credentialsProvider(
+            sdk("auth.credentials.StaticCredentialsProvider").create(
+                sdk("auth.credentials.AwsBasicCredentials").create("bench", "bench")
+            )
+        )
+        .httpClientBuilder(sdk("http.urlconnection.UrlConnectionHttpClient").builder())
+        .build()
+    )
     model = "services.kinesis.model."
-    shards = [s.shardId() for s in client.listShards(sdk(model + "ListShardsRequest").builder()
-                                                      .streamName(spec["stream"]).build()).shards()]
+    shards = [
+        s.shardId()
+        for s in client.listShards(
+            sdk(model + "ListShardsRequest").builder().streamName(spec["stream"]).build()
+        ).shards()
+    ]
     counts = []
 
     def read(shard, stream=spec["stream"], records=spec["records_per_shard"]):
-        it = client.getShardIterator(sdk(model + "GetShardIteratorRequest").builder().streamName(stream)
-                                     .shardId(shard).shardIteratorType(sdk(model + "ShardIteratorType").TRIM_HORIZON)
-                                     .build()).shardIterator()
+        it = client.getShardIterator(
+            sdk(model + "GetShardIteratorRequest")
+            .builder()
+            .streamName(stream)
+            .shardId(shard)
+            .shardIteratorType(sdk(model + "ShardIteratorType").TRIM_HORIZON)
+            .build()
+        ).shardIterator()
         n = 0
         while n < records:
             request = sdk(model + "GetRecordsRequest").builder().shardIterator(it).limit(10000).build()
@@ -233,9 +284,14 @@ def ceiling_polling(spark, pid, spec, workdir):
         t.join()
     seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
     records = sum(counts)
-    return {"records": records, "seconds": seconds, "cpu_seconds": cpu,
-            "records_per_s": records / seconds,
-            "mb_per_s": records * spec["record_size"] / seconds / 1e6, "records_per_cpu_s": records / cpu}
+    return {
+        "records": records,
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "records_per_s": records / seconds,
+        "mb_per_s": records * spec["record_size"] / seconds / 1e6,
+        "records_per_cpu_s": records / cpu,
+    }
 
 
 def at_limits(spark, pid, spec, workdir):
@@ -243,8 +299,12 @@ def at_limits(spark, pid, spec, workdir):
     queries = []
     for i in range(spec["queries"]):
         extra = {"consumerName": f"bench-{i}-{int(time.time())}"} if spec.get("efo") else {}
-        queries.append(reader(spark, spec, **extra).writeStream.format("noop")
-                       .option("checkpointLocation", str(workdir / f"checkpoint-{i}")).start())
+        queries.append(
+            reader(spark, spec, **extra)
+            .writeStream.format("noop")
+            .option("checkpointLocation", str(workdir / f"checkpoint-{i}"))
+            .start()
+        )
     # The warm-up counts from every query's first progress (EFO registers consumers first).
     deadline = time.time() + 180
     while any(q.lastProgress is None for q in queries) and time.time() < deadline:
@@ -259,13 +319,17 @@ def at_limits(spark, pid, spec, workdir):
     # What the query read from Kinesis, not what its batches consumed: a batch may drain
     # records prefetched before the window.
     per_shard = [(a[1] - b[1]) / (a[0] - b[0]) / spec["shards"] for a, b in zip(after, before)]
-    return {"mib_per_s_per_shard": [x / 2**20 for x in per_shard],
-            "pct_of_2mib": [100 * x / (2 * 2**20) for x in per_shard], "throttle_events": throttles}
+    return {
+        "mib_per_s_per_shard": [x / 2**20 for x in per_shard],
+        "pct_of_2mib": [100 * x / (2 * 2**20) for x in per_shard],
+        "throttle_events": throttles,
+    }
 
 
 def fetched(query):
     """(when, bytes read from Kinesis so far) as of the query's last progress (metric fetchedBytes)."""
     from datetime import datetime
+
     progress = query.lastProgress or {}
     when = datetime.fromisoformat(progress["timestamp"].replace("Z", "+00:00")).timestamp()
     return when, source_metric(query, "fetchedBytes") or 0.0
@@ -284,8 +348,12 @@ def latency(spark, pid, spec, workdir):
             seen.extend((t, arrived) for t in put_times)
             batches.append(arrived)
 
-    query = (reader(spark, spec, initialPosition="latest").writeStream.foreachBatch(sink)
-             .option("checkpointLocation", str(workdir / "checkpoint")).start())
+    query = (
+        reader(spark, spec, initialPosition="latest")
+        .writeStream.foreachBatch(sink)
+        .option("checkpointLocation", str(workdir / "checkpoint"))
+        .start()
+    )
     # The warm-up counts from the first batch: a fresh JVM's first batch (class loading, JIT) took
     # 10-30 s on the loaded machine, and the backlog it leaves is not the steady state measured.
     deadline = time.time() + spec.get("first_batch_s", 180)
@@ -304,9 +372,16 @@ def latency(spark, pid, spec, workdir):
     with lock:
         ms = [(arrived - t) * 1000 for t, arrived in seen if t0 <= t < t1]
         batches_per_s = sum(1 for at in batches if t0 <= at < t1) / (t1 - t0)
-    return {"records": len(ms), "p50_ms": percentile(ms, 50), "p90_ms": percentile(ms, 90),
-            "p99_ms": percentile(ms, 99), "max_ms": max(ms) if ms else None, "cores": cores,
-            "cores_by_kind": cores_by_kind, "batches_per_s": batches_per_s}
+    return {
+        "records": len(ms),
+        "p50_ms": percentile(ms, 50),
+        "p90_ms": percentile(ms, 90),
+        "p99_ms": percentile(ms, 99),
+        "max_ms": max(ms) if ms else None,
+        "cores": cores,
+        "cores_by_kind": cores_by_kind,
+        "batches_per_s": batches_per_s,
+    }
 
 
 def latency_realtime(spark, pid, spec, workdir):
@@ -320,8 +395,14 @@ def latency_realtime(spark, pid, spec, workdir):
     spark.conf.set(MIN_BATCH_DURATION, str(spec["batch_duration_s"] * 1000))
     sink = workdir / "sink"
     sink.mkdir()
-    query = start_jvm_foreach(spark, reader(spark, spec, initialPosition="latest"), sink,
-                              workdir / "checkpoint", "realtime", spec["batch_duration_s"])
+    query = start_jvm_foreach(
+        spark,
+        reader(spark, spec, initialPosition="latest"),
+        sink,
+        workdir / "checkpoint",
+        "realtime",
+        spec["batch_duration_s"],
+    )
     deadline = time.time() + spec.get("first_batch_s", 180)
     while not deliveries(sink) and time.time() < deadline and not query.exception():
         time.sleep(0.5)
@@ -340,9 +421,15 @@ def latency_realtime(spark, pid, spec, workdir):
         if t0 <= put < t1:
             first[r["seq"]] = min(first.get(r["seq"], float("inf")), (r["sinkTime"] - put) * 1000)
     ms = list(first.values())
-    return {"records": len(ms), "p50_ms": percentile(ms, 50), "p90_ms": percentile(ms, 90),
-            "p99_ms": percentile(ms, 99), "max_ms": max(ms) if ms else None, "cores": cores,
-            "cores_by_kind": cores_by_kind}
+    return {
+        "records": len(ms),
+        "p50_ms": percentile(ms, 50),
+        "p90_ms": percentile(ms, 90),
+        "p99_ms": percentile(ms, 99),
+        "max_ms": max(ms) if ms else None,
+        "cores": cores,
+        "cores_by_kind": cores_by_kind,
+    }
 
 
 def steady_cost(query, pid, spec):
@@ -352,8 +439,13 @@ def steady_cost(query, pid, spec):
     t0, t1, cores, cores_by_kind = cpu_window(pid, spec["window_s"])
     rows, batches = rows_read(query) - done[0], batches_run(query) - done[1]
     query.stop()
-    return {"cores": cores, "cores_by_kind": cores_by_kind, "seconds": t1 - t0,
-            "batches_per_s": batches / (t1 - t0), "rows_per_s": rows / (t1 - t0)}
+    return {
+        "cores": cores,
+        "cores_by_kind": cores_by_kind,
+        "seconds": t1 - t0,
+        "batches_per_s": batches / (t1 - t0),
+        "rows_per_s": rows / (t1 - t0),
+    }
 
 
 def spark_floor(spark, pid, spec, workdir):
@@ -361,6 +453,7 @@ def spark_floor(spark, pid, spec, workdir):
     the Kinesis row it is set against (the latency rows' foreachBatch, or noop), so the cores a
     Kinesis query uses can be compared with what any source pays per batch (planning, the
     checkpoint's offset and commit logs, the sink)."""
+
     def sink(batch, batch_id):
         batch.selectExpr("CAST(value AS STRING) AS body").collect()
 
@@ -374,15 +467,20 @@ def spark_floor(spark, pid, spec, workdir):
 def steady(spark, pid, spec, workdir):
     """A query reading a stream of `rows_per_s` into the noop sink: the cores it uses, without a
     sink's own cost."""
-    query = (reader(spark, spec, initialPosition="latest").writeStream.format("noop")
-             .option("checkpointLocation", str(workdir / "checkpoint")).start())
+    query = (
+        reader(spark, spec, initialPosition="latest")
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(workdir / "checkpoint"))
+        .start()
+    )
     return steady_cost(query, pid, spec)
 
 
 def idle(spark, pid, spec, workdir):
     """A query on a stream that receives nothing: the JVM's CPU after a warm-up."""
-    query = (reader(spark, spec).writeStream.format("noop")
-             .option("checkpointLocation", str(workdir / "checkpoint")).start())
+    query = (
+        reader(spark, spec).writeStream.format("noop").option("checkpointLocation", str(workdir / "checkpoint")).start()
+    )
     time.sleep(spec["warmup_s"])
     _, _, cores, cores_by_kind = cpu_window(pid, spec["window_s"])
     query.stop()
@@ -393,8 +491,12 @@ def scale(spark, pid, spec, workdir):
     """Many shards with a few records each: driver time per trigger, driver heap, time to the first batch."""
     began = time.time()
     with profiled(pid):
-        query = (reader(spark, spec).writeStream.format("noop")
-                 .option("checkpointLocation", str(workdir / "checkpoint")).start())
+        query = (
+            reader(spark, spec)
+            .writeStream.format("noop")
+            .option("checkpointLocation", str(workdir / "checkpoint"))
+            .start()
+        )
         first = None
         while time.time() - began < spec["timeout_s"] and len(query.recentProgress) < spec["triggers"]:
             if first is None and rows_read(query) > 0:
@@ -411,22 +513,31 @@ def scale(spark, pid, spec, workdir):
     driver = [d.get("latestOffset", 0) - w + d.get("queryPlanning", 0) for d, w in zip(durations, waits)]
     spark._jvm.java.lang.System.gc()
     runtime = spark._jvm.java.lang.Runtime.getRuntime()
-    return {"triggers": len(progress), "driver_ms_per_trigger": statistics.median(driver) if driver else None,
-            "latest_offset_ms": statistics.median(d.get("latestOffset", 0) for d in durations),
-            "idle_wait_ms": statistics.median(waits),
-            "planning_ms": statistics.median(d.get("queryPlanning", 0) for d in durations),
-            "first_batch_s": first, "records": rows_read(query),
-            "driver_heap_mb": (runtime.totalMemory() - runtime.freeMemory()) / 2**20}
+    return {
+        "triggers": len(progress),
+        "driver_ms_per_trigger": statistics.median(driver) if driver else None,
+        "latest_offset_ms": statistics.median(d.get("latestOffset", 0) for d in durations),
+        "idle_wait_ms": statistics.median(waits),
+        "planning_ms": statistics.median(d.get("queryPlanning", 0) for d in durations),
+        "first_batch_s": first,
+        "records": rows_read(query),
+        "driver_heap_mb": (runtime.totalMemory() - runtime.freeMemory()) / 2**20,
+    }
 
 
 def memory(spark, pid, spec, workdir):
     """A sink slower than the stream: the most block-manager memory the prefetched records took."""
+
     def sink(batch, batch_id):
         batch.count()
         time.sleep(spec["sink_sleep_s"])
 
-    query = (reader(spark, spec).writeStream.foreachBatch(sink)
-             .option("checkpointLocation", str(workdir / "checkpoint")).start())
+    query = (
+        reader(spark, spec)
+        .writeStream.foreachBatch(sink)
+        .option("checkpointLocation", str(workdir / "checkpoint"))
+        .start()
+    )
     peak_storage, peak_heap, began = 0, 0, time.time()
     runtime = spark._jvm.java.lang.Runtime.getRuntime()
     while time.time() - began < spec["window_s"]:
@@ -451,8 +562,9 @@ def kinesis_records(spec, stream):
     client = boto3.client("kinesis", endpoint_url=spec["endpoint"], region_name="us-east-1")
     total = 0
     for shard in client.list_shards(StreamName=stream)["Shards"]:
-        it = client.get_shard_iterator(StreamName=stream, ShardId=shard["ShardId"],
-                                       ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        it = client.get_shard_iterator(StreamName=stream, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")[
+            "ShardIterator"
+        ]
         while it:
             response = client.get_records(ShardIterator=it, Limit=10000)
             total += len(response["Records"])
@@ -472,15 +584,22 @@ def sink(spark, pid, spec, workdir):
     def frame(rows):
         key = F.col("id").cast("string")
         return spark.range(rows, numPartitions=spec["partitions"]).select(
-            key.alias("partitionKey"), F.lpad(key, spec["row_size"] - 7, "x").alias("data"))
+            key.alias("partitionKey"), F.lpad(key, spec["row_size"] - 7, "x").alias("data")
+        )
 
     def aggregation_option(aggregation):
         # none is the default, so a build from before the option is measured too.
         return {} if aggregation == "none" else {"aggregation": aggregation}
 
     def write(df, stream, aggregation):
-        (df.write.format("kinesis").option("streamName", stream).option("endpoint", spec["endpoint"])
-         .option("region", "us-east-1").options(**aggregation_option(aggregation), **spec.get("options", {})).save())
+        (
+            df.write.format("kinesis")
+            .option("streamName", stream)
+            .option("endpoint", spec["endpoint"])
+            .option("region", "us-east-1")
+            .options(**aggregation_option(aggregation), **spec.get("options", {}))
+            .save()
+        )
 
     results = {}
     for aggregation in spec["aggregations"]:
@@ -492,16 +611,36 @@ def sink(spark, pid, spec, workdir):
             write(measured, f"{spec['stream']}-{aggregation}", aggregation)
             seconds, cpu = time.time() - began, cpu_seconds(pid) - cpu
             measured.unpersist()
-            results[aggregation] = {"records": spec["rows"], "seconds": seconds, "cpu_seconds": cpu,
-                                    "records_per_s": spec["rows"] / seconds, "records_per_cpu_s": spec["rows"] / cpu,
-                                    "kinesis_records": kinesis_records(spec, f"{spec['stream']}-{aggregation}")}
+            results[aggregation] = {
+                "records": spec["rows"],
+                "seconds": seconds,
+                "cpu_seconds": cpu,
+                "records_per_s": spec["rows"] / seconds,
+                "records_per_cpu_s": spec["rows"] / cpu,
+                "kinesis_records": kinesis_records(spec, f"{spec['stream']}-{aggregation}"),
+            }
         except Exception as e:  # an older build without the option: the other setting still counts
             results[aggregation] = {"error": str(e).strip().splitlines()[0][:300]}
     return results
 
 
-KINDS = {f.__name__: f for f in (throughput, ceiling_polling, at_limits, latency, latency_realtime, spark_floor,
-                                  steady, idle, scale, memory, sink, pipeline)}
+KINDS = {
+    f.__name__: f
+    for f in (
+        throughput,
+        ceiling_polling,
+        at_limits,
+        latency,
+        latency_realtime,
+        spark_floor,
+        steady,
+        idle,
+        scale,
+        memory,
+        sink,
+        pipeline,
+    )
+}
 
 
 def main():

@@ -44,12 +44,20 @@ def measure(spark, kinesis, shards, records, rate, workdir):
             if seen[0] >= records:
                 done.set()
 
-    df = (spark.readStream.format("kinesis").option("streamName", stream)
-          .option("endpoint", kinesis.endpoint).option("region", kinesis.region)
-          .option("initialPosition", "trim_horizon").option("maxFetchDuration", "200ms")
-          .option("minFetchPeriod", "200ms").option("maxFetchRate", "2.0").load())
-    query = (df.writeStream.foreachBatch(sink)
-             .option("checkpointLocation", str(workdir / f"checkpoint-{shards}")).start())
+    df = (
+        spark.readStream.format("kinesis")
+        .option("streamName", stream)
+        .option("endpoint", kinesis.endpoint)
+        .option("region", kinesis.region)
+        .option("initialPosition", "trim_horizon")
+        .option("maxFetchDuration", "200ms")
+        .option("minFetchPeriod", "200ms")
+        .option("maxFetchRate", "2.0")
+        .load()
+    )
+    query = (
+        df.writeStream.foreachBatch(sink).option("checkpointLocation", str(workdir / f"checkpoint-{shards}")).start()
+    )
     time.sleep(3)  # the query is up and polling
     started = time.time()
     batch = max(1, rate // 10)
@@ -63,8 +71,12 @@ def measure(spark, kinesis, shards, records, rate, workdir):
     query.stop()
     kinesis.delete_stream(stream)
     return {
-        "shards": shards, "records": records, "target_rate": rate, "complete": finished,
-        "records_read": seen[0], "produce_seconds": round(produced_in, 2),
+        "shards": shards,
+        "records": records,
+        "target_rate": rate,
+        "complete": finished,
+        "records_read": seen[0],
+        "produce_seconds": round(produced_in, 2),
         "ingest_records_per_s": round(seen[0] / elapsed, 1),
         "latency_p50_s": round(percentile(latencies, 50), 3) if latencies else None,
         "latency_p99_s": round(percentile(latencies, 99), 3) if latencies else None,
@@ -88,19 +100,27 @@ def main():
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     workdir = results_dir / f"work-{stamp}"
     with kinesis_for_tests(workdir) as kinesis:
-        spark = pyspark_kinesis.configure(SparkSession.builder.master("local[4]")
-                                          .config("spark.ui.enabled", "false")).getOrCreate()
+        spark = pyspark_kinesis.configure(
+            SparkSession.builder.master("local[4]").config("spark.ui.enabled", "false")
+        ).getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
         runs = [measure(spark, kinesis, shards, args.records, args.rate, workdir) for shards in args.shards]
         spark.stop()
-    report = {"when": stamp, "machine": platform.node(), "python": platform.python_version(),
-              "backend": "kinesis-mock (local)", "runs": runs}
+    report = {
+        "when": stamp,
+        "machine": platform.node(),
+        "python": platform.python_version(),
+        "backend": "kinesis-mock (local)",
+        "runs": runs,
+    }
     out = results_dir / f"ingest-latency-{stamp}.json"
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"{'shards':>6} {'records/s':>10} {'p50 s':>7} {'p99 s':>7} complete")
     for r in runs:
-        print(f"{r['shards']:>6} {r['ingest_records_per_s']:>10} {r['latency_p50_s']:>7} "
-              f"{r['latency_p99_s']:>7} {r['complete']}")
+        print(
+            f"{r['shards']:>6} {r['ingest_records_per_s']:>10} {r['latency_p50_s']:>7} "
+            f"{r['latency_p99_s']:>7} {r['complete']}"
+        )
     print(f"written to {out}")
 
 

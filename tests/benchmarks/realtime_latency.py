@@ -101,12 +101,23 @@ def measure(spark, kinesis, spec):
     stream = kinesis.create_stream(shards=shards)
     sink, checkpoint = workdir / f"sink-{name}", workdir / f"checkpoint-{name}"
     sink.mkdir(parents=True)
-    options = {"streamName": stream, "endpoint": kinesis.endpoint, "region": kinesis.region,
-               "initialPosition": "latest", **extra}
+    options = {
+        "streamName": stream,
+        "endpoint": kinesis.endpoint,
+        "region": kinesis.region,
+        "initialPosition": "latest",
+        **extra,
+    }
     if options.get("consumerMode") == "efo":
         options.update(consumerName=f"bench-{uuid.uuid4().hex[:8]}", requireConsumerDeregistration="true")
-    query = start_jvm_foreach(spark, spark.readStream.format("kinesis").options(**options).load(),
-                              sink, checkpoint, trigger, spec["batch_duration_s"])
+    query = start_jvm_foreach(
+        spark,
+        spark.readStream.format("kinesis").options(**options).load(),
+        sink,
+        checkpoint,
+        trigger,
+        spec["batch_duration_s"],
+    )
     pid = spark._jvm.java.lang.ProcessHandle.current().pid()
     try:
         # Warm up: the query runs and has delivered a record before the measured ones are put.
@@ -143,18 +154,30 @@ def measure(spark, kinesis, spec):
         low, high = spans.get(r["batch"], (r["sinkTime"], r["sinkTime"]))
         spans[r["batch"]] = (min(low, r["sinkTime"]), max(high, r["sinkTime"]))
     gaps = [spans[b][0] - spans[a][1] for a, b in zip(sorted(spans), sorted(spans)[1:]) if b == a + 1]
+
     def ms(q):
         return round(percentile(latencies, q) * 1000) if latencies else None
 
     return {
-        "run": name, "trigger": trigger, "shards": shards, "records": records, "rate": rate,
-        "delivered": len(first), "repeated": len(rows) - len(first),
-        "p50_ms": ms(50), "p90_ms": ms(90), "p99_ms": ms(99), "max_ms": ms(100),
+        "run": name,
+        "trigger": trigger,
+        "shards": shards,
+        "records": records,
+        "rate": rate,
+        "delivered": len(first),
+        "repeated": len(rows) - len(first),
+        "p50_ms": ms(50),
+        "p90_ms": ms(90),
+        "p99_ms": ms(99),
+        "max_ms": ms(100),
         "put_call_p50_ms": round(percentile(producer.put_seconds, 50) * 1000, 1),
         "put_call_p99_ms": round(percentile(producer.put_seconds, 99) * 1000, 1),
-        "batches": len(spans), "batch_gap_ms": round(percentile(gaps, 50) * 1000) if gaps else None,
-        "put_calls": len(producer.put_seconds), "seconds": round(produced_s, 1),
-        "cores": round(cores, 3), "load_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+        "batches": len(spans),
+        "batch_gap_ms": round(percentile(gaps, 50) * 1000) if gaps else None,
+        "put_calls": len(producer.put_seconds),
+        "seconds": round(produced_s, 1),
+        "cores": round(cores, 3),
+        "load_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
         "source_metrics": metrics,
     }
 
@@ -165,8 +188,10 @@ def latency_sink_jar(workdir):
 
     classpath = str(Path(pyspark.__file__).parent / "jars" / "*")
     classes = workdir / "latency-sink-classes"
-    subprocess.run(["javac", "--release", "17", "-cp", classpath, "-d", str(classes),
-                    str(HERE / "jvm" / "LatencySink.java")], check=True)
+    subprocess.run(
+        ["javac", "--release", "17", "-cp", classpath, "-d", str(classes), str(HERE / "jvm" / "LatencySink.java")],
+        check=True,
+    )
     jar = workdir / "latency-sink.jar"
     subprocess.run(["jar", "cf", str(jar), "-C", str(classes), "."], check=True)
     return jar
@@ -177,11 +202,11 @@ def start_jvm_foreach(spark, df, sink, checkpoint, trigger, batch_duration_s):
     from pyspark.sql.streaming.query import StreamingQuery
 
     jvm = spark.sparkContext._jvm
-    writer = (df._jdf.writeStream().foreach(jvm.LatencySink(str(sink)))
-              .option("checkpointLocation", str(checkpoint)))
+    writer = df._jdf.writeStream().foreach(jvm.LatencySink(str(sink))).option("checkpointLocation", str(checkpoint))
     if trigger == "realtime":
         writer = writer.outputMode("update").trigger(
-            jvm.org.apache.spark.sql.streaming.Trigger.RealTime(f"{batch_duration_s} seconds"))
+            jvm.org.apache.spark.sql.streaming.Trigger.RealTime(f"{batch_duration_s} seconds")
+        )
     return StreamingQuery(writer.start())
 
 
@@ -192,9 +217,11 @@ def run_one(spec):
     import pyspark_kinesis
 
     # One task slot per shard for the real-time tasks, and room for the driver's jobs.
-    spark = pyspark_kinesis.configure(SparkSession.builder.master(f"local[{spec['shards'] + 2}]")
-                                      .config("spark.ui.enabled", "false")
-                                      .config("spark.driver.extraClassPath", spec["sink_jar"])).getOrCreate()
+    spark = pyspark_kinesis.configure(
+        SparkSession.builder.master(f"local[{spec['shards'] + 2}]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.extraClassPath", spec["sink_jar"])
+    ).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     spark.conf.set(MIN_BATCH_DURATION, str(spec["batch_duration_s"] * 1000))
     kinesis = Kinesis(spec["endpoint"], spec["region"])
@@ -210,12 +237,13 @@ def run_child(spec, jar):
     env = dict(os.environ)
     if jar:
         env["PYSPARK_KINESIS_JAR"] = str(jar)
-    out = subprocess.run([sys.executable, __file__, "--one", json.dumps(spec)], capture_output=True, text=True,
-                         env=env, timeout=1200)
+    out = subprocess.run(
+        [sys.executable, __file__, "--one", json.dumps(spec)], capture_output=True, text=True, env=env, timeout=1200
+    )
     lines = [line for line in out.stdout.splitlines() if line.startswith("RESULT ")]
     if out.returncode != 0 or not lines:
         raise RuntimeError(f"{spec['run']} failed ({out.returncode}):\n{out.stderr[-3000:]}")
-    return json.loads(lines[-1][len("RESULT "):])
+    return json.loads(lines[-1][len("RESULT ") :])
 
 
 @contextmanager
@@ -239,14 +267,18 @@ def kinesis_backend(name, workdir):
 
 
 def table(runs):
-    lines = ["| run | build | delivered | p50 ms | p90 ms | p99 ms | max ms | put call p50 / p99 ms | "
-             "batches, gap ms | JVM cores | load (1 min) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| run | build | delivered | p50 ms | p90 ms | p99 ms | max ms | put call p50 / p99 ms | "
+        "batches, gap ms | JVM cores | load (1 min) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in runs:
-        lines.append(f"| {r['run']} | {r['build']} | {r['delivered']} / {r['records']} | {r['p50_ms']} | "
-                     f"{r['p90_ms']} | {r['p99_ms']} | {r['max_ms']} | {r['put_call_p50_ms']} / "
-                     f"{r['put_call_p99_ms']} | {r['batches']}, {r['batch_gap_ms']} | {r['cores']} | "
-                     f"{r['load_1min'][0]}-{r['load_1min'][1]} |")
+        lines.append(
+            f"| {r['run']} | {r['build']} | {r['delivered']} / {r['records']} | {r['p50_ms']} | "
+            f"{r['p90_ms']} | {r['p99_ms']} | {r['max_ms']} | {r['put_call_p50_ms']} / "
+            f"{r['put_call_p99_ms']} | {r['batches']}, {r['batch_gap_ms']} | {r['cores']} | "
+            f"{r['load_1min'][0]}-{r['load_1min'][1]} |"
+        )
     return "\n".join(lines)
 
 
@@ -257,8 +289,12 @@ def main():
     parser.add_argument("--shards", type=int, default=4)
     parser.add_argument("--runs", nargs="+", choices=sorted(RUNS), default=list(RUNS))
     parser.add_argument("--backend", choices=["bench", "kinesis-mock"], default="bench")
-    parser.add_argument("--put-every-ms", type=int, default=None,
-                        help="one PutRecords call this often (default 20; 250 for kinesis-mock)")
+    parser.add_argument(
+        "--put-every-ms",
+        type=int,
+        default=None,
+        help="one PutRecords call this often (default 20; 250 for kinesis-mock)",
+    )
     parser.add_argument("--batch-duration", type=int, default=5, help="real-time batch duration, seconds")
     parser.add_argument("--jar", action="append", default=[], help="label=path of a connector jar (repeatable)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
@@ -278,21 +314,31 @@ def main():
         with kinesis_backend(args.backend, workdir) as (endpoint, region, backend):
             for name in args.runs:
                 for label, jar in jars:  # builds interleaved run by run: same machine moment
-                    spec = {"run": name, "records": args.records, "rate": args.rate, "shards": args.shards,
-                            "endpoint": endpoint, "region": region, "put_every_ms": every_ms,
-                            "batch_duration_s": args.batch_duration, "sink_jar": str(sink_jar),
-                            "workdir": str(workdir / f"{name}-{label}")}
+                    spec = {
+                        "run": name,
+                        "records": args.records,
+                        "rate": args.rate,
+                        "shards": args.shards,
+                        "endpoint": endpoint,
+                        "region": region,
+                        "put_every_ms": every_ms,
+                        "batch_duration_s": args.batch_duration,
+                        "sink_jar": str(sink_jar),
+                        "workdir": str(workdir / f"{name}-{label}"),
+                    }
                     runs.append({"build": label, **run_child(spec, jar)})
                     print(table(runs[-1:]), flush=True)
     command = "python tests/benchmarks/realtime_latency.py " + " ".join(sys.argv[1:])
     builds = ", ".join(f"`{label}` = {Path(jar).name if jar else 'the installed wheel'}" for label, jar in jars)
-    text = (f"# Real-time latency, {stamp}\n\n`{command}` on {platform.node()} ({os.cpu_count()} cores), "
-            f"against {backend}; {args.shards} shards, {args.rate} records/s in a PutRecords call every "
-            f"{every_ms} ms, real-time batch duration {args.batch_duration} s. Builds: {builds}.\n\n"
-            f"Latency: put (just before the PutRecords call) to the foreach sink's process(). Batches: how "
-            f"many the sink saw, and the median time from the last row of one to the first of the next. "
-            f"JVM cores: CPU of the Spark JVM while the records were put. Load: the machine's 1-minute load "
-            f"average at the start and end of the run.\n\n{table(runs)}\n")
+    text = (
+        f"# Real-time latency, {stamp}\n\n`{command}` on {platform.node()} ({os.cpu_count()} cores), "
+        f"against {backend}; {args.shards} shards, {args.rate} records/s in a PutRecords call every "
+        f"{every_ms} ms, real-time batch duration {args.batch_duration} s. Builds: {builds}.\n\n"
+        f"Latency: put (just before the PutRecords call) to the foreach sink's process(). Batches: how "
+        f"many the sink saw, and the median time from the last row of one to the first of the next. "
+        f"JVM cores: CPU of the Spark JVM while the records were put. Load: the machine's 1-minute load "
+        f"average at the start and end of the run.\n\n{table(runs)}\n"
+    )
     (results / f"realtime-latency-{stamp}.md").write_text(text)
     (results / f"realtime-latency-{stamp}.json").write_text(json.dumps(runs, indent=2) + "\n")
     print(text)

@@ -60,8 +60,15 @@ def churn(proxy, mode):
         proxy.add(Fault.end_subscription_early(after_events=10, share=1.0))
 
 
-SOURCE_METRICS = ["fetchedRecords", "prefetchedRecords", "prefetchedBytes", "throttleEvents", "trackedShards",
-                  "liveSubscriptions", "resubscriptions"]
+SOURCE_METRICS = [
+    "fetchedRecords",
+    "prefetchedRecords",
+    "prefetchedBytes",
+    "throttleEvents",
+    "trackedShards",
+    "liveSubscriptions",
+    "resubscriptions",
+]
 
 
 def executors_peak_heap_mb(spark):
@@ -74,7 +81,7 @@ def executors_peak_heap_mb(spark):
         return ""
     heaps = [e.get("peakMemoryMetrics", {}).get("JVMHeapMemory") for e in executors if e["id"] != "driver"]
     heaps = [h for h in heaps if h is not None]
-    return round(sum(heaps) / 2 ** 20) if heaps else ""
+    return round(sum(heaps) / 2**20) if heaps else ""
 
 
 class Reads:
@@ -84,8 +91,10 @@ class Reads:
         self.batches, self.lock = {}, threading.Lock()
 
     def sink(self, batch, batch_id):
-        pairs = [(b["key"], b["n"]) for b in (json.loads(r.data) for r in
-                                              batch.selectExpr("CAST(data AS STRING) AS data").collect())]
+        pairs = [
+            (b["key"], b["n"])
+            for b in (json.loads(r.data) for r in batch.selectExpr("CAST(data AS STRING) AS data").collect())
+        ]
         with self.lock:
             self.batches[batch_id] = pairs
 
@@ -122,10 +131,14 @@ def main():
         import pyspark_kinesis
 
         proxy = FaultProxy(upstream=kinesis.endpoint, seed=1)
-        builder = (SparkSession.builder.master(args.master).appName("kinesis-soak")
-                   .config("spark.ui.port", "0").config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.sql.shuffle.partitions", "2")
-                   .config("spark.executor.memory", "1g"))
+        builder = (
+            SparkSession.builder.master(args.master)
+            .appName("kinesis-soak")
+            .config("spark.ui.port", "0")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.executor.memory", "1g")
+        )
         spark = pyspark_kinesis.configure(builder).getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
         jvm = spark.sparkContext._jvm
@@ -142,14 +155,33 @@ def main():
         faults[0][1](proxy)  # the first fault is on from the start
         churn(proxy, args.mode)
         active, rows = faults[0][0], []
-        query = (spark.readStream.format("kinesis").options(**options).load().writeStream
-                 .foreachBatch(reads.sink).option("checkpointLocation", f"{tmp}/checkpoint")
-                 .trigger(processingTime="1 second").start())
+        query = (
+            spark.readStream.format("kinesis")
+            .options(**options)
+            .load()
+            .writeStream.foreachBatch(reads.sink)
+            .option("checkpointLocation", f"{tmp}/checkpoint")
+            .trigger(processingTime="1 second")
+            .start()
+        )
         producer.start()
         started = time.monotonic()
-        columns = ["seconds", "fault", "produced", "read", "lag", "driverHeapUsedMB", "driverRssMB", "driverThreads",
-                   "executors", "executorsRssMB", "executorsThreads", "executorsPeakHeapMB", *SOURCE_METRICS,
-                   "injected"]
+        columns = [
+            "seconds",
+            "fault",
+            "produced",
+            "read",
+            "lag",
+            "driverHeapUsedMB",
+            "driverRssMB",
+            "driverThreads",
+            "executors",
+            "executorsRssMB",
+            "executorsThreads",
+            "executorsPeakHeapMB",
+            *SOURCE_METRICS,
+            "injected",
+        ]
         with open(csv_path, "w", newline="") as f:
             writer = csv.DictWriter(f, columns)
             writer.writeheader()
@@ -174,15 +206,22 @@ def main():
                     progress = query.lastProgress
                     metrics = ((progress.get("sources") if progress else None) or [{}])[0].get("metrics") or {}
                     read = len(reads.pairs())
-                    row = {"seconds": round(elapsed), "fault": active or "-", "produced": len(producer.produced),
-                           "read": read, "lag": len(producer.produced) - read,
-                           "driverHeapUsedMB": round((runtime.totalMemory() - runtime.freeMemory()) / 2 ** 20),
-                           "driverRssMB": round(rss), "driverThreads": threads, "executors": len(executors),
-                           "executorsRssMB": round(sum(r for r, _ in executors)),
-                           "executorsThreads": sum(t for _, t in executors),
-                           "executorsPeakHeapMB": executors_peak_heap_mb(spark),
-                           **{m: metrics.get(m, "") for m in SOURCE_METRICS},
-                           "injected": sum(proxy.injected.values())}
+                    row = {
+                        "seconds": round(elapsed),
+                        "fault": active or "-",
+                        "produced": len(producer.produced),
+                        "read": read,
+                        "lag": len(producer.produced) - read,
+                        "driverHeapUsedMB": round((runtime.totalMemory() - runtime.freeMemory()) / 2**20),
+                        "driverRssMB": round(rss),
+                        "driverThreads": threads,
+                        "executors": len(executors),
+                        "executorsRssMB": round(sum(r for r, _ in executors)),
+                        "executorsThreads": sum(t for _, t in executors),
+                        "executorsPeakHeapMB": executors_peak_heap_mb(spark),
+                        **{m: metrics.get(m, "") for m in SOURCE_METRICS},
+                        "injected": sum(proxy.injected.values()),
+                    }
                     writer.writerow(row)
                     f.flush()
                     rows.append(row)
@@ -217,16 +256,26 @@ def write_summary(path, args, rows, produced, read, lost, duplicated, injected):
         values = [r[column] for r in sample if r[column] != ""]
         return round(sum(values) / len(values)) if values else "-"
 
-    growth = "\n".join(f"| {c} | {mean(rows[:quarter], c)} | {mean(rows[-quarter:], c)} |"
-                       for c in ["driverHeapUsedMB", "driverRssMB", "driverThreads", "executorsRssMB",
-                                 "executorsThreads", "executorsPeakHeapMB", "lag"])
+    growth = "\n".join(
+        f"| {c} | {mean(rows[:quarter], c)} | {mean(rows[-quarter:], c)} |"
+        for c in [
+            "driverHeapUsedMB",
+            "driverRssMB",
+            "driverThreads",
+            "executorsRssMB",
+            "executorsThreads",
+            "executorsPeakHeapMB",
+            "lag",
+        ]
+    )
     path.write_text(
         f"# Soak run {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n\n"
         f"{args.minutes} min, mode {args.mode}, {args.shards} shards, {args.rate} records/s, master {args.master}, "
         f"a fault on for {args.fault_seconds} s every {args.fault_every} s.\n\n"
         f"Produced {produced}, read {read}, lost {lost}, duplicated {duplicated}.\n\n"
         f"Injected: {', '.join(f'{op} {kind}: {n}' for (op, kind), n in sorted(injected.items())) or 'nothing'}\n\n"
-        f"| column | first quarter (mean) | last quarter (mean) |\n|---|---|---|\n{growth}\n")
+        f"| column | first quarter (mean) | last quarter (mean) |\n|---|---|---|\n{growth}\n"
+    )
 
 
 if __name__ == "__main__":

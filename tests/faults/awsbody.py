@@ -49,8 +49,12 @@ def error_reply(code, message, content_type):
     code, and the body's __type too, in the client's encoding."""
     content_type = CBOR if is_cbor(content_type) else JSON
     body = encode({"__type": code, "message": message}, content_type)
-    headers = [("x-amzn-RequestId", str(uuid.uuid4())), ("x-amzn-ErrorType", code),
-               ("Content-Type", content_type), ("Content-Length", str(len(body)))]
+    headers = [
+        ("x-amzn-RequestId", str(uuid.uuid4())),
+        ("x-amzn-ErrorType", code),
+        ("Content-Type", content_type),
+        ("Content-Length", str(len(body))),
+    ]
     return status_of(code), headers, body
 
 

@@ -45,14 +45,14 @@ def parse(raw):
     headers, at, end = {}, PRELUDE, PRELUDE + headers_length
     while at < end:
         name_length = raw[at]
-        name = raw[at + 1:at + 1 + name_length].decode()
+        name = raw[at + 1 : at + 1 + name_length].decode()
         kind = raw[at + 1 + name_length]
         at += 2 + name_length
         if kind in _FIXED:
-            value, at = raw[at:at + _FIXED[kind]], at + _FIXED[kind]
+            value, at = raw[at : at + _FIXED[kind]], at + _FIXED[kind]
         else:  # 6 bytes, 7 string: 2-byte length first
-            length = struct.unpack(">H", raw[at:at + 2])[0]
-            value, at = raw[at + 2:at + 2 + length], at + 2 + length
+            length = struct.unpack(">H", raw[at : at + 2])[0]
+            value, at = raw[at + 2 : at + 2 + length], at + 2 + length
             if kind == STRING:
                 value = value.decode()
         headers[name] = value
@@ -61,9 +61,10 @@ def parse(raw):
 
 def build(headers, payload):
     """A message with string headers (name -> str) and the payload bytes."""
-    encoded = b"".join(struct.pack(">B", len(n.encode())) + n.encode()
-                       + struct.pack(">BH", STRING, len(v.encode())) + v.encode()
-                       for n, v in headers.items())
+    encoded = b"".join(
+        struct.pack(">B", len(n.encode())) + n.encode() + struct.pack(">BH", STRING, len(v.encode())) + v.encode()
+        for n, v in headers.items()
+    )
     total = PRELUDE + len(encoded) + len(payload) + TRAILER
     prelude = struct.pack(">II", total, len(encoded))
     body = prelude + struct.pack(">I", zlib.crc32(prelude)) + encoded + payload

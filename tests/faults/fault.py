@@ -4,15 +4,39 @@ plus a selector saying which candidate requests (or PutRecords entries) it hits.
 
 import threading
 
-OPERATIONS = frozenset({
-    "AddTagsToStream", "CreateStream", "DecreaseStreamRetentionPeriod", "DeleteStream",
-    "DeregisterStreamConsumer", "DescribeLimits", "DescribeStream", "DescribeStreamConsumer",
-    "DescribeStreamSummary", "DisableEnhancedMonitoring", "EnableEnhancedMonitoring",
-    "GetRecords", "GetShardIterator", "IncreaseStreamRetentionPeriod", "ListShards",
-    "ListStreamConsumers", "ListStreams", "ListTagsForStream", "MergeShards", "PutRecord",
-    "PutRecords", "RegisterStreamConsumer", "RemoveTagsFromStream", "SplitShard",
-    "StartStreamEncryption", "StopStreamEncryption", "SubscribeToShard", "UpdateShardCount",
-    "UpdateStreamMode"})
+OPERATIONS = frozenset(
+    {
+        "AddTagsToStream",
+        "CreateStream",
+        "DecreaseStreamRetentionPeriod",
+        "DeleteStream",
+        "DeregisterStreamConsumer",
+        "DescribeLimits",
+        "DescribeStream",
+        "DescribeStreamConsumer",
+        "DescribeStreamSummary",
+        "DisableEnhancedMonitoring",
+        "EnableEnhancedMonitoring",
+        "GetRecords",
+        "GetShardIterator",
+        "IncreaseStreamRetentionPeriod",
+        "ListShards",
+        "ListStreamConsumers",
+        "ListStreams",
+        "ListTagsForStream",
+        "MergeShards",
+        "PutRecord",
+        "PutRecords",
+        "RegisterStreamConsumer",
+        "RemoveTagsFromStream",
+        "SplitShard",
+        "StartStreamEncryption",
+        "StopStreamEncryption",
+        "SubscribeToShard",
+        "UpdateShardCount",
+        "UpdateStreamMode",
+    }
+)
 
 # Error codes and the HTTP status Kinesis answers them with; any other code is a 400 client error.
 SERVER_ERRORS = {"InternalFailure": 500, "ServiceUnavailable": 503}
@@ -27,8 +51,19 @@ class Fault:
     with probability p, from the proxy's seeded random), first=n (the first n candidates),
     every=n (every n-th candidate); until=n stops after n injections."""
 
-    def __init__(self, kind, operation, *, share=None, first=None, every=None, until=None,
-                 code=None, seconds=None, after_events=None):
+    def __init__(
+        self,
+        kind,
+        operation,
+        *,
+        share=None,
+        first=None,
+        every=None,
+        until=None,
+        code=None,
+        seconds=None,
+        after_events=None,
+    ):
         if operation not in OPERATIONS:
             raise ValueError(f"operation {operation!r} is not a Kinesis operation; one of {sorted(OPERATIONS)}")
         chosen = [name for name, value in (("share", share), ("first", first), ("every", every)) if value is not None]
@@ -47,8 +82,8 @@ class Fault:
         self.share, self.first, self.every, self.until = share, first, every, until
         self.seconds, self.after_events = seconds, after_events
         self.counted_as = {"cut": "cut_mid_event"}.get(kind, code if kind == "error" else kind)  # key in injected
-        self.seen = 0       # candidates that reached this fault
-        self.injected = 0   # times it fired
+        self.seen = 0  # candidates that reached this fault
+        self.injected = 0  # times it fired
         self._lock = threading.Lock()
 
     # -- builders (the contract's names) --------------------------------------------------------
@@ -59,7 +94,8 @@ class Fault:
         500 InternalFailure / 503 ServiceUnavailable."""
         if not code or not isinstance(code, str):
             raise ValueError(
-                f"code must be an AWS error code such as ProvisionedThroughputExceededException, got {code!r}")
+                f"code must be an AWS error code such as ProvisionedThroughputExceededException, got {code!r}"
+            )
         return cls("error", operation, code=code, **selector)
 
     @classmethod
@@ -115,6 +151,9 @@ class Fault:
             return hit
 
     def __repr__(self):
-        selector = {k: v for k, v in (("share", self.share), ("first", self.first), ("every", self.every),
-                                      ("until", self.until)) if v is not None}
+        selector = {
+            k: v
+            for k, v in (("share", self.share), ("first", self.first), ("every", self.every), ("until", self.until))
+            if v is not None
+        }
         return f"Fault({self.kind}, {self.operation}, code={self.code}, {selector})"

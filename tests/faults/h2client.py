@@ -29,17 +29,31 @@ class Subscription:
         self._conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
         self._conn.initiate_connection()
         content_type = awsbody.CBOR if cbor else awsbody.JSON
-        document = {"ConsumerARN": consumer_arn, "ShardId": shard_id,
-                    "StartingPosition": position or {"Type": "TRIM_HORIZON"}}
+        document = {
+            "ConsumerARN": consumer_arn,
+            "ShardId": shard_id,
+            "StartingPosition": position or {"Type": "TRIM_HORIZON"},
+        }
         body = cbor2.dumps(document) if cbor else json.dumps(document).encode()
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         self._id = self._conn.get_next_available_stream_id()
-        self._conn.send_headers(self._id, [
-            (":method", "POST"), (":scheme", "http"), (":authority", parts.netloc), (":path", "/"),
-            ("content-type", content_type), ("x-amz-target", "Kinesis_20131202.SubscribeToShard"),
-            ("x-amz-date", stamp),
-            ("authorization", f"AWS4-HMAC-SHA256 Credential={FAKE_ACCESS_KEY}/{stamp[:8]}/{region}/kinesis/"
-                              f"aws4_request, SignedHeaders=host;x-amz-date, Signature={'0' * 64}")])
+        self._conn.send_headers(
+            self._id,
+            [
+                (":method", "POST"),
+                (":scheme", "http"),
+                (":authority", parts.netloc),
+                (":path", "/"),
+                ("content-type", content_type),
+                ("x-amz-target", "Kinesis_20131202.SubscribeToShard"),
+                ("x-amz-date", stamp),
+                (
+                    "authorization",
+                    f"AWS4-HMAC-SHA256 Credential={FAKE_ACCESS_KEY}/{stamp[:8]}/{region}/kinesis/"
+                    f"aws4_request, SignedHeaders=host;x-amz-date, Signature={'0' * 64}",
+                ),
+            ],
+        )
         self._conn.send_data(self._id, body, end_stream=True)
         self._sock.sendall(self._conn.data_to_send())
         self.status, self.headers, self.error, self.outcome, self.leftover = None, {}, None, None, 0

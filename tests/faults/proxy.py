@@ -148,8 +148,9 @@ class FaultProxy:
             self._calls[operation] += 1
             self._signed_by[(operation, access_key_of(request.headers))] += 1
         if self._expiry_of is not None and await self._expired_credentials(request):
-            return self._error(request, operation, "ExpiredTokenException",
-                               "The security token included in the request is expired")
+            return self._error(
+                request, operation, "ExpiredTokenException", "The security token included in the request is expired"
+            )
         fault = self._pick(operation, ("error", "delay", "reset", "hang") + STREAM_FAULTS)
         if fault is not None and fault.kind not in STREAM_FAULTS:
             if fault.kind == "error":
@@ -162,8 +163,13 @@ class FaultProxy:
                 await asyncio.sleep(fault.seconds)
         document = awsbody.decode(request.body, request.header("content-type"))
         if expired := self._expired.named_by(operation, document):
-            return self._error(request, operation, "ResourceNotFoundException",
-                               f"Shard {expired[1]} in stream {expired[0]} does not exist", "expired")
+            return self._error(
+                request,
+                operation,
+                "ResourceNotFoundException",
+                f"Shard {expired[1]} in stream {expired[0]} does not exist",
+                "expired",
+            )
         if operation in ("GetShardIterator", "SubscribeToShard"):
             request, document = self._past_trim_horizon(request, document, operation)
         if operation == "SubscribeToShard":
@@ -174,11 +180,15 @@ class FaultProxy:
             return await self._subscribe(request, document, stream_fault)
         if operation == "PutRecords":
             reply = await self._put_records(request, document)
-        elif (operation == "PutRecord" and self._limits_on
-              and (refused := await self._put_record_refused(request, document))):
+        elif (
+            operation == "PutRecord"
+            and self._limits_on
+            and (refused := await self._put_record_refused(request, document))
+        ):
             return refused
-        elif (operation == "GetRecords" and self._limits_on
-              and (refused := self._get_records_refused(request, document))):
+        elif (
+            operation == "GetRecords" and self._limits_on and (refused := self._get_records_refused(request, document))
+        ):
             return refused
         elif operation == "ListShards":
             reply = Reply(*self._expired.listed(document, *await self._upstream.call(request.headers, request.body)))
@@ -204,12 +214,17 @@ class FaultProxy:
         kind = start.get("Type" if operation == "SubscribeToShard" else "ShardIteratorType")
         seq_field = "SequenceNumber" if operation == "SubscribeToShard" else "StartingSequenceNumber"
         older = kind == "TRIM_HORIZON" or (
-            kind in ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER") and int(start.get(seq_field)) < oldest)
+            kind in ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER") and int(start.get(seq_field)) < oldest
+        )
         if not older:
             return request, document
         moved = {k: v for k, v in start.items() if k not in ("Timestamp",)}
-        moved.update({("Type" if operation == "SubscribeToShard" else "ShardIteratorType"): "AT_SEQUENCE_NUMBER",
-                      seq_field: str(oldest)})
+        moved.update(
+            {
+                ("Type" if operation == "SubscribeToShard" else "ShardIteratorType"): "AT_SEQUENCE_NUMBER",
+                seq_field: str(oldest),
+            }
+        )
         document = {**document, "StartingPosition": moved} if operation == "SubscribeToShard" else {**document, **moved}
         self._count(operation, "trimmed")
         return Request(request.headers, awsbody.encode(document, request.header("content-type"))), document
@@ -240,8 +255,13 @@ class FaultProxy:
         if shard is None:
             return None
         if self._limits.get_calls.full(shard) or self._limits.read_bytes.available(shard) <= 0:
-            return self._error(request, "GetRecords", THROTTLED,
-                               f"Rate exceeded for shard {shard[1]} in stream {shard[0]} (fault proxy limits)", "limit")
+            return self._error(
+                request,
+                "GetRecords",
+                THROTTLED,
+                f"Rate exceeded for shard {shard[1]} in stream {shard[0]} (fault proxy limits)",
+                "limit",
+            )
         self._limits.get_calls.add(shard)
         return None
 
@@ -251,8 +271,10 @@ class FaultProxy:
         """The shard each PutRecord(s) entry goes to; None where unknown (e.g. no such stream:
         the request is then forwarded as is and Kinesis answers it)."""
         try:
-            return [await self._shards.shard_of(stream, auth, e.get("PartitionKey", ""), e.get("ExplicitHashKey"))
-                    for e in entries]
+            return [
+                await self._shards.shard_of(stream, auth, e.get("PartitionKey", ""), e.get("ExplicitHashKey"))
+                for e in entries
+            ]
         except Exception as e:
             log.debug("fault proxy: no shards for the records of %s: %s", stream, e)
             return [None] * len(entries)
@@ -263,8 +285,13 @@ class FaultProxy:
         size = awsbody.data_size(document.get("Data")) + len(document.get("PartitionKey", "").encode())
         if shard is None or self._limits.admit_put((stream, shard), size):
             return None
-        return self._error(request, "PutRecord", THROTTLED,
-                           f"Rate exceeded for shard {shard} in stream {stream} (fault proxy limits)", "limit")
+        return self._error(
+            request,
+            "PutRecord",
+            THROTTLED,
+            f"Rate exceeded for shard {shard} in stream {stream} (fault proxy limits)",
+            "limit",
+        )
 
     async def _put_records(self, request, document):
         entries = document.get("Records") or []
@@ -295,9 +322,15 @@ class FaultProxy:
                 return Reply(status, headers, body)
             answer = awsbody.decode(body, dict((k.lower(), v) for k, v in headers).get("content-type"))
         forwarded = iter(answer.get("Records", []))
-        results = [{"ErrorCode": THROTTLED,
-                    "ErrorMessage": f"Rate exceeded for shard {failed[i]} in stream {stream} (fault proxy)"}
-                   if i in failed else next(forwarded) for i in range(len(entries))]
+        results = [
+            {
+                "ErrorCode": THROTTLED,
+                "ErrorMessage": f"Rate exceeded for shard {failed[i]} in stream {stream} (fault proxy)",
+            }
+            if i in failed
+            else next(forwarded)
+            for i in range(len(entries))
+        ]
         merged = {**answer, "Records": results, "FailedRecordCount": sum(bool(r.get("ErrorCode")) for r in results)}
         content_type = dict((k.lower(), v) for k, v in headers).get("content-type", request_type)
         kept_headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
@@ -310,14 +343,23 @@ class FaultProxy:
         key = (consumer, shard)
         if self._limits_on:
             if self._limits.subscribe_calls.full(key):
-                return self._error(request, "SubscribeToShard", "LimitExceededException",
-                                   f"Rate exceeded for consumer {consumer} and shard {shard} (fault proxy limits)",
-                                   "limit")
+                return self._error(
+                    request,
+                    "SubscribeToShard",
+                    "LimitExceededException",
+                    f"Rate exceeded for consumer {consumer} and shard {shard} (fault proxy limits)",
+                    "limit",
+                )
             self._limits.subscribe_calls.add(key)
             if self._limits.subscriptions.full(key):
-                return self._error(request, "SubscribeToShard", "ResourceInUseException",
-                                   f"Another active subscription exists for consumer {consumer} and shard {shard}, "
-                                   "or one was started less than 5 seconds ago (fault proxy limits)", "limit")
+                return self._error(
+                    request,
+                    "SubscribeToShard",
+                    "ResourceInUseException",
+                    f"Another active subscription exists for consumer {consumer} and shard {shard}, "
+                    "or one was started less than 5 seconds ago (fault proxy limits)",
+                    "limit",
+                )
         response = await self._upstream.open(request.headers, request.body)
         if response.status != 200:
             try:
@@ -344,7 +386,7 @@ class FaultProxy:
                         continue
                     if fault is not None and fault.kind == "cut" and sent == fault.after_events:
                         self._count("SubscribeToShard", fault.counted_as)
-                        yield message.raw[:len(message.raw) // 2]
+                        yield message.raw[: len(message.raw) // 2]
                         raise Cut()
                     payload = _event_payload(message)
                     records = payload.get("Records") or []
@@ -387,8 +429,9 @@ class FaultProxy:
         final = {"Records": [], "MillisBehindLatest": 0, "ChildShards": children}
         content_type = message.content_type or "application/json"
         body = cbor2.dumps(final) if "cbor" in content_type else json.dumps(final).encode()
-        return eventstream.build({":message-type": "event", ":event-type": "SubscribeToShardEvent",
-                                  ":content-type": content_type}, body)
+        return eventstream.build(
+            {":message-type": "event", ":event-type": "SubscribeToShardEvent", ":content-type": content_type}, body
+        )
 
 
 def _event_payload(message):

@@ -138,7 +138,7 @@ async def _http11(handler, reader, writer, initial):
                 except Cut:
                     return
             elif reply.reset:
-                writer.write(conn.send(h11.Data(data=reply.body[:len(reply.body) // 2])))
+                writer.write(conn.send(h11.Data(data=reply.body[: len(reply.body) // 2])))
                 await writer.drain()
                 return
             elif reply.body:
@@ -158,7 +158,7 @@ class Http2:
     def __init__(self, handler, reader, writer):
         self._handler, self._reader, self._writer = handler, reader, writer
         self._conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
-        self._requests = {}   # stream id -> (headers, body)
+        self._requests = {}  # stream id -> (headers, body)
         self._tasks: "dict[int, asyncio.Task]" = {}  # stream id -> task answering it
         self._window = asyncio.Event()
 
@@ -247,7 +247,7 @@ class Http2:
                     self._reset(stream_id, h2.errors.ErrorCodes.INTERNAL_ERROR)
                     return
             elif reply.reset:
-                await self._send(stream_id, reply.body[:len(reply.body) // 2])
+                await self._send(stream_id, reply.body[: len(reply.body) // 2])
                 self._reset(stream_id, h2.errors.ErrorCodes.INTERNAL_ERROR)
                 return
             else:

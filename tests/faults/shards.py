@@ -40,7 +40,7 @@ def is_open(shard):
 class ShardMap:
     def __init__(self, upstream, ttl=1.0):
         self._upstream, self._ttl = upstream, ttl
-        self._lists = {}        # stream -> (monotonic time, [shard])
+        self._lists = {}  # stream -> (monotonic time, [shard])
         self._last_records = {}  # (stream, closed shard) -> last sequence number or None
 
     async def _call(self, operation, document, auth):
@@ -81,10 +81,15 @@ class ShardMap:
         this = next((s for s in shards if s["ShardId"] == shard_id), None)
         if this is None or is_open(this):
             return None
-        return [{"ShardId": s["ShardId"],
-                 "ParentShards": [p for p in (s.get("ParentShardId"), s.get("AdjacentParentShardId")) if p],
-                 "HashKeyRange": s["HashKeyRange"]}
-                for s in shards if shard_id in (s.get("ParentShardId"), s.get("AdjacentParentShardId"))]
+        return [
+            {
+                "ShardId": s["ShardId"],
+                "ParentShards": [p for p in (s.get("ParentShardId"), s.get("AdjacentParentShardId")) if p],
+                "HashKeyRange": s["HashKeyRange"],
+            }
+            for s in shards
+            if shard_id in (s.get("ParentShardId"), s.get("AdjacentParentShardId"))
+        ]
 
     async def last_record(self, stream, shard_id, auth):
         """Sequence number (int) of the last record of a closed shard, None if it has none; read

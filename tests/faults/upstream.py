@@ -9,8 +9,20 @@ from urllib.parse import urlsplit
 import h11
 
 # Headers that belong to one hop, not to the request or response.
-HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host",
-              "proxy-authorization", "proxy-authenticate", "content-length", "expect", "http2-settings"}
+HOP_BY_HOP = {
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "te",
+    "trailer",
+    "upgrade",
+    "host",
+    "proxy-authorization",
+    "proxy-authenticate",
+    "content-length",
+    "expect",
+    "http2-settings",
+}
 
 
 class Upstream:
@@ -66,8 +78,9 @@ class Response:
             event = await self._next_event()
             if isinstance(event, h11.Response):
                 self.status = event.status_code
-                self.headers = [(k.decode(), v.decode()) for k, v in event.headers
-                                if k.decode().lower() not in HOP_BY_HOP]
+                self.headers = [
+                    (k.decode(), v.decode()) for k, v in event.headers if k.decode().lower() not in HOP_BY_HOP
+                ]
                 return
             if isinstance(event, h11.ConnectionClosed):
                 raise ConnectionError("upstream closed the connection before answering")

@@ -57,8 +57,9 @@ class Producer:
                     key = f"{self.tag}-k{(len(self.produced) + len(batch)) % self.keys}"
                     counters[key] = counters.get(key, 0) + 1
                     batch.append((key, json.dumps({"key": key, "n": counters[key]}).encode()))
-                self.kinesis.put_records(self.stream, kpl_aggregates(self.kinesis, self.stream, batch)
-                                         if self.aggregate else batch)
+                self.kinesis.put_records(
+                    self.stream, kpl_aggregates(self.kinesis, self.stream, batch) if self.aggregate else batch
+                )
                 self.produced.extend((k, json.loads(d)["n"]) for k, d in batch)
                 ahead = len(self.produced) / self.rate - (time.monotonic() - started)
                 if ahead > 0:
@@ -72,9 +73,11 @@ def kpl_aggregates(kinesis, stream, records):
     target shard (by the MD5 of the key), put under the key of its first record."""
     from aws_kinesis_agg.aggregator import RecordAggregator
 
-    ranges = [(int(s["HashKeyRange"]["StartingHashKey"]), int(s["HashKeyRange"]["EndingHashKey"]))
-              for s in kinesis.client.list_shards(StreamName=stream)["Shards"]
-              if "EndingSequenceNumber" not in s["SequenceNumberRange"]]
+    ranges = [
+        (int(s["HashKeyRange"]["StartingHashKey"]), int(s["HashKeyRange"]["EndingHashKey"]))
+        for s in kinesis.client.list_shards(StreamName=stream)["Shards"]
+        if "EndingSequenceNumber" not in s["SequenceNumberRange"]
+    ]
     by_shard = {}
     for key, data in records:
         hash_key = int(hashlib.md5(key.encode()).hexdigest(), 16)
@@ -92,12 +95,21 @@ def kpl_aggregates(kinesis, stream, records):
 
 def reader_options(endpoint, region, stream, mode, consumer=None, **extra):
     """The source options of a run: polling, or EFO with a consumer of its own."""
-    options = {"streamName": stream, "endpoint": endpoint, "region": region,
-               "initialPosition": "trim_horizon", "maxFetchDuration": "1s", "minFetchPeriod": "200ms",
-               "shardFetchInterval": "500ms"}
+    options = {
+        "streamName": stream,
+        "endpoint": endpoint,
+        "region": region,
+        "initialPosition": "trim_horizon",
+        "maxFetchDuration": "1s",
+        "minFetchPeriod": "200ms",
+        "shardFetchInterval": "500ms",
+    }
     if mode == "efo":
-        options.update(consumerMode="efo", consumerName=consumer or f"rel-{uuid.uuid4().hex[:8]}",
-                       requireConsumerDeregistration="true")
+        options.update(
+            consumerMode="efo",
+            consumerName=consumer or f"rel-{uuid.uuid4().hex[:8]}",
+            requireConsumerDeregistration="true",
+        )
     options.update(extra)
     return options
 
@@ -106,16 +118,26 @@ def write_batch(out):
     """A foreachBatch function: batch N replaces out/batch=N, so a batch re-run after a failure
     or restart (which reads exactly the same records) leaves the table as one run would, and
     the batch column shows the order in which records were delivered."""
+
     def sink(batch, batch_id):
-        (batch.selectExpr("CAST(data AS STRING) AS data", "partitionKey", "shardId", "sequenceNumber")
-         .write.mode("overwrite").parquet(f"{out}/batch={batch_id}"))
+        (
+            batch.selectExpr("CAST(data AS STRING) AS data", "partitionKey", "shardId", "sequenceNumber")
+            .write.mode("overwrite")
+            .parquet(f"{out}/batch={batch_id}")
+        )
+
     return sink
 
 
 def start_query(spark, options, out, checkpoint, trigger):
     """Starts the read: trigger "micro-batch" (every second) or "available-now"."""
-    writer = (spark.readStream.format("kinesis").options(**options).load()
-              .writeStream.foreachBatch(write_batch(out)).option("checkpointLocation", str(checkpoint)))
+    writer = (
+        spark.readStream.format("kinesis")
+        .options(**options)
+        .load()
+        .writeStream.foreachBatch(write_batch(out))
+        .option("checkpointLocation", str(checkpoint))
+    )
     if trigger == "available-now":
         writer = writer.trigger(availableNow=True)
     elif trigger == "micro-batch":
@@ -202,8 +224,9 @@ def wait_for(condition, timeout, message, query=None):
         time.sleep(1)
 
 
-def read_while_producing(spark, producer, options, out, checkpoint, trigger, restart_at=None,
-                         during=None, timeout=420, settle=4):
+def read_while_producing(
+    spark, producer, options, out, checkpoint, trigger, restart_at=None, during=None, timeout=420, settle=4
+):
     """Runs the query while `producer` writes, until the table holds every produced record.
     The producer is started once the first query is, so the records arrive while it reads.
 
@@ -230,13 +253,13 @@ def read_while_producing(spark, producer, options, out, checkpoint, trigger, res
         producer.start()
         try:
             if restart_at:
-                wait_for(lambda: tick(query) >= restart_at * producer.total, timeout, "records before the restart",
-                         query)
+                wait_for(
+                    lambda: tick(query) >= restart_at * producer.total, timeout, "records before the restart", query
+                )
                 query.stop()
                 restarts += 1
                 query = start_query(spark, options, out, checkpoint, trigger)
-            wait_for(all_in, deadline - time.monotonic(),
-                     "every produced record in the table", query)
+            wait_for(all_in, deadline - time.monotonic(), "every produced record in the table", query)
             time.sleep(settle)
             fail_if_failed(query)
         finally:
@@ -248,8 +271,12 @@ def read_while_producing(spark, producer, options, out, checkpoint, trigger, res
         producer.start()
         try:
             if restart_at and not restarts:
-                wait_for(lambda query=query: tick(query) >= restart_at * producer.total or not query.isActive,
-                         deadline - time.monotonic(), "records before the restart", query)
+                wait_for(
+                    lambda query=query: tick(query) >= restart_at * producer.total or not query.isActive,
+                    deadline - time.monotonic(),
+                    "records before the restart",
+                    query,
+                )
                 if query.isActive:
                     query.stop()
                     restarts += 1

@@ -16,8 +16,10 @@ def record(**row):
     global _started
     RESULTS.parent.mkdir(exist_ok=True)
     if not _started:
-        RESULTS.write_text(f"Reliability runs of {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n\n"
-                           f"| {' | '.join(COLUMNS)} |\n|{'---|' * len(COLUMNS)}\n")
+        RESULTS.write_text(
+            f"Reliability runs of {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n\n"
+            f"| {' | '.join(COLUMNS)} |\n|{'---|' * len(COLUMNS)}\n"
+        )
         _started = True
     injected = row.get("injected") or {}
     row["injected"] = ", ".join(f"{op} {kind}: {n}" for (op, kind), n in sorted(injected.items())) or "-"

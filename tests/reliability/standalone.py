@@ -26,23 +26,35 @@ def standalone_cluster(run_dir, hosts=("127.0.0.1", "127.0.0.2"), cores=1, memor
     run_dir.mkdir(parents=True, exist_ok=True)
     master_port, master_ui = free_ports(2)
     master_url = f"spark://127.0.0.1:{master_port}"
-    env = dict(os.environ, SPARK_LOG_DIR=str(run_dir), SPARK_WORKER_DIR=str(run_dir / "work"),
-               PYSPARK_PYTHON=sys.executable)
+    env = dict(
+        os.environ, SPARK_LOG_DIR=str(run_dir), SPARK_WORKER_DIR=str(run_dir / "work"), PYSPARK_PYTHON=sys.executable
+    )
     processes = []
 
     def start(name, *args):
         log = open(run_dir / f"{name}.log", "w")
-        processes.append((subprocess.Popen([spark_class, *args], env=env, stdout=log, stderr=subprocess.STDOUT),
-                          log))
+        processes.append((subprocess.Popen([spark_class, *args], env=env, stdout=log, stderr=subprocess.STDOUT), log))
         return run_dir / f"{name}.log"
 
     try:
-        master_log = start("master", MASTER_CLASS, "--host", "127.0.0.1", "--port", str(master_port),
-                           "--webui-port", str(master_ui))
+        master_log = start(
+            "master", MASTER_CLASS, "--host", "127.0.0.1", "--port", str(master_port), "--webui-port", str(master_ui)
+        )
         for i, host in enumerate(hosts):
             (ui,) = free_ports(1)
-            start(f"worker-{i}", WORKER_CLASS, "--host", host, "--cores", str(cores), "--memory", memory,
-                  "--webui-port", str(ui), master_url)
+            start(
+                f"worker-{i}",
+                WORKER_CLASS,
+                "--host",
+                host,
+                "--cores",
+                str(cores),
+                "--memory",
+                memory,
+                "--webui-port",
+                str(ui),
+                master_url,
+            )
         deadline = time.monotonic() + timeout
         while master_log.read_text().count("Registering worker") < len(hosts):
             for process, log in processes:

@@ -32,13 +32,28 @@ class App:
 
         bin_dir = Path(sys.executable).parent
         env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
-        settings = [arg for key, value in {"spark.ui.enabled": "false", **(confs or {})}.items()
-                    for arg in ("--conf", f"{key}={value}")]
+        settings = [
+            arg
+            for key, value in {"spark.ui.enabled": "false", **(confs or {})}.items()
+            for arg in ("--conf", f"{key}={value}")
+        ]
         self.log = open(log, "w")
         self.process = subprocess.Popen(
-            [str(bin_dir / "spark-submit"), "--master", master, *settings,
-             "--jars", pyspark_kinesis.jar_path(), str(app), json.dumps(config)],
-            env=env, stdout=subprocess.PIPE, stderr=self.log, text=True)
+            [
+                str(bin_dir / "spark-submit"),
+                "--master",
+                master,
+                *settings,
+                "--jars",
+                pyspark_kinesis.jar_path(),
+                str(app),
+                json.dumps(config),
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+        )
         self.rows, self.started, self.done = 0, False, False
         threading.Thread(target=self._follow, daemon=True).start()
 
@@ -64,8 +79,9 @@ class App:
 @pytest.mark.reliability
 @pytest.mark.reliability_full
 @pytest.mark.parametrize("mode", ["polling", "efo"])
-def test_an_executor_killed_under_faults_loses_repeats_and_reorders_nothing(mode, spark, kinesis, fault_proxy,
-                                                                            tmp_path):
+def test_an_executor_killed_under_faults_loses_repeats_and_reorders_nothing(
+    mode, spark, kinesis, fault_proxy, tmp_path
+):
     from faults import Fault
 
     if mode == "polling":
@@ -76,8 +92,12 @@ def test_an_executor_killed_under_faults_loses_repeats_and_reorders_nothing(mode
         proof = ("SubscribeToShard", "end_early")
     stream = kinesis.create_stream(shards=4)
     out = tmp_path / "run" / "table"
-    config = {"options": reader_options(fault_proxy.endpoint, kinesis.region, stream, mode, shardsPerTask="1"),
-              "out": str(out), "checkpoint": str(tmp_path / "run" / "checkpoint"), "trigger": "micro-batch"}
+    config = {
+        "options": reader_options(fault_proxy.endpoint, kinesis.region, stream, mode, shardsPerTask="1"),
+        "out": str(out),
+        "checkpoint": str(tmp_path / "run" / "checkpoint"),
+        "trigger": "micro-batch",
+    }
     out.parent.mkdir()
     started, outcome, result, killed = time.monotonic(), "error", None, []
     producer = Producer(kinesis, stream, RECORDS)
@@ -99,10 +119,18 @@ def test_an_executor_killed_under_faults_loses_repeats_and_reorders_nothing(mode
         outcome = "ok" if not (result.lost or result.duplicated or result.unexpected or result.order_errors) else "FAIL"
     finally:
         app.close()
-        record(fault="executor killed + " + proof[1], mode=mode, trigger="micro-batch (local-cluster)",
-               produced=len(producer.produced), read=result.read if result else "-",
-               lost=result.lost if result else "-", duplicated=result.duplicated if result else "-",
-               injected=fault_proxy.injected, seconds=time.monotonic() - started, result=outcome)
+        record(
+            fault="executor killed + " + proof[1],
+            mode=mode,
+            trigger="micro-batch (local-cluster)",
+            produced=len(producer.produced),
+            read=result.read if result else "-",
+            lost=result.lost if result else "-",
+            duplicated=result.duplicated if result else "-",
+            injected=fault_proxy.injected,
+            seconds=time.monotonic() - started,
+            result=outcome,
+        )
         kinesis.delete_stream(stream)
 
     assert killed, "an executor was killed"

@@ -35,8 +35,12 @@ def test_a_killed_executor_and_a_killed_driver_lose_nothing(mode, kinesis, tmp_p
     put = []
 
     def put_some(tag, n=40):
-        put.extend(seq for _, seq in kinesis.put_records(
-            stream, [(f"{tag}-{i}", json.dumps({"tag": tag, "i": i}).encode()) for i in range(n)]))
+        put.extend(
+            seq
+            for _, seq in kinesis.put_records(
+                stream, [(f"{tag}-{i}", json.dumps({"tag": tag, "i": i}).encode()) for i in range(n)]
+            )
+        )
 
     def all_delivered():
         return set(put) <= {r["seq"] for r in deliveries(sink)}

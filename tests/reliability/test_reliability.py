@@ -54,68 +54,189 @@ def efo_reshard_faults(proxy, Fault):
 
 
 POLLING = [
-    Row("GetRecords throttled", "polling", "micro-batch", errors("GetRecords", THROTTLED, share=0.3),
-        (("GetRecords", THROTTLED),), fast=True),
-    Row("GetRecords throttled", "polling", "available-now", errors("GetRecords", THROTTLED, share=0.3),
-        (("GetRecords", THROTTLED),)),
-    Row("GetRecords LimitExceeded", "polling", "micro-batch",
-        errors("GetRecords", "LimitExceededException", share=0.2), (("GetRecords", "LimitExceededException"),)),
-    Row("GetRecords InternalFailure 500", "polling", "micro-batch", errors("GetRecords", "InternalFailure", share=0.2),
-        (("GetRecords", "InternalFailure"),)),
-    Row("GetRecords InternalFailure 500", "polling", "available-now",
-        errors("GetRecords", "InternalFailure", share=0.2), (("GetRecords", "InternalFailure"),)),
-    Row("ExpiredIterator", "polling", "micro-batch", errors("GetRecords", "ExpiredIteratorException", every=7),
-        (("GetRecords", "ExpiredIteratorException"),)),
-    Row("ExpiredIterator", "polling", "available-now", errors("GetRecords", "ExpiredIteratorException", every=7),
-        (("GetRecords", "ExpiredIteratorException"),), fast=True),
-    Row("GetShardIterator throttled", "polling", "micro-batch",
-        errors("GetShardIterator", THROTTLED, first=2), (("GetShardIterator", THROTTLED),)),
-    Row("GetRecords delayed 2 s", "polling", "micro-batch",
-        lambda p, Fault: p.add(Fault.delay("GetRecords", seconds=2, share=0.1)), (("GetRecords", "delay"),)),
-    Row("GetRecords connection reset", "polling", "micro-batch",
-        lambda p, Fault: p.add(Fault.reset("GetRecords", share=0.05)), (("GetRecords", "reset"),)),
-    Row("GetRecords connection reset", "polling", "available-now",
-        lambda p, Fault: p.add(Fault.reset("GetRecords", share=0.05)), (("GetRecords", "reset"),)),
-    Row("GetRecords hangs 20 s", "polling", "micro-batch",
-        lambda p, Fault: p.add(Fault.hang("GetRecords", seconds=20, first=2)), (("GetRecords", "hang"),)),
-    Row("ListShards failures", "polling", "micro-batch",
-        lambda p, Fault: (p.add(Fault.error("ListShards", "InternalFailure", first=2)),
-                          p.add(Fault.error("ListShards", "LimitExceededException", share=0.3))),
-        (("ListShards", "InternalFailure"),)),
+    Row(
+        "GetRecords throttled",
+        "polling",
+        "micro-batch",
+        errors("GetRecords", THROTTLED, share=0.3),
+        (("GetRecords", THROTTLED),),
+        fast=True,
+    ),
+    Row(
+        "GetRecords throttled",
+        "polling",
+        "available-now",
+        errors("GetRecords", THROTTLED, share=0.3),
+        (("GetRecords", THROTTLED),),
+    ),
+    Row(
+        "GetRecords LimitExceeded",
+        "polling",
+        "micro-batch",
+        errors("GetRecords", "LimitExceededException", share=0.2),
+        (("GetRecords", "LimitExceededException"),),
+    ),
+    Row(
+        "GetRecords InternalFailure 500",
+        "polling",
+        "micro-batch",
+        errors("GetRecords", "InternalFailure", share=0.2),
+        (("GetRecords", "InternalFailure"),),
+    ),
+    Row(
+        "GetRecords InternalFailure 500",
+        "polling",
+        "available-now",
+        errors("GetRecords", "InternalFailure", share=0.2),
+        (("GetRecords", "InternalFailure"),),
+    ),
+    Row(
+        "ExpiredIterator",
+        "polling",
+        "micro-batch",
+        errors("GetRecords", "ExpiredIteratorException", every=7),
+        (("GetRecords", "ExpiredIteratorException"),),
+    ),
+    Row(
+        "ExpiredIterator",
+        "polling",
+        "available-now",
+        errors("GetRecords", "ExpiredIteratorException", every=7),
+        (("GetRecords", "ExpiredIteratorException"),),
+        fast=True,
+    ),
+    Row(
+        "GetShardIterator throttled",
+        "polling",
+        "micro-batch",
+        errors("GetShardIterator", THROTTLED, first=2),
+        (("GetShardIterator", THROTTLED),),
+    ),
+    Row(
+        "GetRecords delayed 2 s",
+        "polling",
+        "micro-batch",
+        lambda p, Fault: p.add(Fault.delay("GetRecords", seconds=2, share=0.1)),
+        (("GetRecords", "delay"),),
+    ),
+    Row(
+        "GetRecords connection reset",
+        "polling",
+        "micro-batch",
+        lambda p, Fault: p.add(Fault.reset("GetRecords", share=0.05)),
+        (("GetRecords", "reset"),),
+    ),
+    Row(
+        "GetRecords connection reset",
+        "polling",
+        "available-now",
+        lambda p, Fault: p.add(Fault.reset("GetRecords", share=0.05)),
+        (("GetRecords", "reset"),),
+    ),
+    Row(
+        "GetRecords hangs 20 s",
+        "polling",
+        "micro-batch",
+        lambda p, Fault: p.add(Fault.hang("GetRecords", seconds=20, first=2)),
+        (("GetRecords", "hang"),),
+    ),
+    Row(
+        "ListShards failures",
+        "polling",
+        "micro-batch",
+        lambda p, Fault: (
+            p.add(Fault.error("ListShards", "InternalFailure", first=2)),
+            p.add(Fault.error("ListShards", "LimitExceededException", share=0.3)),
+        ),
+        (("ListShards", "InternalFailure"),),
+    ),
     Row("real per-shard limits", "polling", "micro-batch", limits, ()),
     Row("real per-shard limits", "polling", "available-now", limits, ()),
-    Row("driver restart + throttling", "polling", "micro-batch", errors("GetRecords", THROTTLED, share=0.2),
-        (("GetRecords", THROTTLED),), restart=True),
-    Row("driver restart + throttling", "polling", "available-now", errors("GetRecords", THROTTLED, share=0.2),
-        (("GetRecords", THROTTLED),), restart=True),
-    Row("reshard + throttling, resets, ListShards 500", "polling", "micro-batch", reshard_faults,
-        (("GetRecords", THROTTLED),), reshard=True),
+    Row(
+        "driver restart + throttling",
+        "polling",
+        "micro-batch",
+        errors("GetRecords", THROTTLED, share=0.2),
+        (("GetRecords", THROTTLED),),
+        restart=True,
+    ),
+    Row(
+        "driver restart + throttling",
+        "polling",
+        "available-now",
+        errors("GetRecords", THROTTLED, share=0.2),
+        (("GetRecords", THROTTLED),),
+        restart=True,
+    ),
+    Row(
+        "reshard + throttling, resets, ListShards 500",
+        "polling",
+        "micro-batch",
+        reshard_faults,
+        (("GetRecords", THROTTLED),),
+        reshard=True,
+    ),
 ]
 
 EFO = [
-    Row("subscription ended early", "efo", "micro-batch",
+    Row(
+        "subscription ended early",
+        "efo",
+        "micro-batch",
         lambda p, Fault: p.add(Fault.end_subscription_early(after_events=3, first=2)),
-        (("SubscribeToShard", "end_early"),), fast=True),
+        (("SubscribeToShard", "end_early"),),
+        fast=True,
+    ),
     # An available-now run's subscriptions see few events before the run ends.
-    Row("subscription ended early", "efo", "available-now",
+    Row(
+        "subscription ended early",
+        "efo",
+        "available-now",
         lambda p, Fault: p.add(Fault.end_subscription_early(after_events=1, first=2)),
-        (("SubscribeToShard", "end_early"),)),
-    Row("cut mid-event", "efo", "micro-batch", lambda p, Fault: p.add(Fault.cut_mid_event(first=2)),
-        (("SubscribeToShard", "cut_mid_event"),)),
-    Row("ResourceInUse on subscribe", "efo", "micro-batch",
+        (("SubscribeToShard", "end_early"),),
+    ),
+    Row(
+        "cut mid-event",
+        "efo",
+        "micro-batch",
+        lambda p, Fault: p.add(Fault.cut_mid_event(first=2)),
+        (("SubscribeToShard", "cut_mid_event"),),
+    ),
+    Row(
+        "ResourceInUse on subscribe",
+        "efo",
+        "micro-batch",
         errors("SubscribeToShard", "ResourceInUseException", first=2),
-        (("SubscribeToShard", "ResourceInUseException"),)),
-    Row("SubscribeToShard InternalFailure 500", "efo", "available-now",
-        errors("SubscribeToShard", "InternalFailure", first=2), (("SubscribeToShard", "InternalFailure"),)),
+        (("SubscribeToShard", "ResourceInUseException"),),
+    ),
+    Row(
+        "SubscribeToShard InternalFailure 500",
+        "efo",
+        "available-now",
+        errors("SubscribeToShard", "InternalFailure", first=2),
+        (("SubscribeToShard", "InternalFailure"),),
+    ),
     Row("real per-shard limits", "efo", "micro-batch", limits, ()),
-    Row("driver restart + ended early", "efo", "micro-batch",
+    Row(
+        "driver restart + ended early",
+        "efo",
+        "micro-batch",
         lambda p, Fault: p.add(Fault.end_subscription_early(after_events=3, first=2)),
-        (("SubscribeToShard", "end_early"),), restart=True),
-    Row("reshard + ended early, ListShards limit", "efo", "micro-batch", efo_reshard_faults,
-        (("SubscribeToShard", "end_early"),), reshard=True),
+        (("SubscribeToShard", "end_early"),),
+        restart=True,
+    ),
+    Row(
+        "reshard + ended early, ListShards limit",
+        "efo",
+        "micro-batch",
+        efo_reshard_faults,
+        (("SubscribeToShard", "end_early"),),
+        reshard=True,
+    ),
 ]
 
 BASELINE = [Row("none (baseline)", "polling", "micro-batch"), Row("none (baseline)", "efo", "available-now")]
+
 
 def reset_and_throttled_reads(proxy, Fault):
     proxy.add(Fault.error("GetRecords", THROTTLED, share=0.3))
@@ -126,25 +247,43 @@ def reset_and_throttled_reads(proxy, Fault):
 # inside aggregates (a small maxRecordsPerFetch) and across a restart. make test reads
 # aggregates through a restart and a re-run in tests/test_kpl.py; these rows add the faults.
 KPL = [
-    Row("KPL aggregates, GetRecords throttled and reset, restart", "polling", "micro-batch",
+    Row(
+        "KPL aggregates, GetRecords throttled and reset, restart",
+        "polling",
+        "micro-batch",
         reset_and_throttled_reads,
-        (("GetRecords", THROTTLED),), restart=True, aggregated=True),
-    Row("KPL aggregates, subscriptions cut mid-event", "efo", "micro-batch",
+        (("GetRecords", THROTTLED),),
+        restart=True,
+        aggregated=True,
+    ),
+    Row(
+        "KPL aggregates, subscriptions cut mid-event",
+        "efo",
+        "micro-batch",
         lambda p, Fault: p.add(Fault.cut_mid_event(after_events=2, first=2)),
-        (("SubscribeToShard", "cut_mid_event"),), aggregated=True),
+        (("SubscribeToShard", "cut_mid_event"),),
+        aggregated=True,
+    ),
 ]
 
 
 def params(rows):
-    return [pytest.param(row, id=f"{row.mode}-{row.trigger}-{row.fault}".replace(" ", "_"),
-                         marks=[] if row.fast else [pytest.mark.reliability_full])
-            for row in rows]
+    return [
+        pytest.param(
+            row,
+            id=f"{row.mode}-{row.trigger}-{row.fault}".replace(" ", "_"),
+            marks=[] if row.fast else [pytest.mark.reliability_full],
+        )
+        for row in rows
+    ]
 
 
 def open_shards(client, stream):
     shards = client.list_shards(StreamName=stream)["Shards"]
-    return sorted((s for s in shards if "EndingSequenceNumber" not in s["SequenceNumberRange"]),
-                  key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]))
+    return sorted(
+        (s for s in shards if "EndingSequenceNumber" not in s["SequenceNumberRange"]),
+        key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]),
+    )
 
 
 class Resharder:
@@ -160,8 +299,9 @@ class Resharder:
         if not done and count >= self.total // 4:
             shard = open_shards(client, stream)[0]
             low, high = int(shard["HashKeyRange"]["StartingHashKey"]), int(shard["HashKeyRange"]["EndingHashKey"])
-            client.split_shard(StreamName=stream, ShardToSplit=shard["ShardId"],
-                               NewStartingHashKey=str((low + high) // 2))
+            client.split_shard(
+                StreamName=stream, ShardToSplit=shard["ShardId"], NewStartingHashKey=str((low + high) // 2)
+            )
             self.kinesis.wait_active(stream)
             done.append("split")
         elif done == ["split"] and count >= self.total // 2:
@@ -178,6 +318,7 @@ def test_reading_under_faults_loses_repeats_and_reorders_nothing(row, spark, kin
     stream = kinesis.create_stream(shards=row.shards)
     if proxy:
         from faults import Fault
+
         row.program(proxy, Fault)
     extra = {"maxRecordsPerFetch": "7"} if row.aggregated else {}
     options = reader_options(proxy.endpoint if proxy else kinesis.endpoint, kinesis.region, stream, row.mode, **extra)
@@ -187,16 +328,32 @@ def test_reading_under_faults_loses_repeats_and_reorders_nothing(row, spark, kin
     producer = Producer(kinesis, stream, row.records, aggregate=row.aggregated)
     outcome, result = "error", None
     try:
-        read_while_producing(spark, producer, options, out, tmp_path / "checkpoint", row.trigger,
-                             restart_at=0.4 if row.restart else None, during=during)
+        read_while_producing(
+            spark,
+            producer,
+            options,
+            out,
+            tmp_path / "checkpoint",
+            row.trigger,
+            restart_at=0.4 if row.restart else None,
+            during=during,
+        )
         producer.join()
         result = compare(producer.produced, table_rows(spark, out))
         outcome = "ok" if not (result.lost or result.duplicated or result.unexpected or result.order_errors) else "FAIL"
     finally:
-        record(fault=row.fault, mode=row.mode, trigger=row.trigger, produced=len(producer.produced),
-               read=result.read if result else "-", lost=result.lost if result else "-",
-               duplicated=result.duplicated if result else "-", injected=proxy.injected if proxy else {},
-               seconds=time.monotonic() - started, result=outcome)
+        record(
+            fault=row.fault,
+            mode=row.mode,
+            trigger=row.trigger,
+            produced=len(producer.produced),
+            read=result.read if result else "-",
+            lost=result.lost if result else "-",
+            duplicated=result.duplicated if result else "-",
+            injected=proxy.injected if proxy else {},
+            seconds=time.monotonic() - started,
+            result=outcome,
+        )
         kinesis.delete_stream(stream)
 
     assert result.produced == row.records

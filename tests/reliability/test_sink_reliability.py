@@ -42,37 +42,82 @@ class SinkRow:
 
 
 ROWS = [
-    SinkRow("PutRecords throttled", "micro-batch",
-            lambda p, Fault: p.add(Fault.error("PutRecords", THROTTLED, share=0.3)), (("PutRecords", THROTTLED),)),
-    SinkRow("PutRecords throttled", "available-now",
-            lambda p, Fault: p.add(Fault.error("PutRecords", THROTTLED, share=0.3)), (("PutRecords", THROTTLED),)),
-    SinkRow("PutRecords partial failures", "available-now",
-            lambda p, Fault: p.add(Fault.partial_put(share=0.1)), (("PutRecords", "partial"),), fast=True),
-    SinkRow("PutRecords partial failures", "micro-batch",
-            lambda p, Fault: p.add(Fault.partial_put(share=0.1)), (("PutRecords", "partial"),)),
-    SinkRow("PutRecords InternalFailure 500", "micro-batch",
-            lambda p, Fault: p.add(Fault.error("PutRecords", "InternalFailure", share=0.2)),
-            (("PutRecords", "InternalFailure"),)),
-    SinkRow("PutRecords connection reset", "micro-batch",
-            lambda p, Fault: p.add(Fault.reset("PutRecords", share=0.1)), (("PutRecords", "reset"),),
-            forwarded=(("PutRecords", "reset"),)),
-    SinkRow("PutRecords hangs 20 s", "available-now",
-            lambda p, Fault: p.add(Fault.hang("PutRecords", seconds=20, first=1)), (("PutRecords", "hang"),)),
+    SinkRow(
+        "PutRecords throttled",
+        "micro-batch",
+        lambda p, Fault: p.add(Fault.error("PutRecords", THROTTLED, share=0.3)),
+        (("PutRecords", THROTTLED),),
+    ),
+    SinkRow(
+        "PutRecords throttled",
+        "available-now",
+        lambda p, Fault: p.add(Fault.error("PutRecords", THROTTLED, share=0.3)),
+        (("PutRecords", THROTTLED),),
+    ),
+    SinkRow(
+        "PutRecords partial failures",
+        "available-now",
+        lambda p, Fault: p.add(Fault.partial_put(share=0.1)),
+        (("PutRecords", "partial"),),
+        fast=True,
+    ),
+    SinkRow(
+        "PutRecords partial failures",
+        "micro-batch",
+        lambda p, Fault: p.add(Fault.partial_put(share=0.1)),
+        (("PutRecords", "partial"),),
+    ),
+    SinkRow(
+        "PutRecords InternalFailure 500",
+        "micro-batch",
+        lambda p, Fault: p.add(Fault.error("PutRecords", "InternalFailure", share=0.2)),
+        (("PutRecords", "InternalFailure"),),
+    ),
+    SinkRow(
+        "PutRecords connection reset",
+        "micro-batch",
+        lambda p, Fault: p.add(Fault.reset("PutRecords", share=0.1)),
+        (("PutRecords", "reset"),),
+        forwarded=(("PutRecords", "reset"),),
+    ),
+    SinkRow(
+        "PutRecords hangs 20 s",
+        "available-now",
+        lambda p, Fault: p.add(Fault.hang("PutRecords", seconds=20, first=1)),
+        (("PutRecords", "hang"),),
+    ),
     # One batch of 2500 records to one shard goes over its 1000 records/s when the local Kinesis
     # stores them fast enough; how fast depends on the machine, so refusals are reported, not required.
-    SinkRow("real per-shard limits (1 shard)", "available-now", lambda p, Fault: p.limits(True), (), shards=1,
-            files=1, per_file=2500),
+    SinkRow(
+        "real per-shard limits (1 shard)",
+        "available-now",
+        lambda p, Fault: p.limits(True),
+        (),
+        shards=1,
+        files=1,
+        per_file=2500,
+    ),
     # Aggregates are refused and retried whole; the rows inside keep their order.
-    SinkRow("PutRecords partial failures, KPL aggregates", "available-now",
-            lambda p, Fault: p.add(Fault.partial_put(share=0.2)), (("PutRecords", "partial"),),
-            options=(("aggregation", "kpl"), ("maxBytesPerPut", "4kb")), fast=True),
+    SinkRow(
+        "PutRecords partial failures, KPL aggregates",
+        "available-now",
+        lambda p, Fault: p.add(Fault.partial_put(share=0.2)),
+        (("PutRecords", "partial"),),
+        options=(("aggregation", "kpl"), ("maxBytesPerPut", "4kb")),
+        fast=True,
+    ),
 ]
 
 
 def params(rows):
-    return [pytest.param(row, id=f"sink-{row.trigger}-{row.fault}".replace(" ", "_"),
-                         marks=[] if row.fast else [pytest.mark.reliability_full])
-            for row in rows]
+    return [
+        pytest.param(
+            row,
+            id=f"sink-{row.trigger}-{row.fault}".replace(" ", "_"),
+            marks=[] if row.fast else [pytest.mark.reliability_full],
+        )
+        for row in rows
+    ]
 
 
 def write_input(directory, files, per_file):
@@ -96,23 +141,35 @@ def write_input(directory, files, per_file):
 @pytest.mark.reliability
 @pytest.mark.parametrize("row", params(ROWS))
 def test_writing_under_faults_drops_nothing_keeps_key_order_and_repeats_only_what_a_lost_answer_forced(
-        row, spark, kinesis, fault_proxy, tmp_path):
+    row, spark, kinesis, fault_proxy, tmp_path
+):
     from faults import Fault
 
     stream = kinesis.create_stream(shards=row.shards)
     produced = write_input(tmp_path / "input", row.files, row.per_file)
     row.program(fault_proxy, Fault)
-    rows = (spark.readStream.schema("key string, n int").option("maxFilesPerTrigger", 1)
-            .json(str(tmp_path / "input"))
-            .select(F.col("key").alias("partitionKey"),
-                    F.to_json(F.struct("key", "n")).alias("data")))
-    writer = (rows.writeStream.format("kinesis").option("streamName", stream)
-              .option("endpoint", fault_proxy.endpoint).option("region", kinesis.region)
-              .option("maxRecordsPerPut", RECORDS_PER_PUT).option("putRetryBackoff", "50ms")
-              .option("maxPutRetryBackoff", "1s").option("checkpointLocation", str(tmp_path / "checkpoint"))
-              .options(**dict(row.options)))
-    writer = writer.trigger(availableNow=True) if row.trigger == "available-now" else \
-        writer.trigger(processingTime="1 second")
+    rows = (
+        spark.readStream.schema("key string, n int")
+        .option("maxFilesPerTrigger", 1)
+        .json(str(tmp_path / "input"))
+        .select(F.col("key").alias("partitionKey"), F.to_json(F.struct("key", "n")).alias("data"))
+    )
+    writer = (
+        rows.writeStream.format("kinesis")
+        .option("streamName", stream)
+        .option("endpoint", fault_proxy.endpoint)
+        .option("region", kinesis.region)
+        .option("maxRecordsPerPut", RECORDS_PER_PUT)
+        .option("putRetryBackoff", "50ms")
+        .option("maxPutRetryBackoff", "1s")
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .options(**dict(row.options))
+    )
+    writer = (
+        writer.trigger(availableNow=True)
+        if row.trigger == "available-now"
+        else writer.trigger(processingTime="1 second")
+    )
     started, outcome, read, metrics = time.monotonic(), "error", None, {}
     try:
         query = writer.start()
@@ -126,17 +183,27 @@ def test_writing_under_faults_drops_nothing_keeps_key_order_and_repeats_only_wha
         finally:
             query.stop()
         metrics = sink_metrics(query)
-        read = [(body["key"], body["n"])
-                for body in (json.loads(data) for _, _, data, _ in read_deaggregated(kinesis, stream))]
+        read = [
+            (body["key"], body["n"])
+            for body in (json.loads(data) for _, _, data, _ in read_deaggregated(kinesis, stream))
+        ]
         lost = len(set(produced) - set(read))
         duplicated = len(read) - len(set(read))
         outcome = "ok" if not lost and duplicated <= 0 else ("FAIL" if lost else "ok, duplicates forced")
     finally:
         mode = "sink" + "".join(f", {k}={v}" for k, v in row.options)
-        record(fault=row.fault, mode=mode, trigger=row.trigger, produced=len(produced),
-               read=len(read) if read is not None else "-", lost=lost if read is not None else "-",
-               duplicated=duplicated if read is not None else "-", injected=fault_proxy.injected,
-               seconds=time.monotonic() - started, result=outcome)
+        record(
+            fault=row.fault,
+            mode=mode,
+            trigger=row.trigger,
+            produced=len(produced),
+            read=len(read) if read is not None else "-",
+            lost=lost if read is not None else "-",
+            duplicated=duplicated if read is not None else "-",
+            injected=fault_proxy.injected,
+            seconds=time.monotonic() - started,
+            result=outcome,
+        )
         kinesis.delete_stream(stream)
 
     assert lost == 0, f"{lost} records dropped"

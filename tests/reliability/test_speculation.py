@@ -60,8 +60,7 @@ def speculative_tasks(event_dir):
 @pytest.mark.reliability
 @pytest.mark.reliability_full
 @pytest.mark.parametrize("mode", ["polling", "efo"])
-def test_speculative_copies_of_slow_tasks_lose_repeat_and_reorder_nothing(mode, spark, kinesis, fault_proxy,
-                                                                          tmp_path):
+def test_speculative_copies_of_slow_tasks_lose_repeat_and_reorder_nothing(mode, spark, kinesis, fault_proxy, tmp_path):
     from faults import Fault
 
     fault_proxy.limits(True)  # Kinesis' limits: one subscription per shard and consumer, 5 reads/s per shard
@@ -78,13 +77,18 @@ def test_speculative_copies_of_slow_tasks_lose_repeat_and_reorder_nothing(mode, 
     out.parent.mkdir()
     events = tmp_path / "events"
     events.mkdir()
-    config = {"options": reader_options(fault_proxy.endpoint, kinesis.region, stream, mode, shardsPerTask="1"),
-              "out": str(out), "checkpoint": str(tmp_path / "run" / "checkpoint"), "trigger": "micro-batch"}
+    config = {
+        "options": reader_options(fault_proxy.endpoint, kinesis.region, stream, mode, shardsPerTask="1"),
+        "out": str(out),
+        "checkpoint": str(tmp_path / "run" / "checkpoint"),
+        "trigger": "micro-batch",
+    }
     started, outcome, result = time.monotonic(), "error", None
     producer = Producer(kinesis, stream, RECORDS)
     with standalone_cluster(tmp_path / "cluster") as master:
-        app = App(config, tmp_path / "app.log", master=master,
-                  confs={**SPECULATION, "spark.eventLog.dir": events.as_uri()})
+        app = App(
+            config, tmp_path / "app.log", master=master, confs={**SPECULATION, "spark.eventLog.dir": events.as_uri()}
+        )
         try:
             wait_for(lambda: app.running() and app.started, 300, "the query to start")
             producer.start()
@@ -94,16 +98,24 @@ def test_speculative_copies_of_slow_tasks_lose_repeat_and_reorder_nothing(mode, 
             (out.parent / "STOP").write_text("stop")
             assert app.process.wait(timeout=120) == 0, f"the app failed; log in {app.log.name}"
             result = compare(producer.produced, table_rows(spark, out))
-            outcome = "ok" if not (result.lost or result.duplicated or result.unexpected
-                                   or result.order_errors) else "FAIL"
+            outcome = (
+                "ok" if not (result.lost or result.duplicated or result.unexpected or result.order_errors) else "FAIL"
+            )
         finally:
             app.close()
             copies, prefetch_copies = speculative_tasks(events)
-            record(fault=f"speculation ({copies} copies, {prefetch_copies} of prefetch tasks) + " + slow[0] + " delay",
-                   mode=mode, trigger="micro-batch (standalone, 2 hosts)", produced=len(producer.produced),
-                   read=result.read if result else "-", lost=result.lost if result else "-",
-                   duplicated=result.duplicated if result else "-", injected=fault_proxy.injected,
-                   seconds=time.monotonic() - started, result=outcome)
+            record(
+                fault=f"speculation ({copies} copies, {prefetch_copies} of prefetch tasks) + " + slow[0] + " delay",
+                mode=mode,
+                trigger="micro-batch (standalone, 2 hosts)",
+                produced=len(producer.produced),
+                read=result.read if result else "-",
+                lost=result.lost if result else "-",
+                duplicated=result.duplicated if result else "-",
+                injected=fault_proxy.injected,
+                seconds=time.monotonic() - started,
+                result=outcome,
+            )
             kinesis.delete_stream(stream)
 
     assert prefetch_copies > 0, "Spark ran no speculative copy of a prefetch task"

@@ -161,7 +161,7 @@ object OptionsReference {
 
   private val ConsumerManagerConditions = Seq("KINESIS_API_FAILED", "KINESIS_EFO_CONSUMER_NAME_INVALID",
     "KINESIS_EFO_CONSUMER_NOT_ACTIVE", "KINESIS_EFO_CONSUMER_NOT_FOUND", "KINESIS_STREAM_NOT_FOUND",
-    "KINESIS_UNKNOWN_OPTION")
+    "KINESIS_UNKNOWN_OPTION", "KINESIS_INVALID_OPTION_VALUE")
 
   private def obj(entries: (String, Any)*): JMap[String, Any] = {
     val m = new JMap[String, Any]()
