@@ -256,9 +256,9 @@ def save_sink(spark, options, df=None):
     df.write.format("kinesis").mode("append").options(**options).save()
 
 
-def assert_option_error(failure, typed, expected):
+def assert_option_error(failure, typed, expected, errors=OPTION_ERRORS):
     message = str(failure.value)
-    assert isinstance(failure.value, OPTION_ERRORS), f"{type(failure.value).__name__}: {message[:300]}"
+    assert isinstance(failure.value, errors), f"{type(failure.value).__name__}: {message[:300]}"
     assert f"'{typed}'" in message, f"the error does not name the option '{typed}': {message}"
     assert expected in message, f"the error does not say {expected!r}: {message}"
     assert "\tat " not in message and "NullPointerException" not in message, message
@@ -307,13 +307,13 @@ def test_a_missing_stream_name_fails_a_read_at_load(spark, kinesis):
 
 @pytest.mark.parametrize("row", CONNECTION_ROWS, ids=Row.id)
 def test_a_bad_connection_option_fails_the_consumer_manager_at_create(spark, kinesis, row):
-    from pyspark_kinesis import AWSKinesisConsumerManager
+    from pyspark_kinesis import AWSKinesisConsumerManager, KinesisConsumerArgumentError
 
     options = without({"endpoint": kinesis.endpoint, "region": kinesis.region}, row.option)
     builder = AWSKinesisConsumerManager.newManager(spark).options(**options, **row.extra, **{row.option: row.value})
-    with pytest.raises(PySparkException) as failure:
+    with pytest.raises(KinesisConsumerArgumentError) as failure:
         builder.create()
-    assert_option_error(failure, row.option, row.expected)
+    assert_option_error(failure, row.option, row.expected, errors=KinesisConsumerArgumentError)
 
 
 def test_a_missing_sink_stream_name_needs_a_stream_column(spark, kinesis):
