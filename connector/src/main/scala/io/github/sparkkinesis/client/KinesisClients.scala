@@ -58,4 +58,7 @@ object KinesisClients {
   /** Puts `api` behind `connection` in this JVM: how tests run the source over a fake Kinesis. */
   private[sparkkinesis] def install(connection: ConnectionConfig, api: KinesisApi): Unit =
     installed.put(connection, api)
+
+  /** Gives `connection` its real Kinesis again (see [[install]]). */
+  private[sparkkinesis] def uninstall(connection: ConnectionConfig): Unit = installed.remove(connection)
 }

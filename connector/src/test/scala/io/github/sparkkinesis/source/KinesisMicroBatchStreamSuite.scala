@@ -11,7 +11,7 @@ import org.apache.spark.sql.kinesis.KinesisBlockStore
 
 import io.github.sparkkinesis.FakeKinesisApi
 import io.github.sparkkinesis.LocalSpark
-import io.github.sparkkinesis.client.KinesisClients
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
 import io.github.sparkkinesis.errors.KinesisConnectorException
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.KinesisSourceOptions
@@ -32,9 +32,15 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
 
   private val checkpoints = Files.createTempDirectory("kinesis-source-suite-")
 
+  // Connections whose Kinesis this suite replaced by a fake in the JVM: given back at the end,
+  // so later suites' queries on the same connection reach a real endpoint.
+  private val faked = scala.collection.mutable.Set.empty[ConnectionConfig]
+
   override def afterAll(): Unit =
-    try Files.walk(checkpoints).sorted(java.util.Comparator.reverseOrder()).forEach(p => Files.delete(p))
-    finally super.afterAll()
+    try {
+      faked.foreach(KinesisClients.uninstall)
+      Files.walk(checkpoints).sorted(java.util.Comparator.reverseOrder()).forEach(p => Files.delete(p))
+    } finally super.afterAll()
 
   private def shardId(i: Int) = f"shardId-$i%012d"
 
@@ -109,6 +115,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
   private def newSource(api: FakeKinesisApi, opts: KinesisSourceOptions, metadataPath: String,
       idleWaitMs: Long = KinesisMicroBatchStream.IdleWaitMs, handOverBytes: Long = PrefetchTask.HandOverBytes) = {
     KinesisClients.install(opts.connection, api)
+    faked += opts.connection
     new KinesisMicroBatchStream(opts, metadataPath, api, spark.sparkContext, idleWaitMs, handOverBytes)
   }
 
