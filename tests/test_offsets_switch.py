@@ -34,7 +34,9 @@ class OldCheckpoint:
         tasks stopped (their files); positions are (iteratorType, sequence number or "")."""
         meta = json.dumps({"batchWatermarkMs": 0, "batchTimestampMs": PLANNED, "conf": {}})
         entry = {"metadata": {"streamName": stream, "batchId": str(n)}}
-        entry.update({shard: self.fields(p[0], p[1], as_text=True) for shard, p in starts.items()})
+        entry.update(
+            {shard: self.fields(p[0], p[1] if len(p) > 1 else "", as_text=True) for shard, p in starts.items()}
+        )
         self.write(f"offsets/{n}", "\n".join(["v1", meta, json.dumps(entry)]))
         for shard, position in stops.items():
             self.write(f"sources/0/{self.folder}/{n}/{shard}", json.dumps({"shardId": shard, **self.fields(*position)}))
