@@ -57,7 +57,7 @@ def start(spark, spec, workdir):
 
 
 def pipeline(spark, pid, spec, workdir):
-    from bench_spark import cpu_window, percentile
+    from bench_spark import cpu_window, latency_figures
 
     endpoint, out = spec["endpoint"], spec["out"]
     began = time.time()
@@ -79,12 +79,4 @@ def pipeline(spark, pid, spec, workdir):
     if error:
         raise RuntimeError(f"the pipeline query failed: {error}")
     ms = [(arrived - put) * 1000 for put, arrived in arrivals(endpoint, out, t0 - 1).values() if t0 <= put < t1]
-    return {
-        "records": len(ms),
-        "p50_ms": percentile(ms, 50),
-        "p90_ms": percentile(ms, 90),
-        "p99_ms": percentile(ms, 99),
-        "max_ms": max(ms) if ms else None,
-        "cores": cores,
-        "cores_by_kind": cores_by_kind,
-    }
+    return latency_figures(ms, cores, cores_by_kind)

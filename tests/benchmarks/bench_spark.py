@@ -27,6 +27,19 @@ def percentile(values, q):
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))] if ordered else None
 
 
+def latency_figures(ms, cores, cores_by_kind):
+    """A latency row's figures: how many records, their percentiles and the cores the query used."""
+    return {
+        "records": len(ms),
+        "p50_ms": percentile(ms, 50),
+        "p90_ms": percentile(ms, 90),
+        "p99_ms": percentile(ms, 99),
+        "max_ms": max(ms) if ms else None,
+        "cores": cores,
+        "cores_by_kind": cores_by_kind,
+    }
+
+
 def session(slots=2, driver_class_path=None):
     from pyspark.sql import SparkSession
 
@@ -372,16 +385,7 @@ def latency(spark, pid, spec, workdir):
     with lock:
         ms = [(arrived - t) * 1000 for t, arrived in seen if t0 <= t < t1]
         batches_per_s = sum(1 for at in batches if t0 <= at < t1) / (t1 - t0)
-    return {
-        "records": len(ms),
-        "p50_ms": percentile(ms, 50),
-        "p90_ms": percentile(ms, 90),
-        "p99_ms": percentile(ms, 99),
-        "max_ms": max(ms) if ms else None,
-        "cores": cores,
-        "cores_by_kind": cores_by_kind,
-        "batches_per_s": batches_per_s,
-    }
+    return {**latency_figures(ms, cores, cores_by_kind), "batches_per_s": batches_per_s}
 
 
 def latency_realtime(spark, pid, spec, workdir):
@@ -420,16 +424,7 @@ def latency_realtime(spark, pid, spec, workdir):
         put = float(r["data"])
         if t0 <= put < t1:
             first[r["seq"]] = min(first.get(r["seq"], float("inf")), (r["sinkTime"] - put) * 1000)
-    ms = list(first.values())
-    return {
-        "records": len(ms),
-        "p50_ms": percentile(ms, 50),
-        "p90_ms": percentile(ms, 90),
-        "p99_ms": percentile(ms, 99),
-        "max_ms": max(ms) if ms else None,
-        "cores": cores,
-        "cores_by_kind": cores_by_kind,
-    }
+    return latency_figures(list(first.values()), cores, cores_by_kind)
 
 
 def steady_cost(query, pid, spec):
