@@ -125,3 +125,38 @@ def test_a_pipeline_switched_here_continues_after_the_old_connectors_last_commit
     rows = [row.split() for row in out.getvalue().splitlines() if row.startswith(stream)]
     assert {row[1] for row in rows if row[-1] != "-"} >= {s1, s2, s3}, out.getvalue()
     assert all(row[-2:] == ["0", "ms"] or row[-1] == "-" for row in rows), out.getvalue()
+
+
+def test_show_reads_a_checkpoint_spark_wrote_in_offset_log_version_2(spark, kinesis, tmp_path):
+    """Spark 4.2 writes "v2" offset logs, a line per source named with .name(), when asked to."""
+    stream = kinesis.create_stream(shards=2)
+    placed = kinesis.put_records(stream, make_records(30))
+    last = {}
+    for shard, seq in placed:
+        last[shard] = max(last.get(shard, seq), seq, key=int)
+    confs = {
+        "spark.sql.streaming.offsetLog.formatVersion": "2",
+        "spark.sql.streaming.queryEvolution.enableSourceEvolution": "true",
+    }
+    for key, value in confs.items():
+        spark.conf.set(key, value)
+    try:
+        reader = (
+            spark.readStream.format("kinesis")
+            .name("orders")
+            .option("streamName", stream)
+            .option("endpoint", kinesis.endpoint)
+            .option("region", kinesis.region)
+            .option("initialPosition", "trim_horizon")
+            .option("maxFetchDuration", "500ms")
+        )
+        run_available_now(reader.load(), tmp_path / "out", tmp_path / "checkpoint")
+    finally:
+        for key in confs:
+            spark.conf.unset(key)
+    assert (tmp_path / "checkpoint" / "offsets" / "0").read_text().startswith("v2\n")
+
+    out, err = io.StringIO(), io.StringIO()
+    assert _cli.main(["offsets", "show", str(tmp_path / "checkpoint")], out=out, err=err) == 0, err.getvalue()
+    for shard, seq in last.items():
+        assert f"{stream}  {shard}  after {seq}" in out.getvalue(), out.getvalue()

@@ -9,7 +9,7 @@ CHECKING_ENDPOINT is a Kinesis that checks keys (moto's, with IAM authentication
 rejects these fake ones: that error names the credentials it was given.
 
 The keys come from the environment (LEAK_ACCESS_KEY, LEAK_SECRET_KEY, LEAK_SESSION_TOKEN, and
-the proxy's password LEAK_PROXY_PASSWORD), not the command line, which Spark shows on its
+the proxy's password LEAK_PROXY_PASSWORD, a provider's parameter LEAK_PROVIDER_PARAM), not the command line, which Spark shows on its
 environment page (sun.java.command).
 Writes into OUTPUT_DIR: explain-*.txt, query-*.txt, failure-*.txt, ui/*.html|json, and the
 query's checkpoint; the driver log and event log go where spark-submit's options say.
@@ -157,6 +157,16 @@ failure(
         .awaitTermination()
     ),
 )
+
+# Under awslabs' names, a provider class's secret parameter: Spark's patterns do not match that name.
+provided = {
+    "awsAccessKey": None,
+    "awsSecretKey": None,
+    "awsSessionToken": None,
+    "kinesis.credentialProviderClass": "software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider",
+    "kinesis.credentialProviderParam": os.environ["LEAK_PROVIDER_PARAM"],
+}
+write("explain-provided.txt", reader(**provided).load()._jdf.queryExecution().toString())
 
 # 3. The Spark UI: SQL, environment, jobs, stages and streaming pages, and the REST API.
 ui = spark.sparkContext.uiWebUrl

@@ -40,7 +40,7 @@ class KinesisSourceProvider extends TableProvider with CreatableRelationProvider
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
     val named = options.asCaseSensitiveMap().asScala.toMap
     val parsed = KinesisSourceOptions.parse(named, KinesisSourceProvider.sessionConf())
-    KinesisSourceProvider.warnIfSecretsShowInPlans(named.keys).foreach(logWarning(_))
+    SecretsInPlans.mask(named.keys)
     schemaInferredForRead = true
     KinesisSchema.withStreamColumn(parsed.streamColumnName)
   }
@@ -54,7 +54,7 @@ class KinesisSourceProvider extends TableProvider with CreatableRelationProvider
       KinesisTable.forRead(KinesisSourceOptions.parse(options, KinesisSourceProvider.sessionConf()))
     else {
       val sinkOptions = KinesisSinkOptions.parse(options)
-      KinesisSourceProvider.warnIfSecretsShowInPlans(options.keys).foreach(logWarning(_))
+      SecretsInPlans.mask(options.keys)
       KinesisTable.forWrite(sinkOptions, schema)
     }
   }
@@ -74,24 +74,4 @@ object KinesisSourceProvider {
    */
   private[sparkkinesis] def sessionConf(): Map[String, String] =
     KinesisOptions.sessionConfs.flatMap(key => Option(SQLConf.get.getConfString(key, null)).map(key -> _)).toMap
-
-  /**
-   * Spark itself prints a data source's options in query plans (`explain`, the SQL tab of the
-   * UI), masking those whose names match `spark.sql.redaction.options.regex` or
-   * `spark.redaction.regex`. The defaults mask every secret option of this connector
-   * (awsSecretKey, awsSessionToken, awsAccessKey); a narrowed pattern would not, and the
-   * connector cannot stop Spark from printing them: it says so, without the values.
-   */
-  private[sparkkinesis] def warnIfSecretsShowInPlans(optionNames: Iterable[String]): Option[String] = {
-    val secrets = optionNames.filter(KinesisOptions.isSecret).toSeq.sorted
-    val shown = SQLConf.get.redactOptions(secrets.map(_ -> "value").toMap).collect {
-      case (name, "value") => name
-    }.toSeq.sorted
-    if (shown.isEmpty) None
-    else Some(s"The values of option(s) ${shown.mkString(", ")} will show in query plans (explain, " +
-      "the Spark UI): Spark masks options whose names match spark.redaction.regex or " +
-      "spark.sql.redaction.options.regex, and the current patterns do not match these. Restore " +
-      "the default spark.redaction.regex (it matches this connector's own names of its secret options, not " +
-      "every other connector's name for them), or use the default credential chain or roleArn instead.")
-  }
 }

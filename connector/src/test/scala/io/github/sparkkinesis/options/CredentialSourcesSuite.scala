@@ -3,10 +3,11 @@ package io.github.sparkkinesis.options
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.spark.sql.internal.SQLConf
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.{AWSKinesisConsumerManager, KinesisSourceProvider}
+import io.github.sparkkinesis.{AWSKinesisConsumerManager, SecretsInPlans}
 import io.github.sparkkinesis.client.{CredentialsConfig, NoArgProvider, ParamProvider, ThrowingProvider}
 import io.github.sparkkinesis.errors.KinesisOptionException
 
@@ -95,6 +96,21 @@ class CredentialSourcesSuite extends AnyFunSuite with Matchers {
     // Spark prints a data source's options in plans, masking names that match spark.redaction.regex.
     val secrets = KinesisOptions.all.filter(_.secret).map(_.name)
     secrets should contain allOf ("awsCredentialsProviderSecret", "proxyPassword")
-    KinesisSourceProvider.warnIfSecretsShowInPlans(secrets) shouldBe None
+    SecretsInPlans.unmasked(SQLConf.get, secrets) shouldBe empty
+  }
+
+  test("awslabs' name of the provider's secret, which Spark's patterns miss, is masked in plans from load() on") {
+    val conf = SQLConf.get
+    val names = Seq("kinesis.credentialProviderClass", "kinesis.credentialProviderParam", "kinesis.streamName")
+    try {
+      SecretsInPlans.unmasked(conf, names) shouldBe Seq("kinesis.credentialProviderParam")
+      SecretsInPlans.mask(names) shouldBe Seq("kinesis.credentialProviderParam")
+      SecretsInPlans.unmasked(conf, names) shouldBe empty
+      val plan = conf.redactOptions(Map(
+        "kinesis.credentialProviderParam" -> "vault-token", "kinesis.streamName" -> "orders", "endpoint" -> "x"))
+      plan("kinesis.credentialProviderParam") should not include "vault-token"
+      plan("kinesis.streamName") shouldBe "orders"
+      SecretsInPlans.mask(names) shouldBe empty // widened once, not at every load()
+    } finally conf.unsetConf(SQLConf.SQL_OPTIONS_REDACTION_PATTERN.key)
   }
 }

@@ -415,17 +415,23 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     options.connection.where should not include secretKey
   }
 
-  test("a warning, without values, when Spark's redaction patterns no longer mask the secret options") {
+  test("secret options Spark's narrowed redaction patterns would print are masked in plans all the same") {
     import org.apache.spark.sql.internal.SQLConf
+    import io.github.sparkkinesis.SecretsInPlans
     val names = Seq("streamName", "awsAccessKey", "awsSecretKey", "awsSessionToken")
-    io.github.sparkkinesis.KinesisSourceProvider.warnIfSecretsShowInPlans(names) shouldBe None
     val conf = SQLConf.get
+    SecretsInPlans.unmasked(conf, names) shouldBe empty
     conf.setConfString("spark.redaction.regex", "(?i)password")
     try {
-      val warning = io.github.sparkkinesis.KinesisSourceProvider.warnIfSecretsShowInPlans(names).get
-      warning should include("awsAccessKey, awsSecretKey, awsSessionToken")
-      warning should include("spark.redaction.regex")
-    } finally conf.unsetConf("spark.redaction.regex")
+      SecretsInPlans.mask(names) shouldBe Seq("awsAccessKey", "awsSecretKey", "awsSessionToken")
+      SecretsInPlans.unmasked(conf, names) shouldBe empty
+      val plan = conf.redactOptions(Map("streamName" -> "orders", "awsSecretKey" -> "s3cr3t"))
+      plan("awsSecretKey") should not include "s3cr3t"
+      plan("streamName") shouldBe "orders"
+    } finally {
+      conf.unsetConf("spark.redaction.regex")
+      conf.unsetConf(SQLConf.SQL_OPTIONS_REDACTION_PATTERN.key)
+    }
   }
 
   // ---- region ----
