@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.efo
 
-import java.util.concurrent.TimeUnit
-import java.util.concurrent.locks.ReentrantLock
+import java.util.concurrent.{Semaphore, TimeUnit}
 
 import scala.collection.mutable
 
 import org.reactivestreams.{Subscriber, Subscription}
 
 import io.github.sparkkinesis.client.ShardEvent
+import io.github.sparkkinesis.threads.Strand
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
@@ -25,7 +25,12 @@ import io.github.sparkkinesis.time.{Clock, SystemClock}
  * again after the last event it took, so what the reader does not take stays in Kinesis
  * (ARCHITECTURE.md invariant 5).
  *
- * Signals arrive on the SDK's threads; [[drain]] and [[cancel]] are called by the reader.
+ * Threads (ARCHITECTURE.md, "Who owns what", an EFO subscription): every field is owned by a
+ * [[Strand]]. The SDK's signals (onSubscribe, onNext, onError, onComplete) and the reader's
+ * calls ([[drain]], [[cancel]], the queries) are its tasks, so `request(n)` and `cancel()` go
+ * upstream from its tasks alone, one at a time (Reactive Streams rule 2.7), and a publisher
+ * that delivers from inside `request(n)` finds its event queued behind the task that asked.
+ * The reader waits for a signal outside the strand, on `signals`.
  */
 private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock: Clock)
   extends Subscriber[ShardEvent] {
@@ -33,12 +38,12 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
 
   require(maxEvents >= 1, s"maxEvents must be at least 1, got $maxEvents")
 
-  private val lock = new ReentrantLock()
-  private val changed = lock.newCondition()
-  // Reactive Streams rule 2.7: request and cancel are called serially; never under `lock`,
-  // as a publisher may deliver synchronously from inside request().
-  private val requestLock = new Object
+  // A task that throws (a publisher's request or cancel) ends the subscription with that error.
+  private val strand = new Strand("shard-subscription", e => end(Failed(e)))
+  // Released by the strand's tasks when an event or the end arrives; the reader waits on it.
+  private val signals = new Semaphore(0)
 
+  // ---- owned by the strand ----
   private var subscription: Subscription = _
   private val buffer = mutable.Queue.empty[ShardEvent]
   private var bufferedBytes = 0L
@@ -52,86 +57,66 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
 
   // ---- Subscriber (SDK threads) ----
 
-  override def onSubscribe(s: Subscription): Unit = {
-    val cancelNow = withLock {
-      subscription = s
-      lastSignalNanos = clock.nanoTime()
-      cancelled
-    }
-    if (cancelNow) requestLock.synchronized(s.cancel()) else topUp()
+  override def onSubscribe(s: Subscription): Unit = strand.run { () =>
+    subscription = s
+    lastSignalNanos = clock.nanoTime()
+    if (cancelled) s.cancel() else topUp()
   }
 
-  override def onNext(event: ShardEvent): Unit = {
-    val (overflow, filled) = withLock {
-      if (state != Open) {
-        (false, false)
-      } else if (outstanding <= 0) {
-        (true, false)
-      } else {
-        outstanding -= 1
-        receivedTotal += 1
-        buffer.enqueue(event)
-        bufferedBytes += event.bytes
-        largestEvent = math.max(largestEvent, event.bytes)
-        lastSignalNanos = clock.nanoTime()
-        val full = buffer.size >= maxEvents || bufferedBytes >= maxBytes
-        if (full) state = Full
-        changed.signalAll()
-        (false, full)
-      }
-    }
-    if (overflow) {
+  override def onNext(event: ShardEvent): Unit = strand.run { () =>
+    if (state != Open) {
+      // Ended: what still comes is not kept.
+    } else if (outstanding <= 0) {
       // A publisher that ignores request(n) would make the buffer unbounded: stop it.
-      onError(new IllegalStateException("the event stream sent more events than were requested"))
-      cancel()
-    } else if (filled) {
+      end(Failed(new IllegalStateException("the event stream sent more events than were requested")))
+      cancelled = true
       stopUpstream()
     } else {
-      topUp()
+      outstanding -= 1
+      receivedTotal += 1
+      buffer.enqueue(event)
+      bufferedBytes += event.bytes
+      largestEvent = math.max(largestEvent, event.bytes)
+      lastSignalNanos = clock.nanoTime()
+      signal()
+      if (buffer.size >= maxEvents || bufferedBytes >= maxBytes) {
+        state = Full
+        stopUpstream()
+      } else topUp()
     }
   }
 
-  override def onError(t: Throwable): Unit = end(Failed(t))
+  override def onError(t: Throwable): Unit = strand.run(() => end(Failed(t)))
 
-  override def onComplete(): Unit = end(Completed)
-
-  private def end(how: State): Unit = withLock {
-    if (state == Open) {
-      state = how
-      changed.signalAll()
-    }
-  }
+  override def onComplete(): Unit = strand.run(() => end(Completed))
 
   // ---- the reader ----
 
   /** Takes every buffered event, oldest first, then asks for as many as there is room for. */
-  def drain(): Seq[ShardEvent] = {
-    val events = withLock {
-      val all = buffer.toList
-      buffer.clear()
-      bufferedBytes = 0L
-      all
-    }
+  def drain(): Seq[ShardEvent] = strand.ask {
+    val events = buffer.toList
+    buffer.clear()
+    bufferedBytes = 0L
     if (events.nonEmpty) topUp()
     events
   }
 
   /** Open, or how it ended. Events buffered before the end are still there to [[drain]]. */
-  def status: State = withLock(state)
+  def status: State = strand.ask(state)
 
-  def hasBufferedEvents: Boolean = withLock(buffer.nonEmpty)
+  def hasBufferedEvents: Boolean = strand.ask(buffer.nonEmpty)
 
   /** Nanoseconds since the last event or the start, while events were requested and none came. */
-  def starvedNanos: Long = withLock {
+  def starvedNanos: Long = strand.ask {
     if (state == Open && outstanding > 0 && subscription != null) clock.nanoTime() - lastSignalNanos else 0L
   }
 
   /** Events requested and not received; events received. For tests and logs. */
-  def outstandingRequests: Long = withLock(outstanding)
-  def totalRequested: Long = withLock(requestedTotal)
-  def totalReceived: Long = withLock(receivedTotal)
-  def bufferedEventCount: Int = withLock(buffer.size)
-  def bufferedByteCount: Long = withLock(bufferedBytes)
+  def outstandingRequests: Long = strand.ask(outstanding)
+  def totalRequested: Long = strand.ask(requestedTotal)
+  def totalReceived: Long = strand.ask(receivedTotal)
+  def bufferedEventCount: Int = strand.ask(buffer.size)
+  def bufferedByteCount: Long = strand.ask(bufferedBytes)
 
   /**
    * Waits until an event or the end arrives, for at most `nanos`. Test clocks move time on
@@ -139,57 +124,49 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
    */
   def awaitSignal(nanos: Long): Unit = if (nanos > 0) {
     if (clock eq SystemClock) {
-      withLock {
-        if (buffer.isEmpty && state == Open) changed.await(nanos, TimeUnit.NANOSECONDS)
-      }
+      // Signals from before the check are stale: the check sees what they announced.
+      signals.drainPermits()
+      if (strand.ask(buffer.isEmpty && state == Open)) signals.tryAcquire(nanos, TimeUnit.NANOSECONDS)
     } else {
       clock.sleepNanos(nanos)
     }
   }
 
   /** Stops the subscription; buffered events stay. Ends it as Cancelled unless it had ended. */
-  def cancel(): Unit = {
-    withLock {
-      cancelled = true
-      if (state == Open) {
-        state = Cancelled
-        changed.signalAll()
-      }
-    }
+  def cancel(): Unit = strand.ask {
+    cancelled = true
+    end(Cancelled)
     stopUpstream()
   }
 
-  private def stopUpstream(): Unit = {
-    val s = withLock(subscription)
-    if (s != null) requestLock.synchronized(s.cancel())
+  // ---- the strand's ----
+
+  private def end(how: State): Unit = if (state == Open) {
+    state = how
+    signal()
   }
+
+  private def signal(): Unit = if (signals.availablePermits() == 0) signals.release()
+
+  private def stopUpstream(): Unit = if (subscription != null) subscription.cancel()
 
   /**
    * Asks for as many events as the buffer has room for, beyond those already asked for: the SDK
    * decodes what is asked for as it arrives, so what is asked for counts against `maxBytes` too.
    */
-  private def topUp(): Unit = requestLock.synchronized {
-    val (s, n) = withLock {
-      val room = if (state != Open || subscription == null) 0L
-      else math.min(math.min(maxEvents - buffer.size, MaxRequested), eventsThatFit) - outstanding
-      if (room > 0) {
-        outstanding += room
-        requestedTotal += room
-      }
-      (subscription, room)
+  private def topUp(): Unit = {
+    val room = if (state != Open || subscription == null) 0L
+    else math.min(math.min(maxEvents - buffer.size, MaxRequested), eventsThatFit) - outstanding
+    if (room > 0) {
+      outstanding += room
+      requestedTotal += room
+      subscription.request(room)
     }
-    if (n > 0) s.request(n)
   }
 
   /** Events that fit the bytes left, at the largest size seen; at least one, so reading goes on. */
   private def eventsThatFit: Long =
     if (largestEvent == 0L) 1L else math.max(1L, (maxBytes - bufferedBytes) / largestEvent)
-
-  private def withLock[T](body: => T): T = {
-    lock.lock()
-    try body
-    finally lock.unlock()
-  }
 }
 
 private[efo] object ShardSubscription {

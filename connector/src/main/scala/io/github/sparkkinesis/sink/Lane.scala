@@ -26,7 +26,8 @@ private[sink] final class KeyQueue {
  * One lane of a stream's records: queued rows by order key, in the order each key was first
  * queued, and how many of the lane's calls are in flight (at most `maxCalls`). Rows of one key
  * always take the same lane, and with one call in flight at a time a lane sends nothing of a
- * key before the key's earlier records were stored or given up. Guarded by the batcher's lock.
+ * key before the key's earlier records were stored or given up. Owned by the batcher's strand
+ * (see [[SendLoop]]).
  *
  * @param fullAt the bytes (and, without aggregation, records) of a full call; above them the
  *               writer waits, so memory stays bounded
@@ -42,6 +43,9 @@ private[sink] final class Lane(val maxCalls: Int, fullAtBytes: Long, fullAtRecor
   var inFlight = 0
 
   def isEmpty: Boolean = count == 0
+
+  /** Rows queued. */
+  def size: Int = count
 
   /** The writer waits before queuing more. */
   def overBound: Boolean = queuedBytes >= fullAtBytes || fullAtRecords.exists(count >= _)
