@@ -66,8 +66,12 @@ class PutRecordsConcurrencySuite extends AnyFunSuite with Matchers with Eventual
         batcher.add(stream, entry(text, key))
         if (i % 211 == 0) Thread.sleep(3) // The writer pauses: lanes not full wait for the timer.
       }
-      // Without a flush, the timer sends every lane at last.
+      // Without a flush, every lane is sent at last, by the timer or as calls finish.
       eventually(Streams.map(fake.records(_).size).sum shouldBe rows.size)
+      eventually(batcher.callsInFlight shouldBe 0)
+      // With no call left to finish, only the timer sends a lone row.
+      Streams.foreach(stream => batcher.add(stream, entry(s"$stream/late", "late")))
+      eventually(Streams.map(fake.records(_).size).sum shouldBe rows.size + Streams.size)
       batcher.flush()
     } finally {
       watcher.shutdownNow()
@@ -75,14 +79,14 @@ class PutRecordsConcurrencySuite extends AnyFunSuite with Matchers with Eventual
     }
 
     Streams.foreach { stream =>
-      val stored = fake.records(stream).map(e => FakeKinesisPutApi.text(e.data))
+      val stored = fake.records(stream).map(e => FakeKinesisPutApi.text(e.data)).filterNot(_ == s"$stream/late")
       stored.distinct.size shouldBe stored.size // Nothing stored twice.
       val byKey = stored.groupBy(_.split(':')(0)).map { case (k, ts) => k -> ts.map(_.split(':')(1).toInt) }
       byKey.keySet shouldBe (0 until Keys).map(k => s"$stream/key$k").toSet
       if (checkOrder) byKey.values.foreach(_ shouldBe (0 until PerKey))
       else byKey.values.foreach(_.sorted shouldBe (0 until PerKey))
     }
-    counters.recordsWritten.get shouldBe rows.size
+    counters.recordsWritten.get shouldBe rows.size + Streams.size
     counters.failedRecords.get shouldBe 0
     counters.putRetries.get should be > 0L
     fake.mostCallsInFlight should be <= s.maxInFlightPuts
