@@ -186,10 +186,12 @@ private[sink] final class SendLoop(
     lane.inFlight += 1
     lanes.inFlight += 1
     inFlight += 1
-    try threads.execute { () =>
-      val result = calls.run(lanes.name, call)
+    val job: Runnable = { () =>
+      val result = calls.run(lanes.name, call) // On a put thread, outside the strand.
       strand.run(() => finished(lanes, lane, result))
-    } catch {
+    }
+    try threads.execute(job)
+    catch {
       case e: Throwable =>
         lane.inFlight -= 1
         lanes.inFlight -= 1

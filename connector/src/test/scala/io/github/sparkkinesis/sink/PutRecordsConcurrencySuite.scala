@@ -52,7 +52,8 @@ class PutRecordsConcurrencySuite extends AnyFunSuite with Matchers with Eventual
     val fake = new FakeKinesisPutApi
     val random = new Random(11)
     // A quarter of the entries of most calls refused, most of them as throttling.
-    fake.refuse((_, _) => if (random.nextDouble() < 0.25) Some(if (random.nextInt(4) > 0) Throttled else "InternalFailure") else None)
+    fake.refuse((_, _) =>
+      if (random.nextDouble() < 0.25) Some(if (random.nextInt(4) > 0) Throttled else "InternalFailure") else None)
     val counters = new KinesisSinkCounters
     val batcher = new PutRecordsBatcher(new SlowKinesis(fake), s, "fake", counters, SystemClock)
     val lanes = if (s.orderPerKey) s.maxInFlightPuts else 1
