@@ -32,21 +32,24 @@ class ShardSubscriptionThreadsSuite extends AnyFunSuite with Matchers {
 
     override def cancel(): Unit = cancelled = true
 
-    val thread = new Thread(
-      () => {
-        receiver.onSubscribe(this)
-        var i = 0
-        while (i < total && !cancelled) {
-          if (demand.tryAcquire(100, TimeUnit.MILLISECONDS)) {
-            receiver.onNext(ShardEvent(Seq(KinesisRecord("k", Array.fill(10)(1.toByte), i.toString, 0L)),
-                Some(i.toString),
-                0L))
-            i += 1
-          }
+    val thread = new Thread(() => deliver(), "test-publisher")
+
+    private def deliver(): Unit = {
+      receiver.onSubscribe(this)
+      var i = 0
+      while (i < total && !cancelled) {
+        if (demand.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+          receiver.onNext(event(i))
+          i += 1
         }
-        if (!cancelled) receiver.onComplete()
-      }, "test-publisher")
+      }
+      if (!cancelled) receiver.onComplete()
+    }
   }
+
+  /** Event i: one 10-byte record, continuing after sequence number i. */
+  private def event(i: Int): ShardEvent =
+    ShardEvent(Seq(KinesisRecord("k", Array.fill(10)(1.toByte), i.toString, 0L)), Some(i.toString), 0L)
 
   test("events pushed from the SDK's side while the reader drains arrive once, in order, within the demand bound") {
     val total = 20000
