@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -261,6 +262,11 @@ def latency_realtime(mode):
     return row
 
 
+def has_class(jar, entry):
+    with zipfile.ZipFile(jar) as archive:
+        return entry in archive.namelist()
+
+
 def pipeline(trigger):
     """Kinesis -> query -> Kinesis with the foreach writer, EFO in (bench_pipeline.py), at each of
     --pipeline-rates (1,000 and 10,000 records/s) over 2 shards: put into the first stream to
@@ -273,6 +279,11 @@ def pipeline(trigger):
         results = []
         for rate in args.pipeline_rates:
             for label, jar in jars:
+                if not has_class(jar, "io/github/sparkkinesis/sink/KinesisForeachWriter.class"):
+                    results.append(
+                        {"build": f"{label}, {rate:,} records/s", "error": "no foreach writer in this build"}
+                    )
+                    continue
                 with BenchKinesis(
                     ["--stream", "s:2:0:100", "--stream", "out:2:0:100", "--produce", f"s:{rate}:100"]
                 ) as k:
