@@ -205,7 +205,7 @@ def run(args, endpoint, stream, client):
             if not producer.is_alive() and ingested >= produced[0]:
                 break
             time.sleep(3)
-            if (table / "_delta_log").exists():  # after the first commit of the query
+            if any((table / "_delta_log").glob("*.json")):  # after the table's first commit
                 ingested = spark.read.format("delta").load(str(table)).where(F.col("run_id") == run_id).count()
             print(f"  produced {produced[0]:>6}   in bronze table {ingested:>6}", flush=True)
     finally:
