@@ -4,6 +4,9 @@ fault proxy, which makes the sink write some rows twice (a PutRecords whose answ
 batch run again after its task failed); the target really holds repeats, and a reader with
 includeRecordIds and dropDuplicatesWithinWatermark on recordId gets every row exactly once."""
 
+import re
+from pathlib import Path
+
 import pytest
 from pyspark.errors import PySparkException
 
@@ -11,6 +14,31 @@ from faults import Fault
 from streaming import kinesis_reader, make_records
 
 ROWS = 120
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def docs_reader(spark, kinesis, stream):
+    """The reader of docs/writing.md's "Exactly once after deduplication" (its Python block that
+    reads), run as written: only the stream and the place of Kinesis differ, and it starts at
+    the trim horizon and prefetches for 2 s (as every test read). Its DataFrame `once`."""
+    text = (DOCS / "writing.md").read_text()
+    section = text[text.index("## Exactly once after deduplication\n") :]
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", section, re.S) if "include_record_ids" in b]
+    assert blocks, "docs/writing.md's recipe has no Python reader"
+    code = blocks[0]
+    for name, value in [
+        ('"orders-clean"', repr(stream)),
+        (
+            '.region("us-east-1")',
+            f".region({kinesis.region!r}).endpoint({kinesis.endpoint!r})"
+            '.initial_position("trim_horizon").max_fetch_duration("2s")',
+        ),
+    ]:
+        assert name in code, f"the recipe no longer has {name}: update this test with the page"
+        code = code.replace(name, value)
+    scope = {"spark": spark}
+    exec(compile(code, "docs/writing.md", "exec"), scope)
+    return scope["once"]
 
 
 def _copy(spark, kinesis, endpoint, source, target, checkpoint, **options):
@@ -36,11 +64,12 @@ def _copy(spark, kinesis, endpoint, source, target, checkpoint, **options):
 
 
 def _read(spark, kinesis, stream, tmp_path, name, deduplicate):
-    """Every row of `stream` with its recordId, as a streaming read writes them; with
-    `deduplicate`, through the reader's recipe of docs/writing.md."""
-    df = kinesis_reader(spark, kinesis, stream, includeRecordIds="true")
+    """Every row of `stream` with its recordId, as an available-now streaming read writes them;
+    with `deduplicate`, through the reader's recipe of docs/writing.md."""
     if deduplicate:
-        df = df.withWatermark("approximateArrivalTimestamp", "10 minutes").dropDuplicatesWithinWatermark(["recordId"])
+        df = docs_reader(spark, kinesis, stream)
+    else:
+        df = kinesis_reader(spark, kinesis, stream, includeRecordIds="true")
     query = (
         df.select("partitionKey", "data", "recordId")
         .writeStream.format("parquet")
@@ -78,9 +107,7 @@ def test_rows_whose_put_answer_was_lost_repeat_with_their_id_and_are_dropped_by_
 
     # The first two PutRecords calls reach Kinesis and lose their answer: they are sent again.
     fault_proxy.add(Fault.reset("PutRecords", first=2))
-    query = _copy(
-        spark, kinesis, fault_proxy.endpoint, source, target, tmp_path / "chk", aggregation=aggregation
-    )
+    query = _copy(spark, kinesis, fault_proxy.endpoint, source, target, tmp_path / "chk", aggregation=aggregation)
     assert query.exception() is None, query.exception()
     assert fault_proxy.injected[("PutRecords", "reset")] == 2
 
