@@ -36,8 +36,8 @@ sealed abstract class KinesisForeachSink[T](
     val ids = if (!options.put.recordIds) None
     else {
       val query = queryId().getOrElse(throw KinesisErrors.sinkInvalidValue(
-        s"${KinesisOptions.RecordIds.name} needs the id of the streaming query the foreach writer runs in, " +
-          "and this task has none: use the writer in a streaming query's foreach sink, or set recordIds to false"))
+          s"${KinesisOptions.RecordIds.name} needs the id of the streaming query the foreach writer runs in, " +
+            "and this task has none: use the writer in a streaming query's foreach sink, or set recordIds to false"))
       Some(new TaskRecordIds(query, epochId, partitionId))
     }
     puts = new TaskPuts(options, connect(options.connection), ids = ids)

@@ -84,8 +84,9 @@ class AggregateBuilderSuite extends AnyFunSuite with Matchers {
     Seq(None, Some("340282366920938463463374607431768211455")).foreach { hashKey =>
       val wrapped = RecordId.wrap("ключ", hashKey, bytes("payload"), "query/7/3/12")
       wrapped.length.toLong shouldBe RecordId.wrappedLength("ключ", hashKey, 7, "query/7/3/12")
-      Deaggregator("ignored", wrapped, None).records.map(r => (r.partitionKey, r.explicitHashKey, text(r.data),
-        r.recordId)) shouldBe Seq(("ключ", hashKey, "payload", Some("query/7/3/12")))
+      val back = Deaggregator("ignored", wrapped, None).records
+      back.map(r => (r.partitionKey, r.explicitHashKey, text(r.data), r.recordId)) shouldBe
+        Seq(("ключ", hashKey, "payload", Some("query/7/3/12")))
     }
     RecordId.of(IndexedSeq(AggregateTag("other", Some("x")))) shouldBe None
   }

@@ -103,12 +103,13 @@ class ShardRangeRecordsSuite extends AnyFunSuite with Matchers {
     schema.fieldNames.last shouldBe "recordId"
     val project = UnsafeProjection.create(schema)
     val written = new KinesisRowWriter(shard, recordIds = true)
-    val rows = ShardRangeRecords(range, new FakeKinesisApi(), withIds, Map("b" -> RecordBlock.encode(records.toArray)).get)
-      .zip(records.iterator).map { case (row, record) =>
-        val unsafe = project(row)
-        unsafe shouldBe written.write(record)
-        row.copy()
-      }.toList
+    val rows =
+      ShardRangeRecords(range, new FakeKinesisApi(), withIds, Map("b" -> RecordBlock.encode(records.toArray)).get)
+        .zip(records.iterator).map { case (row, record) =>
+          val unsafe = project(row)
+          unsafe shouldBe written.write(record)
+          row.copy()
+        }.toList
     rows.map(r => if (r.isNullAt(7)) None else Some(r.getUTF8String(7).toString)) shouldBe Seq(Some("q/0/0/0"), None)
     // Without the option the rows keep their seven columns, ids or not.
     ShardRangeRecords(range, new FakeKinesisApi(), fetch, Map("b" -> RecordBlock.encode(records.toArray)).get)
