@@ -11,6 +11,7 @@ import pytest
 from pyspark.errors import PySparkException
 
 from faults import Fault
+from pyspark_kinesis import KinesisSinkOptions, foreach_kinesis
 from streaming import kinesis_reader, make_records
 
 ROWS = 120
@@ -130,3 +131,25 @@ def test_a_batch_run_again_after_its_task_failed_gives_its_rows_the_same_ids(spa
     assert again.id == failed.id and again.runId != failed.runId
 
     _assert_repeats_then_exactly_once(spark, kinesis, target, records, tmp_path)
+    raw = _read(spark, kinesis, target, tmp_path, "ids", deduplicate=False)
+    assert all(record_id.startswith(f"{failed.id}/0/") for _, _, record_id in raw), "the query's id, batch 0"
+
+
+def test_the_foreach_writer_tags_rows_with_the_streaming_querys_id(spark, kinesis, tmp_path):
+    source, target = kinesis.create_stream(shards=1), kinesis.create_stream(shards=1)
+    records = make_records(20)
+    kinesis.put_records(source, records)
+    out = KinesisSinkOptions().stream_name(target).region(kinesis.region).endpoint(kinesis.endpoint).record_ids(True)
+    query = (
+        foreach_kinesis(kinesis_reader(spark, kinesis, source).select("partitionKey", "data"), out)
+        .option("checkpointLocation", str(tmp_path / "chk"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    assert query.awaitTermination(240), "the copy did not finish"
+    assert query.exception() is None, query.exception()
+
+    rows = _read(spark, kinesis, target, tmp_path, "raw", deduplicate=False)
+    assert sorted((k, d) for k, d, _ in rows) == sorted(records)
+    assert sorted(int(i.split("/")[-1]) for _, _, i in rows) == list(range(len(records))), "one task's rows"
+    assert {i.rsplit("/", 2)[0] for _, _, i in rows} == {f"{query.id}/0"}, "the query's id and batch 0"
