@@ -373,6 +373,14 @@ class KinesisSourceOptions(_KinesisOptions):
             raise ValueError("streamColumnName must be a column name, got an empty string")
         return self._set("streamColumnName", name.strip())
 
+    def include_record_ids(self, include: bool) -> KinesisSourceOptions:
+        """``includeRecordIds``: add a last column ``recordId`` (string), the id a writer with
+        ``recordIds`` gave each record, the same for every copy at-least-once writing made of it
+        (null for records without one); drop the repeats with
+        ``dropDuplicatesWithinWatermark(["recordId"])``."""
+        _require_type("includeRecordIds", include, bool, "bool")
+        return self._set("includeRecordIds", "true" if include else "false")
+
     def consumer_name(self, names: NameList) -> KinesisSourceOptions:
         """``consumerName``: one EFO consumer name for all streams, or one per stream."""
         return self._set("consumerName", _name_list("consumerName", names))
@@ -581,6 +589,16 @@ class KinesisSinkOptions(_KinesisOptions):
         """
         _require_type("orderPerKey", ordered, bool, "bool")
         return self._set("orderPerKey", "true" if ordered else "false")
+
+    def record_ids(self, stamped: bool) -> KinesisSinkOptions:
+        """``recordIds``: give every row an id, the same each time Spark sends the row again
+        (default false), read back by the source's ``includeRecordIds``.
+
+        The id is carried as a KPL tag, so every record is put as a KPL aggregate: readers that
+        do not split aggregates (Firehose, plain GetRecords) see the aggregate's bytes.
+        """
+        _require_type("recordIds", stamped, bool, "bool")
+        return self._set("recordIds", "true" if stamped else "false")
 
     # -- output ---------------------------------------------------------------------------
 

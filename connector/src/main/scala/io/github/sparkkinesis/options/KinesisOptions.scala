@@ -158,6 +158,11 @@ object KinesisOptions extends CredentialAndProxySpecs {
     "The name of the column that holds each record's stream: `streamName` gives the column the name " +
       "qubole's and awslabs' connectors give it, so a query moved from them reads on unchanged.",
     kind = Text)
+  val IncludeRecordIds = OptionSpec("includeRecordIds", Some("false"),
+    "Adds a last column `recordId` (string): the id a writer with `recordIds` gave the record, the same " +
+      "for every copy at-least-once writing made of it, null for records without one. Drop the repeats " +
+      "with `dropDuplicatesWithinWatermark([\"recordId\"])`. See " +
+      "[Exactly once after deduplication](writing.md#exactly-once-after-deduplication).", kind = Bool)
   val MaxShardsPerDescribe = OptionSpec("maxShardsPerDescribe", Some("100"),
     "Shards per ListShards page.", kind = IntRange(1, 10000))
   val ConsumerName = OptionSpec("consumerName", None,
@@ -208,6 +213,12 @@ object KinesisOptions extends CredentialAndProxySpecs {
       "in parallel (a call carries one record per key, or one aggregate per shard); `false` lets a " +
       "key's records share calls and overtake each other on retries, for many records per key without " +
       "aggregation.", usage = write, kind = Bool)
+  val RecordIds = OptionSpec("recordIds", Some("false"),
+    "Gives every row an id, the same each time Spark sends the row again (the query's id, the batch, " +
+      "the partition and the row's place in it), carried as a KPL tag: each record is put as a KPL " +
+      "aggregate, which readers that do not split aggregates (Firehose, plain GetRecords) see as such. " +
+      "This connector's `includeRecordIds` reads the ids. See " +
+      "[Exactly once after deduplication](writing.md#exactly-once-after-deduplication).", usage = write, kind = Bool)
 
   val all: Seq[OptionSpec] = Seq(
     StreamName, StreamARN, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
@@ -216,11 +227,11 @@ object KinesisOptions extends CredentialAndProxySpecs {
     StsEndpoint, Profile, AwsCredentialsProvider, AwsCredentialsProviderSecret, ProxyHost, ProxyPort, ProxyUsername,
     ProxyPassword, NonProxyHosts, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,
     RequireConsumerDeregistration, FailOnDataLoss, OutOfRangeUserRecords, RecordDecoder, StreamColumnName,
-    MaxShardsPerDescribe, ConsumerName,
+    IncludeRecordIds, MaxShardsPerDescribe, ConsumerName,
     ConsumerNamePrefix, ConsumerARN,
     ConsumerRefreshInterval,
     MaxRecordsPerPut, MaxBytesPerPut, MaxInFlightPuts, MaxPutRetries, PutRetryBackoff,
-    MaxPutRetryBackoff, MaxPutLinger, Aggregation, OrderPerKey)
+    MaxPutRetryBackoff, MaxPutLinger, Aggregation, OrderPerKey, RecordIds)
 
   /**
    * Source options of streams that cannot apply in real-time mode (`trigger(realTime=...)`),

@@ -87,8 +87,8 @@ final class PutRecordsBatcher(
   // An error of the timer's thread, thrown to the writer at its next call.
   private var timerError: Option[Throwable] = None
 
-  /** Queues a record; waits while its lane is full, sending what is ready. */
-  def add(stream: String, entry: PutEntry): Unit = {
+  /** Queues a record (with its id, see [[TaskRecordIds]]); waits while its lane is full, sending what is ready. */
+  def add(stream: String, entry: PutEntry, recordId: Option[String] = None): Unit = {
     val state = lock.synchronized {
       failIfAnyFailed()
       startLingerTimer()
@@ -106,7 +106,7 @@ final class PutRecordsBatcher(
         if (state.remap.isDefined) await(state.remap.isDefined)
         else if (lane.overBound) await(lane.overBound)
         else {
-          lane.add(key, Pending(entry, target, clock.nanoTime()))
+          lane.add(key, Pending(entry, target, clock.nanoTime(), recordId))
           if (lane.ready) pump(linger = false)
           queued = true
         }
