@@ -13,7 +13,7 @@ import io.github.sparkkinesis.options.OptionKind._
  * Parsing, validation, the option tables of docs/options.md and the Python builders all
  * follow this list.
  */
-object KinesisOptions extends CredentialAndProxySpecs {
+object KinesisOptions extends CredentialAndProxySpecs with SinkSpecs {
 
   /** Where an option applies: reading (`spark.readStream`), writing (`df.write(Stream)`), or both. */
   sealed abstract class Usage(val reads: Boolean, val writes: Boolean, val described: String)
@@ -92,7 +92,8 @@ object KinesisOptions extends CredentialAndProxySpecs {
     "Records asked for per GetRecords call; also the most user records (KPL aggregates hold many) a " +
       "prefetch fetch hands out, in both modes.", kind = IntRange(1, 10000))
   val MaxFetchRate = OptionSpec("maxFetchRate", Some("1.0"),
-    "Read rate limit per shard in MB/s (Kinesis allows 2 MB/s per shard).", kind = PositiveDecimal(2.0),
+    "Read rate limit per shard in MiB/s (Kinesis allows 2 MiB/s per shard, which 2.0 reads).",
+    kind = PositiveDecimal(2.0),
     modes = Mode.pollingOnly)
   val MinFetchPeriod = OptionSpec("minFetchPeriod", Some("400ms"),
     "Shortest wait between GetRecords calls on a shard (Kinesis allows 5 calls/s).", kind = Duration(200, Hour))
@@ -178,47 +179,6 @@ object KinesisOptions extends CredentialAndProxySpecs {
     modes = Mode.efoOnly)
   val ConsumerRefreshInterval = OptionSpec("consumerRefreshInterval", Some("300s"),
     "How often the EFO consumer registration is checked.", kind = Duration(1000, Hour), modes = Mode.efoOnly)
-
-  // ---- the sink (writing); the connection options above apply as well ----
-
-  private val write = Usage.Write
-
-  val MaxRecordsPerPut = OptionSpec("maxRecordsPerPut", Some("500"),
-    "Most records in one PutRecords call (500 is the Kinesis limit).", usage = write, kind = IntRange(1, 500))
-  val MaxBytesPerPut = OptionSpec("maxBytesPerPut", Some("5mb"),
-    "Most bytes (data plus partition keys) in one call (5mb is the Kinesis limit); a larger record goes alone.",
-    usage = write, kind = Size(5L * 1024 * 1024))
-  val MaxInFlightPuts = OptionSpec("maxInFlightPuts", Some("4"),
-    "PutRecords calls one task keeps in flight at once.", usage = write, kind = IntRange(1, 64))
-  val MaxPutRetries = OptionSpec("maxPutRetries", Some("10"),
-    "How often a refused record (throttling included) is sent again before its task fails.", usage = write,
-    kind = IntRange(0, 1000))
-  val PutRetryBackoff = OptionSpec("putRetryBackoff", Some("100ms"),
-    "Wait before the first retry; doubled each retry, randomized.", usage = write, kind = Duration(1, 600000))
-  val MaxPutRetryBackoff = OptionSpec("maxPutRetryBackoff", Some("5s"),
-    "Longest wait between retries (at least putRetryBackoff).", usage = write, kind = Duration(1, 600000))
-
-  val MaxPutLinger = OptionSpec("maxPutLinger", Some("50ms"),
-    "Longest a record waits for its PutRecords call to fill before it is sent anyway: keeps latency low " +
-      "when rows come slowly, as in real-time mode. `KinesisForeachWriter` (`foreach_kinesis`) defaults to 5ms.",
-    usage = write, kind = Duration(1, 600000))
-
-  val Aggregation = OptionSpec("aggregation", Some("none"),
-    "`kpl` packs the rows bound for one shard into KPL aggregates of up to 1 MiB (one Kinesis record " +
-      "each), which this connector, the KCL and the Databricks Runtime split again: far fewer Kinesis " +
-      "records for small rows; needs `kinesis:ListShards`. `none`: one Kinesis record per row. See " +
-      "[Writing KPL aggregates](writing.md#writing-kpl-aggregates).", usage = write, kind = Choice(Seq("none", "kpl")))
-  val OrderPerKey = OptionSpec("orderPerKey", Some("true"),
-    "Keep each partition key's records in the order the task wrote them, with `maxInFlightPuts` calls " +
-      "in parallel (a call carries one record per key, or one aggregate per shard); `false` lets a " +
-      "key's records share calls and overtake each other on retries, for many records per key without " +
-      "aggregation.", usage = write, kind = Bool)
-  val RecordIds = OptionSpec("recordIds", Some("false"),
-    "Gives every row an id, the same each time Spark sends the row again (the query's id, the batch, " +
-      "the partition and the row's place in it), carried as a KPL tag: each record is put as a KPL " +
-      "aggregate, which readers that do not split aggregates (Firehose, plain GetRecords) see as such. " +
-      "This connector's `includeRecordIds` reads the ids. See " +
-      "[Exactly once after deduplication](writing.md#exactly-once-after-deduplication).", usage = write, kind = Bool)
 
   val all: Seq[OptionSpec] = Seq(
     StreamName, StreamARN, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
