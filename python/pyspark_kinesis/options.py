@@ -286,7 +286,7 @@ class KinesisSourceOptions(_KinesisOptions):
         return self._set("maxRecordsPerFetch", _int_option("maxRecordsPerFetch", records))
 
     def max_fetch_rate(self, mb_per_second: float) -> KinesisSourceOptions:
-        """``maxFetchRate``: prefetch rate per shard in MiB/s, above 0 and at most 2.0, the 2 MiB/s Kinesis allows (default 1.0)."""
+        """``maxFetchRate``: prefetch rate per shard in MiB/s, above 0 and at most 2.0 (default 1.0)."""
         option = "maxFetchRate"
         if isinstance(mb_per_second, bool) or not isinstance(mb_per_second, (int, float)):
             raise TypeError(f"{option} must be a float, got {type(mb_per_second).__name__}")
