@@ -108,6 +108,9 @@ def produce(client, stream, run_id, total, rate, produced, stop):
         time.sleep(max(0.0, len(events) / rate - (time.monotonic() - started)))
 
 
+DEMO_LOG4J2 = Path(__file__).resolve().parent / "log4j2.properties"
+
+
 def spark_session(jars_dir=DELTA_JARS_DIR):
     """A local session with the connector and Delta Lake; Delta's jars are files fetched with
     Maven (delta_jars.py), so Spark resolves no packages and the state of ~/.m2 cannot matter."""
@@ -115,9 +118,12 @@ def spark_session(jars_dir=DELTA_JARS_DIR):
 
     import pyspark_kinesis
 
+    master = os.environ.get("DEMO_SPARK_MASTER", "local[2]")
+    if master.startswith("local"):  # everything on this machine: no warning about its host name
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = (
         SparkSession.builder.appName("kinesis-watch-events-demo")
-        .master(os.environ.get("DEMO_SPARK_MASTER", "local[2]"))
+        .master(master)
         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
         .config("spark.sql.shuffle.partitions", "2")
@@ -126,6 +132,7 @@ def spark_session(jars_dir=DELTA_JARS_DIR):
         # The bronze plan has more fields than Spark's default before it warns of truncating.
         .config("spark.sql.debug.maxToStringFields", "100")
         .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{DEMO_LOG4J2}")
     )
     builder = pyspark_kinesis.configure(builder, extra_jars=delta_jars(jars_dir))
     spark = builder.getOrCreate()
@@ -205,7 +212,7 @@ def run(args, endpoint, stream, client):
             if not producer.is_alive() and ingested >= produced[0]:
                 break
             time.sleep(3)
-            if (table / "_delta_log").exists():  # after the first commit of the query
+            if any((table / "_delta_log").glob("*.json")):  # after the table's first commit
                 ingested = spark.read.format("delta").load(str(table)).where(F.col("run_id") == run_id).count()
             print(f"  produced {produced[0]:>6}   in bronze table {ingested:>6}", flush=True)
     finally:

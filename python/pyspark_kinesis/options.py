@@ -286,7 +286,7 @@ class KinesisSourceOptions(_KinesisOptions):
         return self._set("maxRecordsPerFetch", _int_option("maxRecordsPerFetch", records))
 
     def max_fetch_rate(self, mb_per_second: float) -> KinesisSourceOptions:
-        """``maxFetchRate``: prefetch rate per shard in MB/s, above 0 and at most 2.0 (default 1.0)."""
+        """``maxFetchRate``: prefetch rate per shard in MiB/s, above 0 and at most 2.0 (default 1.0)."""
         option = "maxFetchRate"
         if isinstance(mb_per_second, bool) or not isinstance(mb_per_second, (int, float)):
             raise TypeError(f"{option} must be a float, got {type(mb_per_second).__name__}")
@@ -372,6 +372,14 @@ class KinesisSourceOptions(_KinesisOptions):
         if not name.strip():
             raise ValueError("streamColumnName must be a column name, got an empty string")
         return self._set("streamColumnName", name.strip())
+
+    def include_record_ids(self, include: bool) -> KinesisSourceOptions:
+        """``includeRecordIds``: add a last column ``recordId`` (string), the id a writer with
+        ``recordIds`` gave each record, the same for every copy at-least-once writing made of it
+        (null for records without one); drop the repeats with
+        ``dropDuplicatesWithinWatermark(["recordId"])``."""
+        _require_type("includeRecordIds", include, bool, "bool")
+        return self._set("includeRecordIds", "true" if include else "false")
 
     def consumer_name(self, names: NameList) -> KinesisSourceOptions:
         """``consumerName``: one EFO consumer name for all streams, or one per stream."""
@@ -581,6 +589,16 @@ class KinesisSinkOptions(_KinesisOptions):
         """
         _require_type("orderPerKey", ordered, bool, "bool")
         return self._set("orderPerKey", "true" if ordered else "false")
+
+    def record_ids(self, stamped: bool) -> KinesisSinkOptions:
+        """``recordIds``: give every row an id, the same each time Spark sends the row again
+        (default false), read back by the source's ``includeRecordIds``.
+
+        The id is carried as a KPL tag, so every record is put as a KPL aggregate: readers that
+        do not split aggregates (Firehose, plain GetRecords) see the aggregate's bytes.
+        """
+        _require_type("recordIds", stamped, bool, "bool")
+        return self._set("recordIds", "true" if stamped else "false")
 
     # -- output ---------------------------------------------------------------------------
 

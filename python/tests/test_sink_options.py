@@ -53,6 +53,8 @@ CASES = [
     ("aggregation", "none", "aggregation", "none"),
     ("order_per_key", False, "orderPerKey", "false"),
     ("order_per_key", True, "orderPerKey", "true"),
+    ("record_ids", True, "recordIds", "true"),
+    ("record_ids", False, "recordIds", "false"),
 ]
 
 
@@ -115,6 +117,8 @@ TYPE_ERRORS = [
     ("aggregation", True, "bool"),
     ("order_per_key", "false", "str"),
     ("order_per_key", 1, "int"),
+    ("record_ids", "true", "str"),
+    ("record_ids", None, "NoneType"),
 ]
 
 

@@ -68,6 +68,7 @@ CASES = [
     ("out_of_range_user_records", " keep ", "outOfRangeUserRecords", "keep"),
     ("record_decoder", "SDK", "recordDecoder", "sdk"),
     ("stream_column_name", "streamName", "streamColumnName", "streamName"),
+    ("include_record_ids", True, "includeRecordIds", "true"),
     ("max_shards_per_describe", 1, "maxShardsPerDescribe", "1"),
     ("max_shards_per_describe", 10_000, "maxShardsPerDescribe", "10000"),
     ("consumer_name", "query-1", "consumerName", "query-1"),
@@ -214,6 +215,7 @@ TYPE_ERRORS = [
     ("consumer_name", {"c": 1}, "dict"),
     ("consumer_name_prefix", None, "NoneType"),
     ("consumer_refresh_interval", 300, "int"),
+    ("include_record_ids", 1, "int"),
 ]
 
 

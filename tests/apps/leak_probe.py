@@ -8,9 +8,9 @@ test can look for the keys in all of it.
 CHECKING_ENDPOINT is a Kinesis that checks keys (moto's, with IAM authentication on), which
 rejects these fake ones: that error names the credentials it was given.
 
-The keys come from the environment (LEAK_ACCESS_KEY, LEAK_SECRET_KEY, LEAK_SESSION_TOKEN, and
-the proxy's password LEAK_PROXY_PASSWORD, a provider's parameter LEAK_PROVIDER_PARAM), not the command line, which Spark shows on its
-environment page (sun.java.command).
+The keys come from the environment (LEAK_ACCESS_KEY, LEAK_SECRET_KEY, LEAK_SESSION_TOKEN, the
+proxy's password LEAK_PROXY_PASSWORD and a provider's parameter LEAK_PROVIDER_PARAM), not the
+command line, which Spark shows on its environment page (sun.java.command).
 Writes into OUTPUT_DIR: explain-*.txt, query-*.txt, failure-*.txt, ui/*.html|json, and the
 query's checkpoint; the driver log and event log go where spark-submit's options say.
 """

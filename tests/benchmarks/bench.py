@@ -5,7 +5,7 @@ and <date>.png and prints the table. Timings here only: never pass/fail.
 
     python tests/benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--warm-rounds N] ...
 
-Rows: backend, polling, efo, limits-polling, limits-efo, latency-default, latency-low,
+Rows: backend, polling, efo, cold-polling, cold-efo, limits-polling, limits-efo, latency-default, latency-low,
 latency-realtime, latency-realtime-efo, pipeline-realtime, pipeline-micro-batch, latency-floor,
 steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000, memory, memory-efo, sink,
 sink-limits. Builds: --jar label=path (repeatable); by default "now" (the jar `make wheel` built)
@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -112,6 +113,33 @@ def backend(args, jars):
             }
         )
     return results
+
+
+def cold(mode):
+    """A fresh Spark JVM's first backfill: Trigger.AvailableNow over 8 shards x
+    --records-per-shard x 1 KB into noop, nothing read before, CPU of the whole query (class
+    loading and the JIT included), what a new pipeline or one catching up after an outage pays."""
+
+    def row(args, jars):
+        per_shard = args.records_per_shard
+        options = {"maxFetchRate": "2.0"}
+        if mode == "efo":
+            options.update(consumerMode="efo", consumerName=f"bench-{int(time.time())}")
+        results = []
+        with BenchKinesis(["--stream", f"s:8:{per_shard}:{RECORD}"]) as k:
+            spec = {
+                "endpoint": k.endpoint,
+                "stream": "s",
+                "record_size": RECORD,
+                "options": options,
+                "records_per_shard": per_shard,
+                "warm_rounds": 0,
+            }
+            for label, jar in jars:
+                results.append(one_build(label, "throughput", jar, spec))
+        return results
+
+    return row
 
 
 def throughput(mode):
@@ -261,6 +289,11 @@ def latency_realtime(mode):
     return row
 
 
+def has_class(jar, entry):
+    with zipfile.ZipFile(jar) as archive:
+        return entry in archive.namelist()
+
+
 def pipeline(trigger):
     """Kinesis -> query -> Kinesis with the foreach writer, EFO in (bench_pipeline.py), at each of
     --pipeline-rates (1,000 and 10,000 records/s) over 2 shards: put into the first stream to
@@ -273,6 +306,11 @@ def pipeline(trigger):
         results = []
         for rate in args.pipeline_rates:
             for label, jar in jars:
+                if not has_class(jar, "io/github/sparkkinesis/sink/KinesisForeachWriter.class"):
+                    results.append(
+                        {"build": f"{label}, {rate:,} records/s", "error": "no foreach writer in this build"}
+                    )
+                    continue
                 with BenchKinesis(
                     ["--stream", "s:2:0:100", "--stream", "out:2:0:100", "--produce", f"s:{rate}:100"]
                 ) as k:
@@ -405,6 +443,8 @@ ROWS = {
     "backend": backend,
     "polling": throughput("polling"),
     "efo": throughput("efo"),
+    "cold-polling": cold("polling"),
+    "cold-efo": cold("efo"),
     "limits-polling": limits("polling", 1),
     "limits-efo": limits("efo", 3),
     "latency-default": latency({}),

@@ -35,9 +35,10 @@ def _throughput(r):
             f"**{_n(r['cpu_seconds'], 1)} CPU-s** in {_n(r['seconds'])} s at {_n(r['rows_per_s'])} rows/s, "
             f"{_n(r['batches_per_s'] * r['seconds'])} batches ({_kinds(r)})"
         )
+    ceiling = f" ({_n(r['of_ceiling'] * 100)}% of ceiling)" if "of_ceiling" in r else ""
     figures = (
         f"{_n(r['records_per_s'])} records/s, {_n(r['mb_per_s'], 1)} MB/s, "
-        f"**{_n(r['records_per_cpu_s'])} records/CPU-s** ({_n(r['of_ceiling'] * 100)}% of ceiling), "
+        f"**{_n(r['records_per_cpu_s'])} records/CPU-s**{ceiling}, "
         f"{_n(r['cpu_seconds'], 1)} CPU-s for {_n(r['records'])}"
     )
     if not r.get("cpu_by_kind"):
@@ -72,7 +73,7 @@ def figures(row, r):
             "(one event-loop thread); "
             f"client {_n(r['client_records_per_cpu_s'])}/CPU-s; {_n(r['records_per_s'])} records/s wall"
         )
-    if row in ("polling", "efo"):
+    if row in ("polling", "efo") or row.startswith("cold"):
         return _throughput(r)
     if row.startswith("limits"):
         return (

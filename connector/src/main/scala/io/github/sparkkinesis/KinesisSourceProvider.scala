@@ -42,7 +42,7 @@ class KinesisSourceProvider extends TableProvider with CreatableRelationProvider
     val parsed = KinesisSourceOptions.parse(named, KinesisSourceProvider.sessionConf())
     SecretsInPlans.mask(named.keys)
     schemaInferredForRead = true
-    KinesisSchema.withStreamColumn(parsed.streamColumnName)
+    KinesisSchema.of(parsed)
   }
 
   override def getTable(

@@ -37,7 +37,7 @@ final class KinesisTable private (use: KinesisTable.Use, batchWrite: Boolean = f
 
   /** What a read returns, or (for a write) the columns of the DataFrame written. */
   override def schema(): StructType = use match {
-    case ForRead(options) => KinesisSchema.withStreamColumn(options.streamColumnName)
+    case ForRead(options) => KinesisSchema.of(options)
     case ForWrite(_, written) => written
   }
 
@@ -65,7 +65,7 @@ final class KinesisTable private (use: KinesisTable.Use, batchWrite: Boolean = f
       // Spark infers the schema of reads only; should it ever do so for a write, check its options now.
       case ForRead(_) => KinesisSinkOptions.parse(info.options().asCaseSensitiveMap().asScala.toMap)
     }
-    new KinesisWriteBuilder(options, info.schema(), progress)
+    new KinesisWriteBuilder(options, info.schema(), progress, info.queryId())
   }
 
   /** The counts of the last micro-batch written, shown as `sink.metrics` in a query's progress. */
@@ -93,7 +93,7 @@ object KinesisTable {
 
 /** The scan; its description is what `explain` and the progress report show (no secrets). */
 class KinesisScan(options: KinesisSourceOptions) extends Scan {
-  override def readSchema(): StructType = KinesisSchema.withStreamColumn(options.streamColumnName)
+  override def readSchema(): StructType = KinesisSchema.of(options)
 
   override def description(): String = s"KinesisV2[${options.streamNames.mkString(",")}]"
 

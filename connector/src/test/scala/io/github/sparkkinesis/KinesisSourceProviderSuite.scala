@@ -137,7 +137,7 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
   test("streamColumnName renames the stream's column only, and no other column may be shadowed") {
     KinesisSchema.withStreamColumn("streamName").fieldNames shouldBe
       KinesisSchema.schema.fieldNames.map(n => if (n == KinesisSchema.StreamColumn) "streamName" else n)
-    KinesisSchema.schema.fieldNames.filterNot(_ == KinesisSchema.StreamColumn).toSeq shouldBe
-      options.KinesisSourceOptions.OtherColumns
+    KinesisSchema(KinesisSchema.StreamColumn, recordIds = true).fieldNames
+      .filterNot(_ == KinesisSchema.StreamColumn).toSeq shouldBe options.KinesisSourceOptions.OtherColumns
   }
 }

@@ -18,7 +18,8 @@ final case class ShardDescription(
  * One user record: a Kinesis record, or one of the records a KPL aggregate holds. Those share
  * the Kinesis record's sequence number and arrival time and are told apart by
  * `subSequenceNumber` (0 when not aggregated); `endsKinesisRecord` is false while later user
- * records of the same Kinesis record follow.
+ * records of the same Kinesis record follow. `recordId` is the id a writer with `recordIds`
+ * tagged the user record with (see [[io.github.sparkkinesis.kpl.RecordId]]).
  */
 final case class KinesisRecord(
     partitionKey: String,
@@ -26,7 +27,8 @@ final case class KinesisRecord(
     sequenceNumber: String,
     approximateArrivalMillis: Long,
     subSequenceNumber: Long = 0L,
-    endsKinesisRecord: Boolean = true) {
+    endsKinesisRecord: Boolean = true,
+    recordId: Option[String] = None) {
 
   /** The position just after this record: inside its aggregate, or after the whole Kinesis record. */
   def positionAfter: ShardPosition.AfterSequence =

@@ -53,7 +53,7 @@ object UserRecords {
         while (i <= last) {
           val u = split.records(i)
           out += KinesisRecord(u.partitionKey, u.data, sequenceNumber, arrivalMillis, u.subSequenceNumber,
-            endsKinesisRecord = i == last)
+            endsKinesisRecord = i == last, recordId = u.recordId)
           i += 1
         }
         counts = counts + KplCounts(split.corrupt.size.toLong, split.outOfRange.toLong,

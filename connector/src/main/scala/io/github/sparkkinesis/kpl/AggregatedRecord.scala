@@ -16,7 +16,7 @@ final case class AggregateTag(key: String, value: Option[String])
 /**
  * The protobuf message the Kinesis Producer Library puts between its magic bytes and MD5:
  * tables of partition keys and explicit hash keys (field 1 and 2), and the records (field 3),
- * each with key indices (1, 2), data (3) and tags (4; only [[ResendMark]] is read from them).
+ * each with key indices (1, 2), data (3) and tags (4; only [[ResendMark]] and [[RecordId]] are read from them).
  */
 final case class AggregatedRecord(
     partitionKeys: IndexedSeq[String],

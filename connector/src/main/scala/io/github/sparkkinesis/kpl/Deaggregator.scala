@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.kpl
 
-/** A record as its producer wrote it; `subSequenceNumber` is its index in the aggregate (0 when not aggregated). */
+/**
+ * A record as its producer wrote it; `subSequenceNumber` is its index in the aggregate (0 when
+ * not aggregated), `recordId` the [[RecordId]] its producer tagged it with.
+ */
 final case class UserRecord(
     partitionKey: String,
     explicitHashKey: Option[String],
     data: Array[Byte],
-    subSequenceNumber: Long)
+    subSequenceNumber: Long,
+    recordId: Option[String] = None)
 
 /**
  * What one Kinesis record holds. `corrupt` names why a record with the magic bytes was passed
@@ -49,7 +53,7 @@ object Deaggregator {
       if (hashKey.exists(k => k.isEmpty || !k.forall(_.isDigit))) {
         throw new MalformedAggregateException(s"an explicit hash key is not a decimal number")
       }
-      UserRecord(partitionKey, hashKey, entry.data, i.toLong)
+      UserRecord(partitionKey, hashKey, entry.data, i.toLong, RecordId.of(entry.tags))
     }
     rangeCheck match {
       case None => Deaggregated(all, None, 0)

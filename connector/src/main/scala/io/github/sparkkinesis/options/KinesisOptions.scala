@@ -13,7 +13,7 @@ import io.github.sparkkinesis.options.OptionKind._
  * Parsing, validation, the option tables of docs/options.md and the Python builders all
  * follow this list.
  */
-object KinesisOptions extends CredentialAndProxySpecs {
+object KinesisOptions extends CredentialAndProxySpecs with SinkSpecs {
 
   /** Where an option applies: reading (`spark.readStream`), writing (`df.write(Stream)`), or both. */
   sealed abstract class Usage(val reads: Boolean, val writes: Boolean, val described: String)
@@ -92,7 +92,8 @@ object KinesisOptions extends CredentialAndProxySpecs {
     "Records asked for per GetRecords call; also the most user records (KPL aggregates hold many) a " +
       "prefetch fetch hands out, in both modes.", kind = IntRange(1, 10000))
   val MaxFetchRate = OptionSpec("maxFetchRate", Some("1.0"),
-    "Read rate limit per shard in MB/s (Kinesis allows 2 MB/s per shard).", kind = PositiveDecimal(2.0),
+    "Read rate limit per shard in MiB/s (Kinesis allows 2 MiB/s per shard, which 2.0 reads).",
+    kind = PositiveDecimal(2.0),
     modes = Mode.pollingOnly)
   val MinFetchPeriod = OptionSpec("minFetchPeriod", Some("400ms"),
     "Shortest wait between GetRecords calls on a shard (Kinesis allows 5 calls/s).", kind = Duration(200, Hour))
@@ -158,6 +159,11 @@ object KinesisOptions extends CredentialAndProxySpecs {
     "The name of the column that holds each record's stream: `streamName` gives the column the name " +
       "qubole's and awslabs' connectors give it, so a query moved from them reads on unchanged.",
     kind = Text)
+  val IncludeRecordIds = OptionSpec("includeRecordIds", Some("false"),
+    "Adds a last column `recordId` (string): the id a writer with `recordIds` gave the record, the same " +
+      "for every copy at-least-once writing made of it, null for records without one. Drop the repeats " +
+      "with `dropDuplicatesWithinWatermark([\"recordId\"])`. See " +
+      "[Exactly once after deduplication](writing.md#exactly-once-after-deduplication).", kind = Bool)
   val MaxShardsPerDescribe = OptionSpec("maxShardsPerDescribe", Some("100"),
     "Shards per ListShards page.", kind = IntRange(1, 10000))
   val ConsumerName = OptionSpec("consumerName", None,
@@ -174,41 +180,6 @@ object KinesisOptions extends CredentialAndProxySpecs {
   val ConsumerRefreshInterval = OptionSpec("consumerRefreshInterval", Some("300s"),
     "How often the EFO consumer registration is checked.", kind = Duration(1000, Hour), modes = Mode.efoOnly)
 
-  // ---- the sink (writing); the connection options above apply as well ----
-
-  private val write = Usage.Write
-
-  val MaxRecordsPerPut = OptionSpec("maxRecordsPerPut", Some("500"),
-    "Most records in one PutRecords call (500 is the Kinesis limit).", usage = write, kind = IntRange(1, 500))
-  val MaxBytesPerPut = OptionSpec("maxBytesPerPut", Some("5mb"),
-    "Most bytes (data plus partition keys) in one call (5mb is the Kinesis limit); a larger record goes alone.",
-    usage = write, kind = Size(5L * 1024 * 1024))
-  val MaxInFlightPuts = OptionSpec("maxInFlightPuts", Some("4"),
-    "PutRecords calls one task keeps in flight at once.", usage = write, kind = IntRange(1, 64))
-  val MaxPutRetries = OptionSpec("maxPutRetries", Some("10"),
-    "How often a refused record (throttling included) is sent again before its task fails.", usage = write,
-    kind = IntRange(0, 1000))
-  val PutRetryBackoff = OptionSpec("putRetryBackoff", Some("100ms"),
-    "Wait before the first retry; doubled each retry, randomized.", usage = write, kind = Duration(1, 600000))
-  val MaxPutRetryBackoff = OptionSpec("maxPutRetryBackoff", Some("5s"),
-    "Longest wait between retries (at least putRetryBackoff).", usage = write, kind = Duration(1, 600000))
-
-  val MaxPutLinger = OptionSpec("maxPutLinger", Some("50ms"),
-    "Longest a record waits for its PutRecords call to fill before it is sent anyway: keeps latency low " +
-      "when rows come slowly, as in real-time mode. `KinesisForeachWriter` (`foreach_kinesis`) defaults to 5ms.",
-    usage = write, kind = Duration(1, 600000))
-
-  val Aggregation = OptionSpec("aggregation", Some("none"),
-    "`kpl` packs the rows bound for one shard into KPL aggregates of up to 1 MiB (one Kinesis record " +
-      "each), which this connector, the KCL and the Databricks Runtime split again: far fewer Kinesis " +
-      "records for small rows; needs `kinesis:ListShards`. `none`: one Kinesis record per row. See " +
-      "[Writing KPL aggregates](writing.md#writing-kpl-aggregates).", usage = write, kind = Choice(Seq("none", "kpl")))
-  val OrderPerKey = OptionSpec("orderPerKey", Some("true"),
-    "Keep each partition key's records in the order the task wrote them, with `maxInFlightPuts` calls " +
-      "in parallel (a call carries one record per key, or one aggregate per shard); `false` lets a " +
-      "key's records share calls and overtake each other on retries, for many records per key without " +
-      "aggregation.", usage = write, kind = Bool)
-
   val all: Seq[OptionSpec] = Seq(
     StreamName, StreamARN, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
@@ -216,11 +187,11 @@ object KinesisOptions extends CredentialAndProxySpecs {
     StsEndpoint, Profile, AwsCredentialsProvider, AwsCredentialsProviderSecret, ProxyHost, ProxyPort, ProxyUsername,
     ProxyPassword, NonProxyHosts, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,
     RequireConsumerDeregistration, FailOnDataLoss, OutOfRangeUserRecords, RecordDecoder, StreamColumnName,
-    MaxShardsPerDescribe, ConsumerName,
+    IncludeRecordIds, MaxShardsPerDescribe, ConsumerName,
     ConsumerNamePrefix, ConsumerARN,
     ConsumerRefreshInterval,
     MaxRecordsPerPut, MaxBytesPerPut, MaxInFlightPuts, MaxPutRetries, PutRetryBackoff,
-    MaxPutRetryBackoff, MaxPutLinger, Aggregation, OrderPerKey)
+    MaxPutRetryBackoff, MaxPutLinger, Aggregation, OrderPerKey, RecordIds)
 
   /**
    * Source options of streams that cannot apply in real-time mode (`trigger(realTime=...)`),

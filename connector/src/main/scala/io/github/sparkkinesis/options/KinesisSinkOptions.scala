@@ -19,7 +19,9 @@ final case class PutSettings(
     /** Rows bound for one shard are packed into KPL aggregates (`aggregation` = `kpl`). */
     aggregate: Boolean = false,
     /** Each partition key's records reach Kinesis in the order the task wrote them. */
-    orderPerKey: Boolean = true)
+    orderPerKey: Boolean = true,
+    /** Every row carries an id the same each time Spark sends it again (`recordIds`). */
+    recordIds: Boolean = false)
 
 /**
  * The sink options, parsed and validated once, when the write is defined (`save()`,
@@ -79,7 +81,8 @@ object KinesisSinkOptions {
       maxPutLingerMs = putLingerDefaultMs.filterNot(_ => values.isSet(MaxPutLinger))
         .getOrElse(values.durationMs(MaxPutLinger)),
       aggregate = values.choice(Aggregation) == "kpl",
-      orderPerKey = values.boolean(OrderPerKey))
+      orderPerKey = values.boolean(OrderPerKey),
+      recordIds = values.boolean(RecordIds))
     if (put.maxRetryBackoffMs < put.retryBackoffMs) {
       throw KinesisErrors.conflictingOptions(Seq(PutRetryBackoff, MaxPutRetryBackoff).map(values.name),
         s"maxPutRetryBackoff (${put.maxRetryBackoffMs}ms) must be at least putRetryBackoff " +

@@ -34,13 +34,17 @@ final case class BufferSettings(
     coalesceThresholdBlockSize: Long,
     coalesceBinSize: Long)
 
-/** GetRecords pacing and how long a trigger reads ahead. */
+/**
+ * How a shard is read: GetRecords pacing, how long a trigger reads ahead, and what its rows
+ * carry (`recordIds`: the `recordId` column of `includeRecordIds`).
+ */
 final case class FetchSettings(
     maxRecordsPerFetch: Int,
     maxFetchRateMBps: Double,
     minFetchPeriodMs: Long,
     maxFetchDurationMs: Long,
-    failOnDataLoss: Boolean = true)
+    failOnDataLoss: Boolean = true,
+    recordIds: Boolean = false)
 
 /** The source options, parsed and validated once, when the DataFrame is defined. */
 final case class KinesisSourceOptions(
@@ -104,7 +108,8 @@ object KinesisSourceOptions {
       maxFetchRateMBps = values.positiveDouble(MaxFetchRate),
       minFetchPeriodMs = values.durationMs(MinFetchPeriod),
       maxFetchDurationMs = values.durationMs(MaxFetchDuration),
-      failOnDataLoss = values.boolean(FailOnDataLoss))
+      failOnDataLoss = values.boolean(FailOnDataLoss),
+      recordIds = values.boolean(IncludeRecordIds))
     val shardFetchInterval = values.durationMs(ShardFetchInterval)
     val maxShardsPerDescribe = values.int(MaxShardsPerDescribe)
     val buffer = BufferSettings(
@@ -142,7 +147,8 @@ object KinesisSourceOptions {
 
   /** The source's columns but the stream's (KinesisSchema; a test keeps the two alike). */
   private[sparkkinesis] val OtherColumns =
-    Seq("partitionKey", "data", "shardId", "sequenceNumber", "approximateArrivalTimestamp", "subSequenceNumber")
+    Seq("partitionKey", "data", "shardId", "sequenceNumber", "approximateArrivalTimestamp", "subSequenceNumber",
+      "recordId")
 
   /** A plain SQL name (no quoting needed) but another column's: the stream's column may not shadow one. */
   private def streamColumnName(values: OptionValues): String = {

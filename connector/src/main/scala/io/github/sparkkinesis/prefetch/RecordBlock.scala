@@ -15,8 +15,9 @@ import io.github.sparkkinesis.client.KinesisRecord
  *
  * Layout (big-endian): format byte, record count (int), then per record: partition key (int
  * length + UTF-8), sequence number (int length + ASCII), arrival millis (long), sub-sequence
- * number (long), whether it ends its Kinesis record (byte; see [[KinesisRecord]]), data (int
- * length + bytes). This replaced Java serialization of `Array[KinesisRecord]`, which cost more
+ * number (long), flags (byte: 1 = it ends its Kinesis record, see [[KinesisRecord]]; 2 = a
+ * record id follows), the record id when flagged (int length + UTF-8), data (int length + bytes).
+ * Records without an id (those of writers without `recordIds`) take no byte more. This replaced Java serialization of `Array[KinesisRecord]`, which cost more
  * CPU than everything else on the read path together (make bench, row `polling`).
  *
  * A block is kept as chunks of at most [[ChunkLength]] bytes (the header in a chunk of its own;
@@ -27,7 +28,9 @@ import io.github.sparkkinesis.client.KinesisRecord
  * the network, so a block read back from there is one buffer with the same layout.
  */
 object RecordBlock {
-  val Format: Byte = 2
+  val Format: Byte = 3
+  private[prefetch] val EndsKinesisRecord = 1
+  private[prefetch] val HasRecordId = 2
   private val HeaderLength = 5
 
   def encode(records: Array[KinesisRecord]): Array[ByteBuffer] = {
@@ -42,7 +45,7 @@ object RecordBlock {
     Array.fill(cursor.count) {
       cursor.next()
       KinesisRecord(cursor.partitionKey, cursor.data, cursor.sequenceNumber, cursor.arrivalMillis,
-        cursor.subSequenceNumber, cursor.endsKinesisRecord)
+        cursor.subSequenceNumber, cursor.endsKinesisRecord, cursor.recordId)
     }
   }
 
@@ -77,7 +80,9 @@ object RecordBlock {
       val key = r.partitionKey.getBytes(UTF_8)
       // Sequence numbers are decimal digits: one byte per character.
       val sequence = r.sequenceNumber.getBytes(US_ASCII)
-      val length = 4 + key.length + 4 + sequence.length + 8 + 8 + 1 + 4 + r.data.length
+      val id = if (r.recordId.isEmpty) null else r.recordId.get.getBytes(UTF_8)
+      val idLength = if (id == null) 0 else 4 + id.length
+      val length = 4 + key.length + 4 + sequence.length + 8 + 8 + 1 + idLength + 4 + r.data.length
       if (chunk.remaining() < length) {
         chunk = ByteBuffer.allocate(math.max(nextChunkLength, length))
         nextChunkLength = math.min(nextChunkLength * 2, ChunkLength)
@@ -85,8 +90,9 @@ object RecordBlock {
       }
       chunk.putInt(key.length).put(key).putInt(sequence.length).put(sequence)
         .putLong(r.approximateArrivalMillis).putLong(r.subSequenceNumber)
-        .put(if (r.endsKinesisRecord) 1.toByte else 0.toByte)
-        .putInt(r.data.length).put(r.data)
+        .put(((if (r.endsKinesisRecord) EndsKinesisRecord else 0) | (if (id == null) 0 else HasRecordId)).toByte)
+      if (id != null) chunk.putInt(id.length).put(id)
+      chunk.putInt(r.data.length).put(r.data)
       laidOut += length
       require(laidOut <= Int.MaxValue - 16, s"a prefetched block of ${records + 1} records would hold $laidOut bytes")
       if (records == 0) firstArrival = r.approximateArrivalMillis
@@ -159,6 +165,8 @@ final class RecordBlockCursor(chunks: Array[ByteBuffer]) {
   private var read = 0
 
   var keyOffset, keyLength, sequenceOffset, sequenceLength, dataOffset, dataLength = 0
+  /** Where the current record's id is; a length of -1 when it has none. */
+  var recordIdOffset, recordIdLength = 0
   var arrivalMillis = 0L
   var subSequenceNumber = 0L
   var endsKinesisRecord = true
@@ -171,7 +179,10 @@ final class RecordBlockCursor(chunks: Array[ByteBuffer]) {
     sequenceLength = buffer.getInt(at); sequenceOffset = base + at + 4; at += 4 + sequenceLength
     arrivalMillis = buffer.getLong(at); at += 8
     subSequenceNumber = buffer.getLong(at); at += 8
-    endsKinesisRecord = buffer.get(at) != 0; at += 1
+    val flags = buffer.get(at); at += 1
+    endsKinesisRecord = (flags & RecordBlock.EndsKinesisRecord) != 0
+    if ((flags & RecordBlock.HasRecordId) == 0) recordIdLength = -1
+    else { recordIdLength = buffer.getInt(at); recordIdOffset = base + at + 4; at += 4 + recordIdLength }
     dataLength = buffer.getInt(at); dataOffset = base + at + 4; at += 4 + dataLength
     read += 1
   }
@@ -179,6 +190,8 @@ final class RecordBlockCursor(chunks: Array[ByteBuffer]) {
   def partitionKey: String = new String(array, keyOffset, keyLength, UTF_8)
   def sequenceNumber: String = new String(array, sequenceOffset, sequenceLength, UTF_8)
   def data: Array[Byte] = java.util.Arrays.copyOfRange(array, dataOffset, dataOffset + dataLength)
+  def recordId: Option[String] =
+    if (recordIdLength < 0) None else Some(new String(array, recordIdOffset, recordIdLength, UTF_8))
 
   private def enter(index: Int): Unit = {
     chunkIndex = index

@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets
 import scala.collection.mutable
 
 import io.github.sparkkinesis.client.PutEntry
-import io.github.sparkkinesis.kpl.{AggregateBuilder, ResendMark}
+import io.github.sparkkinesis.kpl.{AggregateBuilder, AggregateTag, RecordId, ResendMark}
 import io.github.sparkkinesis.options.{KinesisSinkOptions, PutSettings}
 
 /**
@@ -32,9 +32,11 @@ private[sink] final case class Packed(entry: PutEntry, rows: IndexedSeq[Pending]
  * Aggregating, each key queue is one shard's: its rows are packed in order into aggregates of
  * at most 1 MiB (and `maxBytesPerPut`), counting the partition key the aggregate goes under.
  * An aggregate that would hold one row is sent as that row, plain, as the KPL does; so is a row
- * too large to fit in an aggregate with the frame's bytes.
+ * too large to fit in an aggregate with the frame's bytes. With `recordIds`, every user record
+ * carries its id as a tag, and a row sent alone is an aggregate of itself ([[Pending.alone]]).
  */
 private[sink] final class CallPacker(settings: PutSettings) {
+  private val NoTags = IndexedSeq.empty[AggregateTag]
   private val aggregateLimit = math.min(KinesisSinkOptions.MaxAggregateBytes, settings.maxBytesPerPut)
 
   def pack(lane: Lane): IndexedSeq[Packed] = {
@@ -70,10 +72,10 @@ private[sink] final class CallPacker(settings: PutSettings) {
 
   private def plain(lane: Lane, queue: KeyQueue, callEmpty: Boolean, callBytes: Long): Option[Packed] = {
     val head = queue.rows.peekFirst()
-    if (!fits(callEmpty, callBytes, head.entry.size)) None
+    if (!fits(callEmpty, callBytes, head.aloneSize)) None
     else {
       val row = lane.take(queue)
-      Some(Packed(row.entry, IndexedSeq(row), row.target))
+      Some(Packed(row.alone, IndexedSeq(row), row.target))
     }
   }
 
@@ -87,18 +89,22 @@ private[sink] final class CallPacker(settings: PutSettings) {
     var keyBytes = 0L
     var open = true
     while (open && !queue.rows.isEmpty) {
-      val e = queue.rows.peekFirst().entry
+      val head = queue.rows.peekFirst()
+      val e = head.entry
+      val tags = head.recordId.fold(NoTags)(RecordId.tags)
       if (builder.isEmpty) keyBytes = e.partitionKey.getBytes(StandardCharsets.UTF_8).length.toLong
-      val size = builder.sizeWith(e.partitionKey, e.explicitHashKey, e.data.length) + keyBytes
+      val size = builder.sizeWith(e.partitionKey, e.explicitHashKey, e.data.length, tags) + keyBytes
       if (size <= aggregateLimit && callBytes + size <= settings.maxBytesPerPut) {
         val row = lane.take(queue)
-        builder.add(e.partitionKey, e.explicitHashKey, e.data)
+        builder.add(e.partitionKey, e.explicitHashKey, e.data, tags)
         rows += row
       } else open = false
     }
     rows.size match {
       case 0 => plain(lane, queue, callEmpty, callBytes) // Too large for an aggregate, or for what is left of the call.
-      case 1 => Some(Packed(rows.head.entry, rows.toIndexedSeq, target))
+      // Alone under its own keys: an aggregate of one put under the shard's hash key and marked
+      // could land on a sibling after a split, where readers drop it, and is not sent again.
+      case 1 => Some(Packed(rows.head.alone, rows.toIndexedSeq, target))
       case _ =>
         val data = builder.result()
         val key = builder.firstPartitionKey.get

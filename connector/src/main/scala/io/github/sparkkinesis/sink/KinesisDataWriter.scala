@@ -17,10 +17,11 @@ final class KinesisDataWriter(
     columns: KinesisSinkColumns,
     options: KinesisSinkOptions,
     api: KinesisPutApi,
-    clock: Clock = SystemClock)
+    clock: Clock = SystemClock,
+    ids: Option[TaskRecordIds] = None)
   extends DataWriter[InternalRow] {
 
-  private val puts = new TaskPuts(options, api, clock)
+  private val puts = new TaskPuts(options, api, clock, ids)
 
   override def write(row: InternalRow): Unit = {
     val (stream, entry) = columns.record(row, options.streamName)

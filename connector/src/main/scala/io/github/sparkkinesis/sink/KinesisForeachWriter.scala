@@ -4,6 +4,7 @@ package io.github.sparkkinesis.sink
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{ForeachWriter, Row}
+import org.apache.spark.sql.kinesis.KinesisQueryId
 import org.apache.spark.sql.types.StructType
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients, KinesisPutApi, PutEntry}
@@ -16,11 +17,13 @@ import io.github.sparkkinesis.options.{KinesisOptions, KinesisSinkOptions}
  * in `open` on the executor. `close` without an error returns only once Kinesis stored every
  * row the task processed, so a micro-batch or real-time batch commits only after its rows are
  * stored (at least once); with an error it drops what is queued, which the batch's re-run
- * sends again.
+ * sends again. With `recordIds`, a row's id starts with the streaming query's id (the one in
+ * its checkpoint) and the batch (`epochId`) and partition `open` is given.
  */
 sealed abstract class KinesisForeachSink[T](
     protected val options: KinesisSinkOptions,
-    connect: ConnectionConfig => KinesisPutApi)
+    connect: ConnectionConfig => KinesisPutApi,
+    queryId: () => Option[String] = () => KinesisQueryId.ofCurrentTask)
   extends ForeachWriter[T] {
 
   // One task's: each task gets its own copy of the writer, deserialized from the query's plan.
@@ -30,7 +33,14 @@ sealed abstract class KinesisForeachSink[T](
   protected def record(value: T): (String, PutEntry)
 
   override def open(partitionId: Long, epochId: Long): Boolean = {
-    puts = new TaskPuts(options, connect(options.connection))
+    val ids = if (!options.put.recordIds) None
+    else {
+      val query = queryId().getOrElse(throw KinesisErrors.sinkInvalidValue(
+          s"${KinesisOptions.RecordIds.name} needs the id of the streaming query the foreach writer runs in, " +
+            "and this task has none: use the writer in a streaming query's foreach sink, or set recordIds to false"))
+      Some(new TaskRecordIds(query, epochId, partitionId))
+    }
+    puts = new TaskPuts(options, connect(options.connection), ids = ids)
     true
   }
 
@@ -72,8 +82,9 @@ sealed abstract class KinesisForeachSink[T](
  */
 final class KinesisForeachWriter private[sink] (
     parsed: KinesisSinkOptions,
-    connect: ConnectionConfig => KinesisPutApi)
-  extends KinesisForeachSink[Row](parsed, connect) {
+    connect: ConnectionConfig => KinesisPutApi,
+    queryId: () => Option[String] = () => KinesisQueryId.ofCurrentTask)
+  extends KinesisForeachSink[Row](parsed, connect, queryId) {
 
   def this(options: Map[String, String]) = this(KinesisForeachWriter.parse(options), KinesisForeachWriter.shared)
 

@@ -21,16 +21,22 @@ import io.github.sparkkinesis.options.KinesisSinkOptions
  * was defined; they are found again here in the schema Spark plans the write with. A stream
  * takes the append and update output modes alike: every row a batch hands over is sent.
  */
-final class KinesisWriteBuilder(options: KinesisSinkOptions, schema: StructType, progress: KinesisSinkProgress)
+/**
+ * `queryId` is the write's: for a streaming query the id in its checkpoint (the same after a
+ * restart), for `df.write` one made for that write alone; it starts the ids of `recordIds`.
+ */
+final class KinesisWriteBuilder(options: KinesisSinkOptions, schema: StructType, progress: KinesisSinkProgress,
+    queryId: String)
   extends KinesisUpdateAsAppend {
   override def build(): Write =
-    new KinesisWrite(options, KinesisSinkColumns.resolve(schema, options.streamName.isDefined), progress)
+    new KinesisWrite(options, KinesisSinkColumns.resolve(schema, options.streamName.isDefined), progress, queryId)
 }
 
-final class KinesisWrite(options: KinesisSinkOptions, columns: KinesisSinkColumns, progress: KinesisSinkProgress)
+final class KinesisWrite(options: KinesisSinkOptions, columns: KinesisSinkColumns, progress: KinesisSinkProgress,
+    queryId: String)
   extends Write {
 
-  private def factory = new KinesisDataWriterFactory(columns, options)
+  private def factory = new KinesisDataWriterFactory(columns, options, queryId)
 
   override def description(): String = KinesisWrite.target(options)
 
@@ -83,15 +89,20 @@ final class KinesisStreamingWrite(factory: KinesisDataWriterFactory, target: Str
       "and are sent again when the batch is re-run")
 }
 
-/** Creates each task's writer on its executor, with that JVM's shared Kinesis client. */
-final class KinesisDataWriterFactory(columns: KinesisSinkColumns, options: KinesisSinkOptions)
+/**
+ * Creates each task's writer on its executor, with that JVM's shared Kinesis client. A batch
+ * write (`df.write`) is one batch: its ids (`recordIds`) count it as batch 0.
+ */
+final class KinesisDataWriterFactory(columns: KinesisSinkColumns, options: KinesisSinkOptions, queryId: String)
   extends DataWriterFactory with StreamingDataWriterFactory {
 
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] =
-    new KinesisDataWriter(columns, options, KinesisClients.putApi(options.connection))
+    createWriter(partitionId, taskId, 0L)
 
-  override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] =
-    createWriter(partitionId, taskId)
+  override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] = {
+    val ids = if (options.put.recordIds) Some(new TaskRecordIds(queryId, epochId, partitionId)) else None
+    new KinesisDataWriter(columns, options, KinesisClients.putApi(options.connection), ids = ids)
+  }
 }
 
 /** The counts of the last micro-batch a streaming write committed, for the query's progress. */

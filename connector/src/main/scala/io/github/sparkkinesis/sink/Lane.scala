@@ -6,12 +6,39 @@ import java.util.{ArrayDeque => JArrayDeque, LinkedHashMap => JLinkedHashMap}
 import scala.collection.mutable
 
 import io.github.sparkkinesis.client.PutEntry
+import io.github.sparkkinesis.kpl.RecordId
 
 /**
- * A row waiting to be sent: its entry, the shard it is bound for when the sink aggregates, and
- * when it was queued (for `maxPutLinger`).
+ * A row waiting to be sent: its entry, the shard it is bound for when the sink aggregates,
+ * when it was queued (for `maxPutLinger`), and its id with `recordIds`.
  */
-private[sink] final case class Pending(entry: PutEntry, target: Option[TargetShard], queuedNanos: Long)
+private[sink] final case class Pending(entry: PutEntry, target: Option[TargetShard], queuedNanos: Long,
+    recordId: Option[String] = None) {
+
+  /**
+   * The Kinesis record the row is when it goes alone: its entry, or with an id, a KPL aggregate
+   * of the row alone carrying the id, put under the row's own keys (so it lands where the row
+   * belongs, and a split never makes a reader drop it).
+   */
+  def alone: PutEntry = recordId match {
+    case None => entry
+    case Some(id) =>
+      val data = RecordId.wrap(entry.partitionKey, entry.explicitHashKey, entry.data, id)
+      PutEntry(entry.partitionKey, data, entry.explicitHashKey, entry.size - entry.data.length + data.length)
+  }
+
+  /** The size of [[alone]], without making it. */
+  def aloneSize: Long = Pending.aloneSize(entry, recordId)
+}
+
+private[sink] object Pending {
+  def aloneSize(entry: PutEntry, recordId: Option[String]): Long = recordId match {
+    case None => entry.size.toLong
+    case Some(id) =>
+      entry.size - entry.data.length + RecordId.wrappedLength(entry.partitionKey, entry.explicitHashKey,
+        entry.data.length, id)
+  }
+}
 
 /**
  * The records of one order key (a partition key, or the shard an aggregate is built for) in

@@ -58,14 +58,14 @@ final class PutRecordsBatcher(
   /** The writer's own: streams whose shards it listed (aggregating). */
   private val listed = mutable.Set.empty[String]
 
-  /** Queues a record; waits while its lane is full, sending what is ready. */
-  def add(stream: String, entry: PutEntry): Unit = {
+  /** Queues a record (with its id, see [[TaskRecordIds]]); waits while its lane is full, sending what is ready. */
+  def add(stream: String, entry: PutEntry, recordId: Option[String] = None): Unit = {
     val shards = if (settings.aggregate && !listed(stream)) {
       val map = calls.listShards(stream) // Outside the strand: a remote call.
       listed += stream
       Some(map)
     } else None
-    awaitAnswer(answer => loop.add(stream, entry, shards, answer))
+    awaitAnswer(answer => loop.add(stream, entry, recordId, shards, answer))
   }
 
   /** Sends every queued record and waits for all calls; throws if any record could not be written. */

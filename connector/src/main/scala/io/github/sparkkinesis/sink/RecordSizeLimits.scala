@@ -16,12 +16,14 @@ import io.github.sparkkinesis.errors.KinesisErrors
 private[sink] final class RecordSizeLimits(api: KinesisPutApi) {
   private val limits = mutable.HashMap.empty[String, Long]
 
-  def check(stream: String, entry: PutEntry): Unit = {
-    if (entry.size > KinesisPutApi.DefaultMaxRecordBytes) {
+  /** `size`: what the record weighs as sent (more than the entry's own when it carries an id). */
+  def check(stream: String, entry: PutEntry, size: Long = -1L): Unit = {
+    val sent = if (size < 0) entry.size.toLong else size
+    if (sent > KinesisPutApi.DefaultMaxRecordBytes) {
       val limit = limits.getOrElseUpdate(stream, api.maxRecordBytes(stream))
-      if (entry.size > limit) {
+      if (sent > limit) {
         val dataBytes = entry.data.length.toLong
-        throw KinesisErrors.sinkRecordTooLarge(stream, entry.size, dataBytes, entry.size - dataBytes, limit)
+        throw KinesisErrors.sinkRecordTooLarge(stream, sent, dataBytes, sent - dataBytes, limit)
       }
     }
   }

@@ -45,14 +45,14 @@ private[sink] final class SendLoop(
   private var error: Option[Throwable] = None
 
   /** Queues a row, answering once it is queued; the first row of a stream brings its shard map when aggregating. */
-  def add(stream: String, entry: PutEntry, shards: Option[ShardMap], answer: Answer): Unit = {
+  def add(stream: String, entry: PutEntry, recordId: Option[String], shards: Option[ShardMap], answer: Answer): Unit = {
     if (failed) failing += answer
     else if (stopped) answer.complete(()) // The task failed or ended: the row is dropped, as queued ones are.
     else {
       threads.startTimer(math.max(1L, settings.maxPutLingerMs / 2), () => strand.run(() => tick()))
       val lanes = streams.getOrElseUpdate(stream, new StreamLanes(stream, settings))
       if (lanes.shards.isEmpty) lanes.shards = shards
-      parked = Some(Parked(lanes, entry, answer))
+      parked = Some(Parked(lanes, entry, recordId, answer))
     }
     settle()
   }
@@ -151,7 +151,7 @@ private[sink] final class SendLoop(
     val (lane, key, target) = p.lanes.route(p.entry)
     if (p.lanes.remap.isDefined || lane.overBound) false
     else {
-      lane.add(key, Pending(p.entry, target, clock.nanoTime()))
+      lane.add(key, Pending(p.entry, target, clock.nanoTime(), p.recordId))
       release(p)
       if (lane.ready) pump(linger = false)
       true
@@ -216,5 +216,5 @@ private[sink] object SendLoop {
   type Answer = CompletableFuture[Unit]
 
   /** The writer's row that waits for room in its lane, and the answer the writer waits on. */
-  private final case class Parked(lanes: StreamLanes, entry: PutEntry, answer: Answer)
+  private final case class Parked(lanes: StreamLanes, entry: PutEntry, recordId: Option[String], answer: Answer)
 }

@@ -16,21 +16,26 @@ import io.github.sparkkinesis.prefetch.RecordBlockCursor
  * each row into an `UnsafeRow` of its own; writing an `UnsafeRow` here as well copied every
  * record twice. Strings are views of the block (its bytes are never written again); the data
  * is copied when asked for, as `getBinary` must return an array of its own. The row follows the
- * cursor, as Spark's readers expect; `copy()` keeps the values.
+ * cursor, as Spark's readers expect; `copy()` keeps the values. With `recordIds`, an eighth
+ * column holds the record's id, null where it has none.
  */
-final class BlockRecordRow(cursor: RecordBlockCursor, shard: ShardKey) extends InternalRow with BaseGenericInternalRow {
+final class BlockRecordRow(cursor: RecordBlockCursor, shard: ShardKey, recordIds: Boolean = false)
+  extends InternalRow with BaseGenericInternalRow {
   private val stream = UTF8String.fromString(shard.stream)
   private val shardId = UTF8String.fromString(shard.shardId)
 
-  override def numFields: Int = 7
+  override val numFields: Int = if (recordIds) 8 else 7
 
-  override def isNullAt(ordinal: Int): Boolean = false
+  override def isNullAt(ordinal: Int): Boolean = ordinal == 7 && cursor.recordIdLength < 0
 
   override def getUTF8String(ordinal: Int): UTF8String = ordinal match {
     case 0 => UTF8String.fromBytes(cursor.array, cursor.keyOffset, cursor.keyLength)
     case 2 => stream
     case 3 => shardId
     case 4 => UTF8String.fromBytes(cursor.array, cursor.sequenceOffset, cursor.sequenceLength)
+    case 7 if recordIds && cursor.recordIdLength >= 0 =>
+      UTF8String.fromBytes(cursor.array, cursor.recordIdOffset, cursor.recordIdLength)
+    case 7 if recordIds => null
     case _ => throw new IllegalArgumentException(s"column $ordinal of a Kinesis row is not a string")
   }
 
@@ -47,6 +52,7 @@ final class BlockRecordRow(cursor: RecordBlockCursor, shard: ShardKey) extends I
   override protected def genericGet(ordinal: Int): Any = ordinal match {
     case 1 => getBinary(1)
     case 5 | 6 => getLong(ordinal)
+    case 7 if isNullAt(7) => null
     case _ => getUTF8String(ordinal)
   }
 

@@ -13,10 +13,11 @@ import io.github.sparkkinesis.offsets.ShardKey
  * stream, shardId, sequenceNumber, approximateArrivalTimestamp, subSequenceNumber) as `UnsafeRow`s, the form
  * Spark works on, into one reused buffer: each row is valid until the next one is written, as
  * Spark's readers expect. Rows of records read from Kinesis (read again, or in real-time mode);
- * prefetched blocks' rows are [[BlockRecordRow]]s.
+ * prefetched blocks' rows are [[BlockRecordRow]]s. With `recordIds`, an eighth column holds
+ * the record's id, null where it has none.
  */
-final class KinesisRowWriter(shard: ShardKey) {
-  private val writer = new UnsafeRowWriter(7, 2048)
+final class KinesisRowWriter(shard: ShardKey, recordIds: Boolean = false) {
+  private val writer = new UnsafeRowWriter(if (recordIds) 8 else 7, 2048)
   private val stream = UTF8String.fromString(shard.stream)
   private val shardId = UTF8String.fromString(shard.shardId)
 
@@ -30,6 +31,9 @@ final class KinesisRowWriter(shard: ShardKey) {
     writer.write(4, UTF8String.fromString(record.sequenceNumber))
     writer.write(5, record.approximateArrivalMillis * 1000L)
     writer.write(6, record.subSequenceNumber)
+    if (recordIds) {
+      if (record.recordId.isEmpty) writer.setNullAt(7) else writer.write(7, UTF8String.fromString(record.recordId.get))
+    }
     writer.getRow
   }
 }

@@ -36,7 +36,7 @@ object ShardRangeRecords extends Logging {
       .flatMap { case (block, bytes) =>
         position = block.to
         val cursor = new RecordBlockCursor(bytes.get)
-        val row = new BlockRecordRow(cursor, range.shard)
+        val row = new BlockRecordRow(cursor, range.shard, fetch.recordIds)
         new Iterator[InternalRow] {
           override def hasNext: Boolean = cursor.hasNext
           override def next(): InternalRow = { cursor.next(); row }
@@ -47,7 +47,7 @@ object ShardRangeRecords extends Logging {
     fromBlocks ++ {
       if (ShardPosition.covers(position, range.end)) Iterator.empty
       else {
-        val rows = new KinesisRowWriter(range.shard)
+        val rows = new KinesisRowWriter(range.shard, fetch.recordIds)
         new ShardRangeReader(api, range.shard, position, range.end, fetch, rangeCheck = range.rangeCheck).map(
           rows.write)
       }

@@ -62,4 +62,32 @@ class AggregateBuilderSuite extends AnyFunSuite with Matchers {
     b.add("a", None, bytes("x"))
     b.result() shouldBe KplTestData.aggregate("a" -> "x")
   }
+
+  test("record ids: each user record's tag comes back as its id, after the first record's resend mark") {
+    val b = new AggregateBuilder(ResendMark.tags("shardId-000000000001"))
+    val predicted = b.sizeWith("k", None, 3, RecordId.tags("q/1/2/0"))
+    b.add("k", None, bytes("one"), RecordId.tags("q/1/2/0"))
+    b.size shouldBe predicted
+    b.add("k", None, bytes("two"))
+    b.add("j", None, bytes("three"), RecordId.tags("q/1/2/2"))
+    b.result().length.toLong shouldBe b.size
+    val record = KplEnvelope.open(b.result()) match {
+      case KplEnvelope.Aggregate(r) => r
+      case other => fail(s"not an aggregate: $other")
+    }
+    record.records.head.tags shouldBe ResendMark.tags("shardId-000000000001") ++ RecordId.tags("q/1/2/0")
+    Deaggregator("outer", b.result(), None).records.map(r => (text(r.data), r.recordId)) shouldBe
+      Seq(("one", Some("q/1/2/0")), ("two", None), ("three", Some("q/1/2/2")))
+  }
+
+  test("a record wrapped alone with its id is an aggregate of its exact predicted length, read back whole") {
+    Seq(None, Some("340282366920938463463374607431768211455")).foreach { hashKey =>
+      val wrapped = RecordId.wrap("ключ", hashKey, bytes("payload"), "query/7/3/12")
+      wrapped.length.toLong shouldBe RecordId.wrappedLength("ключ", hashKey, 7, "query/7/3/12")
+      val back = Deaggregator("ignored", wrapped, None).records
+      back.map(r => (r.partitionKey, r.explicitHashKey, text(r.data), r.recordId)) shouldBe
+        Seq(("ключ", hashKey, "payload", Some("query/7/3/12")))
+    }
+    RecordId.of(IndexedSeq(AggregateTag("other", Some("x")))) shouldBe None
+  }
 }

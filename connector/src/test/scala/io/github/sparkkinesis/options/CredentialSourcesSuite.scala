@@ -107,7 +107,7 @@ class CredentialSourcesSuite extends AnyFunSuite with Matchers {
       SecretsInPlans.mask(names) shouldBe Seq("kinesis.credentialProviderParam")
       SecretsInPlans.unmasked(conf, names) shouldBe empty
       val plan = conf.redactOptions(Map(
-        "kinesis.credentialProviderParam" -> "vault-token", "kinesis.streamName" -> "orders", "endpoint" -> "x"))
+          "kinesis.credentialProviderParam" -> "vault-token", "kinesis.streamName" -> "orders", "endpoint" -> "x"))
       plan("kinesis.credentialProviderParam") should not include "vault-token"
       plan("kinesis.streamName") shouldBe "orders"
       SecretsInPlans.mask(names) shouldBe empty // widened once, not at every load()

@@ -33,13 +33,15 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
       maxInFlightPuts = 4, maxPutRetries = 10, retryBackoffMs = 100, maxRetryBackoffMs = 5000)
     options.put.aggregate shouldBe false
     options.put.orderPerKey shouldBe true
+    options.put.recordIds shouldBe false
   }
 
   test("the registry's defaults are what the parser applies") {
     sinkOptions.filter(_.usage == Usage.Write).map(o => o.name -> o.default) shouldBe Seq(
       "maxRecordsPerPut" -> Some("500"), "maxBytesPerPut" -> Some("5mb"), "maxInFlightPuts" -> Some("4"),
       "maxPutRetries" -> Some("10"), "putRetryBackoff" -> Some("100ms"), "maxPutRetryBackoff" -> Some("5s"),
-      "maxPutLinger" -> Some("50ms"), "aggregation" -> Some("none"), "orderPerKey" -> Some("true"))
+      "maxPutLinger" -> Some("50ms"), "aggregation" -> Some("none"), "orderPerKey" -> Some("true"),
+      "recordIds" -> Some("false"))
   }
 
   private val rows: Seq[(OptionSpec, String, KinesisSinkOptions => Any, Any)] = Seq(
@@ -54,7 +56,8 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
     (MaxPutRetryBackoff, "1m", _.put.maxRetryBackoffMs, 60000L),
     (MaxPutLinger, "5ms", _.put.maxPutLingerMs, 5L),
     (Aggregation, "KPL", _.put.aggregate, true),
-    (OrderPerKey, "false", _.put.orderPerKey, false))
+    (OrderPerKey, "false", _.put.orderPerKey, false),
+    (RecordIds, "TRUE", _.put.recordIds, true))
 
   for {
     (spec, value, get, expected) <- rows
@@ -100,7 +103,8 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
     (PutRetryBackoff, "0ms", "from 1ms"), (PutRetryBackoff, "soon", "400ms"),
     (MaxPutRetryBackoff, "2h", "600000ms"),
     (Aggregation, "kcl", "one of none, kpl"), (Aggregation, "", "one of none, kpl"),
-    (OrderPerKey, "yes", "true or false"))
+    (OrderPerKey, "yes", "true or false"),
+    (RecordIds, "1", "true or false"), (RecordIds, "", "true or false"))
 
   for ((spec, value, allowed) <- invalidValues) {
     test(s"${spec.name} = '$value' is rejected, naming the option, the value and what is allowed") {

@@ -133,7 +133,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     OptionRow(OutOfRangeUserRecords, "dropAfterSplit",
       _.outOfRangeUserRecords shouldBe OutOfRangePolicy.DropAfterSplit),
     OptionRow(RecordDecoder, "SDK", _.connection.sdkDecoding shouldBe true),
-    OptionRow(StreamColumnName, "streamName", _.streamColumnName shouldBe "streamName"))
+    OptionRow(StreamColumnName, "streamName", _.streamColumnName shouldBe "streamName"),
+    OptionRow(IncludeRecordIds, "True", _.fetch.recordIds shouldBe true))
 
   test("the table below covers every source option of the registry") {
     rows.map(_.spec.name) should contain theSameElementsAs KinesisOptions.sourceOptions.map(_.name)
@@ -223,7 +224,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     MaxRecordsPerFetch -> "", MaxRecordsPerFetch -> "1.5",
     MaxShardsPerDescribe -> "10001", MaxShardsPerDescribe -> "0",
     OutOfRangeUserRecords -> "filter", OutOfRangeUserRecords -> "", RecordDecoder -> "jackson",
-    StreamColumnName -> "data", StreamColumnName -> "",
+    StreamColumnName -> "data", StreamColumnName -> "", StreamColumnName -> "recordId",
+    IncludeRecordIds -> "yes", IncludeRecordIds -> "",
     ShardFetchInterval -> "0ms", ShardFetchInterval -> "often",
     ConsumerRefreshInterval -> "3601s", ConsumerRefreshInterval -> "2h",
     FetchBufferSize -> "lots", FetchBufferSize -> "1.5gb", FetchBufferSize -> "0",

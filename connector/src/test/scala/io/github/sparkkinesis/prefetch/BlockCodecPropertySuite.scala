@@ -30,11 +30,12 @@ class BlockCodecPropertySuite extends AnyFunSuite with PropertyChecks {
     arrival <- Gen.oneOf(Gen.long, Gen.oneOf(0L, Long.MinValue, Long.MaxValue))
     sub <- Gen.oneOf(Gen.long, Gen.const(0L))
     ends <- Gen.oneOf(true, false)
-  } yield KinesisRecord(key, data, sequence, arrival, sub, ends)
+    id <- Gen.frequency(3 -> Gen.const(None), 1 -> WireGen.partitionKey.map(Some(_)))
+  } yield KinesisRecord(key, data, sequence, arrival, sub, ends, id)
 
   private def shape(r: KinesisRecord) =
     (r.partitionKey, ByteBuffer.wrap(r.data), r.sequenceNumber, r.approximateArrivalMillis, r.subSequenceNumber,
-      r.endsKinesisRecord)
+      r.endsKinesisRecord, r.recordId)
 
   private def joined(chunks: Array[ByteBuffer]): Array[ByteBuffer] = {
     val one = ByteBuffer.allocate(chunks.map(_.remaining).sum)

@@ -92,6 +92,30 @@ class ShardRangeRecordsSuite extends AnyFunSuite with Matchers {
     copies.map(fields(_)) shouldBe records.map(expected(_))
   }
 
+  test("with includeRecordIds, rows of blocks and rows read again end with the record's id, null without one") {
+    val records = Seq(KinesisRecord("k", Array[Byte](1), "1", 5L, recordId = Some("q/0/0/0")),
+      KinesisRecord("k", Array[Byte](2), "2", 5L))
+    val end = ShardPosition.AfterSequence("2")
+    val range =
+      ShardRange(shard, ShardPosition.TrimHorizon, end, Seq(BlockRef("b", ShardPosition.TrimHorizon, end, 0, "here")))
+    val withIds = fetch.copy(recordIds = true)
+    val schema = KinesisSchema(shard.stream, recordIds = true)
+    schema.fieldNames.last shouldBe "recordId"
+    val project = UnsafeProjection.create(schema)
+    val written = new KinesisRowWriter(shard, recordIds = true)
+    val rows =
+      ShardRangeRecords(range, new FakeKinesisApi(), withIds, Map("b" -> RecordBlock.encode(records.toArray)).get)
+        .zip(records.iterator).map { case (row, record) =>
+          val unsafe = project(row)
+          unsafe shouldBe written.write(record)
+          row.copy()
+        }.toList
+    rows.map(r => if (r.isNullAt(7)) None else Some(r.getUTF8String(7).toString)) shouldBe Seq(Some("q/0/0/0"), None)
+    // Without the option the rows keep their seven columns, ids or not.
+    ShardRangeRecords(range, new FakeKinesisApi(), fetch, Map("b" -> RecordBlock.encode(records.toArray)).get)
+      .map(_.numFields).toList shouldBe Seq(7, 7)
+  }
+
   test("a block larger than a chunk reads back the same from its chunks and from one buffer (disk, another executor)") {
     // 3,000 records of 1,000 bytes, and one longer than a chunk: several chunks.
     val records = (0 until 3000).map(i => KinesisRecord(s"k$i", Array.fill(1000)(i.toByte), i.toString, i.toLong)) :+

@@ -87,12 +87,62 @@ class RealTimePipelineSuite extends AnyFunSuite with Matchers with LocalSpark {
     payloads("watch-events-clean").sorted shouldBe sent.sorted // each with a key of its own
   }
 
-  private def awaitCopies(expected: Seq[String], query: StreamingQuery): Unit = {
+  test("with recordIds the writer tags each row with the query's id; a real-time read returns the ids") {
+    kinesis.createStream("ids-in", 1)
+    kinesis.createStream("ids-out", 1)
+    val sent = (0 until 10).map(i => s"tagged-$i")
+    kinesis.put("ids-in", sent)
+    def read(stream: String, options: (String, String)*) = spark.readStream.format("kinesis")
+      .option("streamName", stream).option("region", "us-east-1").option("initialPosition", "trim_horizon")
+      .options(options.toMap).load()
+    val copy = read("ids-in").select("partitionKey", "data").writeStream
+      .foreach(KinesisForeachWriter(Map("streamName" -> "ids-out", "region" -> "us-east-1", "recordIds" -> "true")))
+      .outputMode("update")
+      .option("checkpointLocation", Files.createTempDirectory("ids-copy-").toString)
+      .trigger(Trigger.RealTime("5 seconds"))
+      .start()
+    try awaitRecords("ids-out", sent.size, copy)
+    finally copy.stop()
+
+    val ids = read("ids-out", "includeRecordIds" -> "true").selectExpr("CAST(data AS STRING) AS data", "recordId")
+      .writeStream.foreach(new CollectedRows.Writer).outputMode("update")
+      .option("checkpointLocation", Files.createTempDirectory("ids-read-").toString)
+      .trigger(Trigger.RealTime("5 seconds"))
+      .start()
+    try {
+      val deadline = System.nanoTime() + 90L * 1000000000L
+      while (CollectedRows.rows.size < sent.size) {
+        ids.exception.foreach(e => throw e)
+        require(System.nanoTime() < deadline, "timed out waiting for the real-time read")
+        Thread.sleep(200)
+      }
+    } finally ids.stop()
+    val rows = CollectedRows.rows.asScala.toSeq
+    rows.map(_._1).sorted shouldBe sent.sorted
+    // One task, batch 0 of the copy: ids numbered in the order the task wrote the rows.
+    rows.sortBy(_._1.stripPrefix("tagged-").toInt).map(_._2) shouldBe sent.indices.map(i => s"${copy.id}/0/0/$i")
+  }
+
+  private def awaitCopies(expected: Seq[String], query: StreamingQuery): Unit =
+    awaitRecords("watch-events-clean", expected.size, query)
+
+  private def awaitRecords(stream: String, count: Int, query: StreamingQuery): Unit = {
     val deadline = System.nanoTime() + 90L * 1000000000L
-    while (payloads("watch-events-clean").size < expected.size) {
+    while (payloads(stream).size < count) {
       query.exception.foreach(e => throw e)
-      require(System.nanoTime() < deadline, s"timed out waiting for ${expected.size} records in the copy")
+      require(System.nanoTime() < deadline, s"timed out waiting for $count records in $stream")
       Thread.sleep(200)
     }
+  }
+}
+
+/** The rows a real-time query's foreach sink was given, in this JVM (Spark runs locally). */
+private object CollectedRows {
+  val rows = new java.util.concurrent.ConcurrentLinkedQueue[(String, String)]()
+
+  final class Writer extends org.apache.spark.sql.ForeachWriter[org.apache.spark.sql.Row] {
+    override def open(partitionId: Long, epochId: Long): Boolean = true
+    override def process(row: org.apache.spark.sql.Row): Unit = rows.add(row.getString(0) -> row.getString(1))
+    override def close(errorOrNull: Throwable): Unit = ()
   }
 }

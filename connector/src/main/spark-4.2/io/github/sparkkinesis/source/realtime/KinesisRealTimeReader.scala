@@ -17,7 +17,8 @@ final class KinesisRealTimeReaderFactory(connection: ConnectionConfig, fetch: Fe
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val shardPartition = partition.asInstanceOf[RealTimeShardPartition]
-    new KinesisRealTimeReader(shardPartition, RealTimeShardReaders.acquire(shardPartition, connection, fetch))
+    new KinesisRealTimeReader(shardPartition, RealTimeShardReaders.acquire(shardPartition, connection, fetch),
+      fetch.recordIds)
   }
 }
 
@@ -27,11 +28,12 @@ final class KinesisRealTimeReaderFactory(connection: ConnectionConfig, fetch: Fe
  * returns no record once the batch's time is up, or as soon as a closed shard was read to its
  * end: that task ends early and the shard's children start with the next batch.
  */
-final class KinesisRealTimeReader(partition: RealTimeShardPartition, reader: RealTimeShardReader)
+final class KinesisRealTimeReader(partition: RealTimeShardPartition, reader: RealTimeShardReader,
+    recordIds: Boolean = false)
   extends SupportsRealTimeRead[InternalRow] {
 
   private val before = reader.stats
-  private val rows = new KinesisRowWriter(partition.shard)
+  private val rows = new KinesisRowWriter(partition.shard, recordIds)
   private var current: InternalRow = _
 
   override def nextWithTimeout(startTimeMs: java.lang.Long, timeoutMs: java.lang.Long): RecordStatus = {
