@@ -105,6 +105,23 @@ final class Prefetcher(
   def reachable(shard: ShardKey, from: ShardPosition, beforeMillis: Option[Long] = None): ShardPosition =
     synchronized(index.reachable(shard, from, AvailableNowCutoff.accepts(beforeMillis)).getOrElse(from))
 
+  /** Grows with every change of the block chains ([[PrefetchIndex.version]]). */
+  def version: Long = synchronized(index.version)
+
+  /**
+   * The shards of `from` that can be read further now, with how far (as [[reachable]] says),
+   * looked up under one lock, and the version of the chains the answer holds for
+   * ([[PrefetchIndex.version]]): while the version stays, the answer does.
+   */
+  def advanced(from: Map[ShardKey, ShardPosition], beforeMillis: Option[Long] = None)
+      : (Long, Map[ShardKey, ShardPosition]) = synchronized {
+    val accept: PrefetchedBlock => Boolean = AvailableNowCutoff.accepts(beforeMillis)
+    val moved = from.flatMap { case (shard, position) =>
+      index.reachable(shard, position, accept).filter(_ != position).map(shard -> _)
+    }
+    (index.version, moved)
+  }
+
   /** Whether every record of `shard` that arrived before `millis` has been fetched. */
   def fetchedUntil(shard: ShardKey, millis: Long): Boolean =
     synchronized(AvailableNowCutoff.fetchedUntil(shard, millis, index, statuses))
