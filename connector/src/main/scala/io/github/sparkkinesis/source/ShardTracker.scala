@@ -119,9 +119,9 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
    */
   private def dropExpired(tracked: Map[ShardKey, ShardPosition],
       listed: Map[ShardKey, ShardDescription]): Map[ShardKey, ShardPosition] = {
-    val expired = tracked.toSeq.sortBy(_._1).filter { case (key, position) =>
+    val expired = tracked.toSeq.filter { case (key, position) =>
       !listed.contains(key) && !position.isInstanceOf[ShardPosition.ShardEnd]
-    }
+    }.sortBy(_._1)
     expired.foreach { case (key, position) =>
       val children = listed.collect {
         case (child, d) if child.stream == key.stream && d.parents.contains(key.shardId) => child.shardId
@@ -164,8 +164,10 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
       lineage = ShardLineage.parents(listed)
       listingChanges += 1
     }
-    ranges ++= RangeChecks.ranges(listed)
-    checks ++= RangeChecks.of(listed, ranges, options.outOfRangeUserRecords)
+    // A shard's range never changes: only shards new to this listing need theirs.
+    val added = listed.filter { case (key, _) => !checks.contains(key) }
+    ranges ++= RangeChecks.ranges(added)
+    checks ++= RangeChecks.of(added, ranges, options.outOfRangeUserRecords)
     lastListingNanos = clock.nanoTime()
     listingTookNanos = lastListingNanos - began
     listed
