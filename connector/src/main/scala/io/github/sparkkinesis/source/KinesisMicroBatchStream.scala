@@ -155,10 +155,14 @@ final class KinesisMicroBatchStream(
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val from = start.asInstanceOf[KinesisSourceOffset].shards
-    val ranges = end.asInstanceOf[KinesisSourceOffset].shards.toSeq.sortBy(_._1).flatMap { case (shard, until) =>
-      val since = from.getOrElse(shard, ShardPosition.TrimHorizon)
+    val moved = end.asInstanceOf[KinesisSourceOffset].shards.toSeq.sortBy(_._1).collect {
+      case (shard, until) if !from.get(shard).contains(until) =>
+        (shard, from.getOrElse(shard, ShardPosition.TrimHorizon), until)
+    }
+    val held = prefetcher.blocks(moved)
+    val ranges = moved.flatMap { case (shard, since, until) =>
       ShardRange.between(shard, since, until, shards.rangeChecks.get(shard),
-        prefetcher.blocks(shard, since, until).collect {
+        held.getOrElse(shard, Nil).collect {
           case b if b.blockName.isDefined && b.records > 0 =>
             BlockRef(b.blockName.get, b.from, b.to, b.bytes, b.location.get)
         })
