@@ -3,6 +3,9 @@ package io.github.sparkkinesis.offsets
 
 /** A shard of a stream; offsets are kept per stream and shard. */
 final case class ShardKey(stream: String, shardId: String) {
+  // Computed once: shard keys are looked up in maps of thousands at every trigger and round.
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.productHash(this)
+
   override def toString: String = s"$stream/$shardId"
 }
 

@@ -28,6 +28,8 @@ final class PrefetchIndex {
 
   def shards: Set[ShardKey] = chains.keySet.toSet
 
+  def shardCount: Int = chains.size
+
   def tail(shard: ShardKey): Option[ShardPosition] = chains.get(shard).map(_.tail)
 
   /** Whether `shard` was fetched to its end (its chain ends at a `ShardEnd`). */
