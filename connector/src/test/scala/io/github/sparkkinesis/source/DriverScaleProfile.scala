@@ -19,8 +19,9 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
  * keeps them) and prints, per step, the driver thread's milliseconds and allocated megabytes.
  *
  * {{{
- * build/sbt "connector/Test/runMain io.github.sparkkinesis.source.DriverScaleProfile 10000 8"
+ * build/sbt "connector/Test/runMain io.github.sparkkinesis.source.DriverScaleProfile 10000 8 [busy]"
  * }}}
+ * With `busy`, every trigger after the first finds a new record in every shard.
  */
 object DriverScaleProfile {
   private val threads = ManagementFactory.getThreadMXBean.asInstanceOf[com.sun.management.ThreadMXBean]
@@ -41,6 +42,7 @@ object DriverScaleProfile {
   def main(args: Array[String]): Unit = {
     val shards = args.headOption.map(_.toInt).getOrElse(10000)
     val triggers = args.lift(1).map(_.toInt).getOrElse(8)
+    val busy = args.lift(2).contains("busy")
     val spark = SparkSession.builder().master("local[2]").appName("DriverScaleProfile")
       .config("spark.ui.enabled", "false").getOrCreate()
     val api = new FakeKinesisApi().createStream("s", shards)
@@ -55,9 +57,10 @@ object DriverScaleProfile {
       step("  offset JSON read")(source.deserializeOffset(json).asInstanceOf[KinesisSourceOffset])
     }
     try {
-      println(s"$shards shards, $triggers triggers")
+      println(s"$shards shards, $triggers triggers${if (busy) ", a new record in every shard before each" else ""}")
       var committed = logged(step("initialOffset")(source.initialOffset()))
       (1 to triggers).foreach { trigger =>
+        if (busy && trigger > 1) (0 until shards).foreach(i => api.put("s", f"shardId-$i%012d", s"t$trigger-$i"))
         // As Spark's micro-batch loop does: the start read back from its JSON, the latest
         // offset, and (for the progress report) the JSON of start, end and latest.
         val start = step(s"trigger $trigger: start from JSON")(
