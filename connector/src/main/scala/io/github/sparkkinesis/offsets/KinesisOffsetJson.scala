@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.offsets
 
-import scala.collection.immutable.TreeMap
+import java.io.StringWriter
+
 import scala.jdk.CollectionConverters._
 
+import com.fasterxml.jackson.core.JsonGenerator
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
-import com.fasterxml.jackson.databind.node.ObjectNode
 
 import io.github.sparkkinesis.errors.KinesisErrors
 
@@ -23,22 +24,34 @@ object KinesisOffsetJson {
 
   private val mapper = new ObjectMapper()
 
+  /** Streamed, not built as a tree first: an offset of 10,000 shards is written at every batch. */
   def write(offset: KinesisSourceOffset): String = {
-    val root = mapper.createObjectNode()
-    root.put("version", Version)
-    val streams = root.putObject("shards")
-    val byStream = offset.shards.groupBy(_._1.stream)
-    TreeMap(byStream.toSeq: _*).foreach { case (stream, shards) =>
-      val node = streams.putObject(stream)
-      TreeMap(shards.map { case (k, p) => k.shardId -> p }.toSeq: _*).foreach { case (shardId, p) =>
-        writePosition(node.putObject(shardId), p)
+    val out = new StringWriter
+    val json = mapper.getFactory.createGenerator(out)
+    json.writeStartObject()
+    json.writeNumberField("version", Version)
+    json.writeObjectFieldStart("shards")
+    var stream: String = null
+    offset.shards.toSeq.sortBy(_._1).foreach { case (key, position) =>
+      if (key.stream != stream) {
+        if (stream != null) json.writeEndObject()
+        stream = key.stream
+        json.writeObjectFieldStart(stream)
       }
+      json.writeObjectFieldStart(key.shardId)
+      writePosition(json, position)
+      json.writeEndObject()
     }
+    if (stream != null) json.writeEndObject()
+    json.writeEndObject()
     if (offset.streamsCreatedAt.nonEmpty) {
-      val created = root.putObject("streamsCreatedAt")
-      TreeMap(offset.streamsCreatedAt.toSeq: _*).foreach { case (stream, ms) => created.put(stream, ms) }
+      json.writeObjectFieldStart("streamsCreatedAt")
+      offset.streamsCreatedAt.toSeq.sorted.foreach { case (name, ms) => json.writeNumberField(name, ms) }
+      json.writeEndObject()
     }
-    mapper.writeValueAsString(root)
+    json.writeEndObject()
+    json.close()
+    out.toString
   }
 
   def read(json: String): KinesisSourceOffset = {
@@ -68,16 +81,21 @@ object KinesisOffsetJson {
     if (node.isObject) node.properties().asScala.toSeq
     else throw malformed(s""""$path" is not an object""")
 
-  private def writePosition(node: ObjectNode, position: ShardPosition): Unit = position match {
-    case ShardPosition.TrimHorizon => node.put("type", "trim_horizon")
-    case ShardPosition.AtTimestamp(ms) => node.put("type", "at_timestamp").put("ms", ms)
+  private def writePosition(json: JsonGenerator, position: ShardPosition): Unit = position match {
+    case ShardPosition.TrimHorizon => json.writeStringField("type", "trim_horizon")
+    case ShardPosition.AtTimestamp(ms) =>
+      json.writeStringField("type", "at_timestamp")
+      json.writeNumberField("ms", ms)
     case ShardPosition.AfterSequence(seq, sub) =>
-      node.put("type", "after").put("seq", seq)
-      sub.foreach(node.put("sub", _))
-    case ShardPosition.AtSequence(seq) => node.put("type", "at").put("seq", seq)
+      json.writeStringField("type", "after")
+      json.writeStringField("seq", seq)
+      sub.foreach(json.writeNumberField("sub", _))
+    case ShardPosition.AtSequence(seq) =>
+      json.writeStringField("type", "at")
+      json.writeStringField("seq", seq)
     case ShardPosition.ShardEnd(last) =>
-      node.put("type", "end")
-      last.foreach(node.put("seq", _))
+      json.writeStringField("type", "end")
+      last.foreach(json.writeStringField("seq", _))
   }
 
   private def readPosition(node: JsonNode, shard: String): ShardPosition = {

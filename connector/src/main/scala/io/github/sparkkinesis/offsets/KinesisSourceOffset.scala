@@ -11,13 +11,17 @@ import org.apache.spark.sql.connector.read.streaming.{Offset => StreamingOffset}
 final case class KinesisSourceOffset(
     shards: Map[ShardKey, ShardPosition],
     streamsCreatedAt: Map[String, Long] = Map.empty) extends StreamingOffset {
-  override def json(): String = KinesisOffsetJson.write(this)
+  // Written once: Spark asks an offset for its JSON several times a trigger (offset log,
+  // progress, re-reading the start), and at 10,000 shards each write takes milliseconds.
+  @transient private lazy val written = KinesisOffsetJson.write(this)
+
+  override def json(): String = written
 
   // Spark compares the latest offset with the last one at every trigger; Offset's own equals
   // compares their JSON, which costs a JSON of every shard twice (10,000 shards: milliseconds).
   // Equal offsets have equal JSON, so Offset's hashCode (of the JSON) still agrees.
   override def equals(other: Any): Boolean = other match {
-    case that: KinesisSourceOffset => shards == that.shards && streamsCreatedAt == that.streamsCreatedAt
+    case that: KinesisSourceOffset => (this eq that) || shards == that.shards && streamsCreatedAt == that.streamsCreatedAt
     case that: StreamingOffset => json() == that.json()
     case _ => false
   }

@@ -3,11 +3,20 @@ package io.github.sparkkinesis.offsets
 
 /** A shard of a stream; offsets are kept per stream and shard. */
 final case class ShardKey(stream: String, shardId: String) {
+  // Computed once: shard keys are looked up in maps of thousands at every trigger and round.
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.productHash(this)
+
   override def toString: String = s"$stream/$shardId"
 }
 
 object ShardKey {
-  implicit val ordering: Ordering[ShardKey] = Ordering.by(k => (k.stream, k.shardId))
+  // Without a tuple per comparison: thousands of shards are sorted at every prefetch round.
+  implicit val ordering: Ordering[ShardKey] = new Ordering[ShardKey] {
+    override def compare(a: ShardKey, b: ShardKey): Int = {
+      val byStream = a.stream.compareTo(b.stream)
+      if (byStream != 0) byStream else a.shardId.compareTo(b.shardId)
+    }
+  }
 }
 
 /**

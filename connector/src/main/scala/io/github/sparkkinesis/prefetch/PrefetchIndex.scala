@@ -18,8 +18,17 @@ final class PrefetchIndex {
   }
 
   private val chains = mutable.Map.empty[ShardKey, Chain]
+  private var changes = 0L
+
+  /**
+   * Grows with every change of the chains: while it stays, [[reachable]] answers as before, so
+   * a trigger that finds it unchanged need not ask again for each shard.
+   */
+  def version: Long = changes
 
   def shards: Set[ShardKey] = chains.keySet.toSet
+
+  def shardCount: Int = chains.size
 
   def tail(shard: ShardKey): Option[ShardPosition] = chains.get(shard).map(_.tail)
 
@@ -43,15 +52,20 @@ final class PrefetchIndex {
   def reset(shard: ShardKey, position: ShardPosition): Seq[PrefetchedBlock] = {
     val dropped = chains.get(shard).map(_.blocks.toSeq).getOrElse(Nil)
     chains(shard) = new Chain(position)
+    changes += 1
     dropped
   }
 
-  def remove(shard: ShardKey): Seq[PrefetchedBlock] = chains.remove(shard).map(_.blocks.toSeq).getOrElse(Nil)
+  def remove(shard: ShardKey): Seq[PrefetchedBlock] = chains.remove(shard).map { chain =>
+    changes += 1
+    chain.blocks.toSeq
+  }.getOrElse(Nil)
 
   /** Adds a block if it continues its shard's chain; a stale answer (the shard was reset) is refused. */
   def append(block: PrefetchedBlock): Boolean = chains.get(block.shard) match {
     case Some(chain) if chain.tail == block.from && block.to != block.from =>
       chain.blocks += block
+      changes += 1
       true
     case _ => false
   }
@@ -63,7 +77,8 @@ final class PrefetchIndex {
   def reachable(shard: ShardKey, from: ShardPosition,
       accept: PrefetchedBlock => Boolean = _ => true): Option[ShardPosition] =
     chains.get(shard).flatMap { chain =>
-      val start = chain.blocks.indexWhere(_.from == from)
+      // Mostly `from` is the base: the blocks before it were released when the batch committed.
+      val start = if (chain.base == from && chain.blocks.nonEmpty) 0 else chain.blocks.indexWhere(_.from == from)
       if (start < 0) {
         if (chain.tail == from) Some(from) else None
       } else {
@@ -92,6 +107,7 @@ final class PrefetchIndex {
         val released = chain.blocks.take(end + 1).toSeq
         chain.blocks.remove(0, end + 1)
         chain.base = upTo
+        changes += 1
         released
       }
     }

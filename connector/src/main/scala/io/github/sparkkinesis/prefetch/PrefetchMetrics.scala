@@ -51,7 +51,7 @@ final class PrefetchMetrics {
       "outOfRangeRecords" -> kpl.outOfRangeRecords.toString,
       "outOfRangeRecordsDropped" -> kpl.droppedRecords.toString,
       "dataLossEvents" -> dataLossEvents.toString,
-      "trackedShards" -> index.shards.size.toString,
+      "trackedShards" -> index.shardCount.toString,
       "prefetchRounds" -> rounds.toString)
   }
 }

@@ -18,7 +18,8 @@ final case class PrefetchPartition(index: Int, requests: Seq[ShardFetchRequest],
 /** The Spark job that runs one round of prefetch tasks on the executors. */
 final class PrefetchRDD(
     sc: SparkContext,
-    tasks: Seq[PrefetchPartition],
+    // Only the driver needs them all (each task gets its own): not in every task's binary.
+    @transient private val tasks: Seq[PrefetchPartition],
     connection: ConnectionConfig,
     work: PrefetchWork)
   extends RDD[PrefetchResult](sc, Nil) {

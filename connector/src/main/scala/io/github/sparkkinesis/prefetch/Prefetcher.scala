@@ -33,7 +33,8 @@ final case class PrefetchSettings(
  * ([[ReaderOwnership]]), the Trigger.AvailableNow cut-off ([[AvailableNowCutoff]]), the failure
  * policy ([[FailurePolicy]]) and the counters ([[PrefetchMetrics]]). Nothing remote (a Spark
  * job, a block removal, a Kinesis call) runs while the lock is held: what to do is decided
- * under the lock and done after it, so the stream thread never waits on the network.
+ * under the lock and done after it, so the stream thread never waits on the network; released
+ * blocks are removed on a thread of their own ([[BlockRemover]]).
  */
 final class Prefetcher(
     sc: SparkContext,
@@ -50,6 +51,7 @@ final class Prefetcher(
   private val cutoff = new AvailableNowCutoff
   private val failures = new FailurePolicy
   private val counters = new PrefetchMetrics
+  private val remover = new BlockRemover(queryName)
   private var parentsOf = Map.empty[ShardKey, Seq[ShardKey]]
   private var rangeChecks = Map.empty[ShardKey, RangeCheck] // each shard's, to check KPL user records
   private var consumers = Map.empty[String, String]
@@ -101,16 +103,30 @@ final class Prefetcher(
   /** Trigger.AvailableNow: keep records that arrived from `millis` on apart from those before. */
   def readUntilArrival(millis: Long): Unit = synchronized(cutoff.cutAt(millis))
 
-  /** How far `shard` can be read from `from` now; with `beforeMillis`, only records that arrived earlier. */
-  def reachable(shard: ShardKey, from: ShardPosition, beforeMillis: Option[Long] = None): ShardPosition =
-    synchronized(index.reachable(shard, from, AvailableNowCutoff.accepts(beforeMillis)).getOrElse(from))
+  /** Grows with every change of the block chains ([[PrefetchIndex.version]]). */
+  def version: Long = synchronized(index.version)
+
+  /**
+   * The shards of `from` that can be read further now, with how far (as [[PrefetchIndex.reachable]] says),
+   * looked up under one lock, and the version of the chains the answer holds for
+   * ([[PrefetchIndex.version]]): while the version stays, the answer does.
+   */
+  def advanced(from: Map[ShardKey, ShardPosition], beforeMillis: Option[Long] = None)
+      : (Long, Map[ShardKey, ShardPosition]) = synchronized {
+    val accept: PrefetchedBlock => Boolean = AvailableNowCutoff.accepts(beforeMillis)
+    val moved = from.flatMap { case (shard, position) =>
+      index.reachable(shard, position, accept).filter(_ != position).map(shard -> _)
+    }
+    (index.version, moved)
+  }
 
   /** Whether every record of `shard` that arrived before `millis` has been fetched. */
   def fetchedUntil(shard: ShardKey, millis: Long): Boolean =
     synchronized(AvailableNowCutoff.fetchedUntil(shard, millis, index, statuses))
 
-  def blocks(shard: ShardKey, from: ShardPosition, to: ShardPosition): Seq[PrefetchedBlock] =
-    synchronized(index.blocksBetween(shard, from, to))
+  /** The blocks holding each shard's records from `from` up to `to`, looked up under one lock. */
+  def blocks(ranges: Seq[(ShardKey, ShardPosition, ShardPosition)]): Map[ShardKey, Seq[PrefetchedBlock]] =
+    synchronized(ranges.map { case (shard, from, to) => shard -> index.blocksBetween(shard, from, to) }.toMap)
 
   /** A batch ending at `end` committed: its blocks are no longer needed. */
   def release(end: Map[ShardKey, ShardPosition]): Unit = {
@@ -184,6 +200,7 @@ final class Prefetcher(
       try KinesisBlockStore.thisExecutorLocation
       catch { case NonFatal(_) => "" }
     val elsewhere = synchronized(readers.stopTargets(except = driver))
+    remover.close(Prefetcher.RemovalsOnStopMs)
     ReaderRelease.run(sc, connection, PrefetchRound.closingReaders(elsewhere, settings, streamInstance, streamKey),
       queryName)
     try KinesisBlockStore.removeAll(streamKey)
@@ -299,21 +316,16 @@ final class Prefetcher(
 
   private def pause(ms: Long): Unit = synchronized(if (running) wait(math.max(1, ms)))
 
-  /** Removes blocks from the executors' block managers; called without the lock (a remote call). */
-  private def removeBlocks(blocks: Seq[PrefetchedBlock]): Unit = {
-    val names = blocks.flatMap(_.blockName)
-    if (names.nonEmpty) {
-      try KinesisBlockStore.remove(names)
-      catch {
-        case NonFatal(e) => logWarning(s"Could not remove ${names.size} prefetched blocks", e)
-      }
-    }
-  }
+  /** Removes blocks from the executors' block managers, on the [[BlockRemover]]'s thread. */
+  private def removeBlocks(blocks: Seq[PrefetchedBlock]): Unit = remover.remove(blocks.flatMap(_.blockName))
 }
 
 object Prefetcher {
   /** How long the prefetch thread waits while the buffer is full before it looks again. */
   val FullBufferPauseMs = 100L
+
+  /** How long a stopping query lets the removals of released blocks finish before it removes all of its blocks. */
+  val RemovalsOnStopMs = 10000L
 
   /** A task's results; a named function rather than a lambda, which Spark would clean (ASM) at every round. */
   object CollectResults extends (Iterator[PrefetchResult] => List[PrefetchResult]) with Serializable {

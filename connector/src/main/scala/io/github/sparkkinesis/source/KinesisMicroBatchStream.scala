@@ -48,6 +48,14 @@ final class KinesisMicroBatchStream(
   /** When the last Trigger.AvailableNow batch's end was set (`System.nanoTime`); see [[awaitAvailableNow]]. */
   private var availableNowBatchSetAt = 0L
   private var started = false
+  // What the last trigger did, so that a trigger where nothing changed does no per-shard work
+  // (10,000 shards: every step over all of them costs milliseconds): the start it released
+  // blocks up to, the shards it handed the prefetcher, and the end it found.
+  private var releasedUpTo = Map.empty[ShardKey, ShardPosition]
+  private var followed: Option[(Map[ShardKey, ShardPosition], Long)] = None
+  private var lastEnd: Option[LastEnd] = None
+  // Spark reads the start offset back from its JSON at every trigger: the offset it came from is kept.
+  @volatile private var lastOffset: Option[KinesisSourceOffset] = None
   @volatile private var lastIdleWaitMs = 0L
 
   override def initialOffset(): Offset = {
@@ -80,9 +88,9 @@ final class KinesisMicroBatchStream(
     shards.checkSameStreams(startOffset)
     // Spark commits a batch's end only once the next batch runs: blocks up to `start` are no
     // longer needed now. Kept until then, a full fetchBufferSize would stop prefetching for good.
-    prefetcher.release(startOffset.shards)
+    release(startOffset.shards)
     val tracked = shards.trackNewShards(startOffset.shards)
-    prefetcher.track(tracked, shards.parentsOf(tracked.keySet), shards.rangeChecks)
+    follow(tracked)
     consumers.foreach(c => prefetcher.useConsumers(c.resolve(force = prefetcher.takeConsumerDeleted())))
     prefetcher.start()
     if (!started) {
@@ -92,28 +100,69 @@ final class KinesisMicroBatchStream(
     }
     availableNowSince.foreach(since => awaitAvailableNow(tracked, since))
     prefetcher.checkHealthy()
-    val readable = shards.readable(tracked)
-    def ends = readable.map { case (shard, from) => shard -> prefetcher.reachable(shard, from, availableNowSince) }
     val seen = prefetcher.appendedBlocks
-    val found = ends
-    val nothingNew = availableNowSince.isEmpty && tracked == startOffset.shards && found == readable
+    val found = endFrom(startOffset, tracked)
+    val nothingNew = availableNowSince.isEmpty && (found eq startOffset)
     // Wait for the next block here, so an idle query costs a call per wait, not one per 10 ms.
     val waitFrom = System.nanoTime()
     val end = if (nothingNew) {
       prefetcher.awaitBlocksAfter(seen, idleWaitMs)
       prefetcher.checkHealthy()
-      ends
+      endFrom(startOffset, tracked)
     } else found
     lastIdleWaitMs = (System.nanoTime() - waitFrom) / 1000000L
-    KinesisSourceOffset(tracked ++ end, startOffset.streamsCreatedAt ++ shards.streamsCreatedAt)
+    lastOffset = Some(end)
+    end
+  }
+
+  /**
+   * Where a batch from `start` ends: as far as the prefetched blocks reach on every readable
+   * shard of `tracked`. `start` itself when that is nowhere further; the last answer again
+   * while nothing it depends on changed (the start, the shards, the listing, the blocks).
+   */
+  private def endFrom(start: KinesisSourceOffset, tracked: Map[ShardKey, ShardPosition]): KinesisSourceOffset = {
+    val listing = shards.listingVersion
+    val createdAt = shards.streamsCreatedAt
+    lastEnd.filter(_.holdsFor(start, tracked, listing, createdAt, availableNowSince, prefetcher.version))
+      .map(_.end).getOrElse {
+      val (version, advanced) = prefetcher.advanced(shards.readable(tracked), availableNowSince)
+      val streamsCreatedAt = start.streamsCreatedAt ++ createdAt
+      val end =
+        if ((tracked eq start.shards) && advanced.isEmpty && streamsCreatedAt == start.streamsCreatedAt) start
+        else KinesisSourceOffset(tracked ++ advanced, streamsCreatedAt)
+      lastEnd = Some(LastEnd(start, tracked, listing, createdAt, availableNowSince, version, end))
+      end
+    }
+  }
+
+  /** Releases the blocks up to `end`, unless that was done last (releasing is per shard). */
+  private def release(end: Map[ShardKey, ShardPosition]): Unit = if (!(end eq releasedUpTo)) {
+    prefetcher.release(end)
+    releasedUpTo = end
+  }
+
+  /**
+   * Hands the prefetcher the shards to read, unless it has them from the last trigger: the
+   * chains of the same shards only grew since (blocks are released only up to a start).
+   */
+  private def follow(tracked: Map[ShardKey, ShardPosition]): Unit = {
+    val listing = shards.listingVersion
+    if (!followed.exists { case (shardsBefore, listingBefore) => (shardsBefore eq tracked) && listingBefore == listing }) {
+      prefetcher.track(tracked, shards.parents, shards.rangeChecks)
+      followed = Some((tracked, listing))
+    }
   }
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val from = start.asInstanceOf[KinesisSourceOffset].shards
-    val ranges = end.asInstanceOf[KinesisSourceOffset].shards.toSeq.sortBy(_._1).flatMap { case (shard, until) =>
-      val since = from.getOrElse(shard, ShardPosition.TrimHorizon)
+    val moved = end.asInstanceOf[KinesisSourceOffset].shards.toSeq.sortBy(_._1).collect {
+      case (shard, until) if !from.get(shard).contains(until) =>
+        (shard, from.getOrElse(shard, ShardPosition.TrimHorizon), until)
+    }
+    val held = prefetcher.blocks(moved)
+    val ranges = moved.flatMap { case (shard, since, until) =>
       ShardRange.between(shard, since, until, shards.rangeChecks.get(shard),
-        prefetcher.blocks(shard, since, until).collect {
+        held.getOrElse(shard, Nil).collect {
           case b if b.blockName.isDefined && b.records > 0 =>
             BlockRef(b.blockName.get, b.from, b.to, b.bytes, b.location.get)
         })
@@ -124,9 +173,14 @@ final class KinesisMicroBatchStream(
   override def createReaderFactory(): PartitionReaderFactory =
     new KinesisPartitionReaderFactory(options.connection, options.fetch)
 
-  override def deserializeOffset(json: String): Offset = CheckpointOffsets.read(json, options.streamNames, metadataPath)
+  override def deserializeOffset(json: String): Offset =
+    lastOffset.filter(_.json() == json).getOrElse {
+      val offset = CheckpointOffsets.read(json, options.streamNames, metadataPath)
+      lastOffset = Some(offset)
+      offset
+    }
 
-  override def commit(end: Offset): Unit = prefetcher.release(end.asInstanceOf[KinesisSourceOffset].shards)
+  override def commit(end: Offset): Unit = release(end.asInstanceOf[KinesisSourceOffset].shards)
 
   override def metrics(latestConsumedOffset: Optional[Offset]): java.util.Map[String, String] = {
     val prefetched = prefetcher.metrics
@@ -153,7 +207,7 @@ final class KinesisMicroBatchStream(
    */
   private def awaitAvailableNow(tracked: Map[ShardKey, ShardPosition], since: Long): Unit = {
     def readable = shards.readable(tracked)
-    def newData = readable.exists { case (shard, from) => prefetcher.reachable(shard, from, Some(since)) != from }
+    def newData = prefetcher.advanced(readable, Some(since))._2.nonEmpty
     def allRead = tracked.forall { case (shard, position) =>
       position.isInstanceOf[ShardPosition.ShardEnd] || prefetcher.fetchedUntil(shard, since)
     }
@@ -171,6 +225,15 @@ final class KinesisMicroBatchStream(
     availableNowBatchSetAt = System.nanoTime()
   }
 
+}
+
+/** The end a trigger found, and what it depends on; see [[KinesisMicroBatchStream.endFrom]]. */
+private final case class LastEnd(start: KinesisSourceOffset, tracked: Map[ShardKey, ShardPosition], listing: Long,
+    createdAt: Map[String, Long], availableNowSince: Option[Long], version: Long, end: KinesisSourceOffset) {
+  def holdsFor(start: KinesisSourceOffset, tracked: Map[ShardKey, ShardPosition], listing: Long,
+      createdAt: Map[String, Long], availableNowSince: Option[Long], version: Long): Boolean =
+    (this.start eq start) && (this.tracked eq tracked) && this.listing == listing && (this.createdAt eq createdAt) &&
+      this.availableNowSince == availableNowSince && this.version == version
 }
 
 object KinesisMicroBatchStream {

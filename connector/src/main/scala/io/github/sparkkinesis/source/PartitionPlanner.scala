@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.source
 
+import io.github.sparkkinesis.offsets.ShardKey
+
 /**
  * Groups shard ranges into tasks. Normally one task per shard; when prefetched blocks are
  * small on average (below `coalesceThresholdBlockSize`), ranges are packed together toward
@@ -20,11 +22,19 @@ object PartitionPlanner {
     (packed ++ unbuffered.map(r => Seq(r))).map(KinesisInputPartition(_))
   }
 
+  /** Largest first, then by shard; without a key built per comparison (thousands of ranges). */
+  private val LargestFirst: Ordering[ShardRange] = new Ordering[ShardRange] {
+    override def compare(a: ShardRange, b: ShardRange): Int = {
+      val bySize = java.lang.Long.compare(b.bytes, a.bytes)
+      if (bySize != 0) bySize else ShardKey.ordering.compare(a.shard, b.shard)
+    }
+  }
+
   /** First fit, largest first; ranges of one executor are kept together where possible. */
   private def pack(ranges: Seq[ShardRange], binSize: Long): Seq[Seq[ShardRange]] =
     ranges.groupBy(_.blocks.head.location).values.toSeq.flatMap { sameExecutor =>
       val bins = scala.collection.mutable.ArrayBuffer.empty[(Long, Vector[ShardRange])]
-      sameExecutor.sortBy(r => (-r.bytes, r.shard.toString)).foreach { range =>
+      sameExecutor.sorted(LargestFirst).foreach { range =>
         bins.indexWhere(_._1 + range.bytes <= binSize) match {
           case -1 => bins += ((range.bytes, Vector(range)))
           case i => bins(i) = (bins(i)._1 + range.bytes, bins(i)._2 :+ range)

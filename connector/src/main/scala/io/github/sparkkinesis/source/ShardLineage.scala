@@ -11,12 +11,21 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
  * before the query's start) does not hold its children back.
  */
 object ShardLineage {
+  /**
+   * `tracked` without the shards ended, and without those a tracked parent of which is not
+   * read to its end; `parents` names each shard's parents (a shard with none may be missing).
+   */
   def readable(
       tracked: Map[ShardKey, ShardPosition],
-      descriptions: Map[ShardKey, ShardDescription]): Map[ShardKey, ShardPosition] =
+      parents: Map[ShardKey, Seq[ShardKey]]): Map[ShardKey, ShardPosition] =
     tracked.filter { case (key, position) =>
-      val parents = descriptions.get(key).toSeq.flatMap(_.parents).map(ShardKey(key.stream, _))
       !position.isInstanceOf[ShardPosition.ShardEnd] &&
-      parents.forall(p => tracked.get(p).forall(_.isInstanceOf[ShardPosition.ShardEnd]))
+      parents.getOrElse(key, Nil).forall(p => tracked.get(p).forall(_.isInstanceOf[ShardPosition.ShardEnd]))
+    }
+
+  /** The parents of every shard of `descriptions` that has any. */
+  def parents(descriptions: Map[ShardKey, ShardDescription]): Map[ShardKey, Seq[ShardKey]] =
+    descriptions.collect {
+      case (key, d) if d.parents.nonEmpty => key -> d.parents.map(ShardKey(key.stream, _))
     }
 }

@@ -18,6 +18,8 @@ import io.github.sparkkinesis.time.{Clock, SystemClock}
 final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, name: String,
     clock: Clock = SystemClock) extends Logging {
   private var shardDescriptions = Map.empty[ShardKey, ShardDescription]
+  private var lineage = Map.empty[ShardKey, Seq[ShardKey]]
+  private var listingChanges = 0L
   private var lastListingNanos = Long.MinValue
   private var listingTookNanos = 0L
   private var createdAt = Map.empty[String, Long]
@@ -31,6 +33,12 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
 
   /** What the last listing said about each shard. */
   def descriptions: Map[ShardKey, ShardDescription] = shardDescriptions
+
+  /**
+   * How many listings so far found the shards other than the one before: what is derived from
+   * the listing alone (lineage, readable shards) needs no recomputing while this stays.
+   */
+  def listingVersion: Long = listingChanges
 
   /** How the KPL user records of every shard listed so far are checked against its hash-key range. */
   def rangeChecks: Map[ShardKey, RangeCheck] = checks
@@ -96,7 +104,9 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
     val kept = live.filter { case (key, position) =>
       !position.isInstanceOf[ShardPosition.ShardEnd] || (listed.contains(key) && !consumed(key))
     }
-    kept ++ added.map(_ -> ShardPosition.TrimHorizon)
+    val next = kept ++ added.map(_ -> ShardPosition.TrimHorizon)
+    // The same map when nothing changed, so that callers can tell so at once (`eq`).
+    if (next == tracked) tracked else next
   }
 
   /**
@@ -109,9 +119,9 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
    */
   private def dropExpired(tracked: Map[ShardKey, ShardPosition],
       listed: Map[ShardKey, ShardDescription]): Map[ShardKey, ShardPosition] = {
-    val expired = tracked.toSeq.sortBy(_._1).filter { case (key, position) =>
+    val expired = tracked.toSeq.filter { case (key, position) =>
       !listed.contains(key) && !position.isInstanceOf[ShardPosition.ShardEnd]
-    }
+    }.sortBy(_._1)
     expired.foreach { case (key, position) =>
       val children = listed.collect {
         case (child, d) if child.stream == key.stream && d.parents.contains(key.shardId) => child.shardId
@@ -132,13 +142,15 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
     tracked -- expired.map(_._1)
   }
 
-  /** The tracked parents of each shard, as the last listing names them. */
-  def parentsOf(shards: Set[ShardKey]): Map[ShardKey, Seq[ShardKey]] =
-    shards.map(key => key -> shardDescriptions.get(key).toSeq.flatMap(_.parents).map(ShardKey(key.stream, _))).toMap
+  /**
+   * The parents of every listed shard that has any, as the last listing names them (computed
+   * once per listing: triggers must not redo per-shard work that only the listing changes).
+   */
+  def parents: Map[ShardKey, Seq[ShardKey]] = lineage
 
   /** Which of `tracked` may be read now (see [[ShardLineage]]). */
   def readable(tracked: Map[ShardKey, ShardPosition]): Map[ShardKey, ShardPosition] =
-    ShardLineage.readable(tracked, shardDescriptions)
+    ShardLineage.readable(tracked, lineage)
 
   def listShards(): Map[ShardKey, ShardDescription] = {
     val began = clock.nanoTime()
@@ -147,9 +159,15 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
         kinesis.listShards(stream, options.maxShardsPerDescribe)
       }.map(d => ShardKey(stream, d.shardId) -> d)
     }.toMap
-    shardDescriptions = listed
-    ranges ++= RangeChecks.ranges(listed)
-    checks ++= RangeChecks.of(listed, ranges, options.outOfRangeUserRecords)
+    if (listed != shardDescriptions) {
+      shardDescriptions = listed
+      lineage = ShardLineage.parents(listed)
+      listingChanges += 1
+    }
+    // A shard's range never changes: only shards new to this listing need theirs.
+    val added = listed.filter { case (key, _) => !checks.contains(key) }
+    ranges ++= RangeChecks.ranges(added)
+    checks ++= RangeChecks.of(added, ranges, options.outOfRangeUserRecords)
     lastListingNanos = clock.nanoTime()
     listingTookNanos = lastListingNanos - began
     listed

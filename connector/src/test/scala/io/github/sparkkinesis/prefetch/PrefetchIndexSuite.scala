@@ -105,4 +105,32 @@ class PrefetchIndexSuite extends AnyFunSuite with Matchers {
     index.remove(parent)
     index.fetchable(parents).map(_.shard).sorted shouldBe Seq(child, other)
   }
+
+  test("the version moves with every change of a chain, and only then") {
+    val (index, blocks) = withChain()
+    def moves(change: => Any): Boolean = {
+      val before = index.version
+      change
+      index.version != before
+    }
+    moves(index.reachable(parent, TrimHorizon)) shouldBe false
+    moves(index.blocksBetween(parent, TrimHorizon, AfterSequence("30"))) shouldBe false
+    moves(index.fetchable(Map.empty)) shouldBe false
+    moves(index.append(block(parent, AfterSequence("10"), "40"))) shouldBe false // refused
+    moves(index.append(block(parent, AfterSequence("30"), "40"))) shouldBe true
+    moves(index.release(parent, AfterSequence("15"))) shouldBe false // no block ends there
+    moves(index.release(parent, blocks.head.to)) shouldBe true
+    moves(index.remove(other)) shouldBe false
+    moves(index.reset(other, TrimHorizon)) shouldBe true
+    moves(index.remove(other)) shouldBe true
+  }
+
+  test("reachable from a released chain's base takes its blocks from the first") {
+    val (index, blocks) = withChain()
+    index.release(parent, blocks.head.to)
+    index.reachable(parent, AfterSequence("10")) shouldBe Some(AfterSequence("30"))
+    index.reachable(parent, AfterSequence("10"), _.to != AfterSequence("30")) shouldBe Some(AfterSequence("20"))
+    index.release(parent, AfterSequence("30"))
+    index.reachable(parent, AfterSequence("30")) shouldBe Some(AfterSequence("30"))
+  }
 }

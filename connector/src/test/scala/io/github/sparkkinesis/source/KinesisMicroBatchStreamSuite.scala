@@ -225,6 +225,24 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
     } finally q.stop()
   }
 
+  test("a trigger that finds nothing new answers its start itself, and new records move the end again") {
+    val api = new FakeKinesisApi().createStream("clicks", 2)
+    api.putMany("clicks", shardId(0), "a", 2)
+    withQuery(api) { q =>
+      data(q.runBatch()) shouldBe Seq("a-0", "a-1")
+      val start = q.committed
+      // The same offset, not an equal copy: Spark then writes and reads no JSON of every shard again.
+      q.source.latestOffset(start, ReadLimit.allAvailable()) should be theSameInstanceAs start
+      q.source.latestOffset(start, ReadLimit.allAvailable()) should be theSameInstanceAs start
+      q.source.deserializeOffset(start.json()) should be theSameInstanceAs start
+      // JSON of another offset is read, not taken for the one kept.
+      val other = KinesisSourceOffset(start.shards.map { case (k, _) => k -> TrimHorizon }, start.streamsCreatedAt)
+      q.source.deserializeOffset(other.json()) shouldBe other
+      api.putMany("clicks", shardId(1), "b", 2)
+      data(q.runBatch()) shouldBe Seq("b-0", "b-1")
+    }
+  }
+
   test("small blocks are coalesced into few tasks, which read every record back in shard order") {
     val api = new FakeKinesisApi().createStream("clicks", 6)
     val put = (0 until 6).map(i => shardId(i) -> api.putMany("clicks", shardId(i), s"s$i", 3 + i)).toMap

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.source
 
+import scala.util.Random
+
+import org.scalacheck.{Gen, Prop}
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.{FakeClock, FakeKinesisApi}
+import io.github.sparkkinesis.{FakeClock, FakeKinesisApi, PropertyChecks}
 import io.github.sparkkinesis.client.{KinesisApi, RecordBatch, ShardDescription}
 import io.github.sparkkinesis.errors.KinesisConnectorException
 import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 
-class ShardTrackerSuite extends AnyFunSuite with Matchers {
+class ShardTrackerSuite extends AnyFunSuite with Matchers with PropertyChecks {
 
   /** The fake Kinesis, where listing the shards takes `listingMillis` of the clock. */
   /** The fake Kinesis, with ListShards as a subclass answers it. */
@@ -108,5 +111,59 @@ class ShardTrackerSuite extends AnyFunSuite with Matchers {
     val tracked = shards.trackNewShards(Map(parent -> ShardPosition.ShardEnd(Some("42"))))
     tracked shouldBe children.map(_ -> ShardPosition.TrimHorizon).toMap
     shards.dataLossEvents shouldBe 0
+  }
+
+  test("a listing that finds the shards as before keeps the tracked map, the lineage and the listing version") {
+    val fake = new FakeKinesisApi().createStream("clicks", 2)
+    val options = KinesisSourceOptions.parse(Map("streamName" -> "clicks", "region" -> "us-east-1"))
+    val shards = new ShardTracker(options, fake, "test")
+    val tracked = shards.trackNewShards(Map.empty)
+    val (version, parents) = (shards.listingVersion, shards.parents)
+    shards.trackNewShards(tracked, force = true) should be theSameInstanceAs tracked
+    shards.listingVersion shouldBe version
+    shards.parents should be theSameInstanceAs parents
+    val (a, b) = fake.split("clicks", tracked.keys.min.shardId)
+    shards.trackNewShards(tracked, force = true).size shouldBe 4
+    shards.listingVersion shouldBe version + 1
+    shards.parents shouldBe Seq(a, b).map(c => ShardKey("clicks", c) -> Seq(tracked.keys.min)).toMap
+  }
+
+  /** The readable shards of `tracked` as the listing `listed` itself says (ARCHITECTURE.md invariant 2). */
+  private def readableFromScratch(tracked: Map[ShardKey, ShardPosition],
+      listed: Map[ShardKey, ShardDescription]): Map[ShardKey, ShardPosition] =
+    tracked.filter { case (key, position) =>
+      val parents = listed.get(key).toSeq.flatMap(_.parents).map(ShardKey(key.stream, _))
+      !position.isInstanceOf[ShardPosition.ShardEnd] &&
+      parents.forall(p => tracked.get(p).forall(_.isInstanceOf[ShardPosition.ShardEnd]))
+    }
+
+  property("the lineage kept per listing gives the readable shards the listing itself gives, over random reshards",
+      cases = 200, seed = 20261126L) {
+    Prop.forAll(Gen.choose(Long.MinValue, Long.MaxValue)) { seed =>
+      val random = new Random(seed)
+      val fake = new FakeKinesisApi().createStream("clicks", 1 + random.nextInt(4))
+      val options = KinesisSourceOptions.parse(Map("streamName" -> "clicks", "region" -> "us-east-1"))
+      val shards = new ShardTracker(options, fake, "test")
+      var tracked = shards.trackNewShards(Map.empty)
+      val positions = Seq(ShardPosition.TrimHorizon, ShardPosition.AfterSequence("7"), ShardPosition.ShardEnd(None))
+      (1 to 1 + random.nextInt(10)).forall { _ =>
+        val open = fake.listShards("clicks", 1000).filterNot(_.closed).map(_.shardId)
+        val resharded = random.nextInt(3) match {
+          case 0 => fake.split("clicks", open(random.nextInt(open.size))); true
+          case 1 if open.size > 1 =>
+            val Seq(p, q) = random.shuffle(open).take(2)
+            fake.merge("clicks", p, q); true
+          case _ => false
+        }
+        val (version, before) = (shards.listingVersion, tracked)
+        val next = shards.trackNewShards(before, force = true)
+        // Shards read to their end (or not) and shards dropped, as batches and expiry leave them.
+        tracked = next.collect { case (key, _) if random.nextInt(8) > 0 => key -> positions(random.nextInt(3)) }
+        val listed = fake.listShards("clicks", 1000).map(d => ShardKey("clicks", d.shardId) -> d).toMap
+        shards.listingVersion == version + (if (resharded) 1 else 0) &&
+          (resharded || next != before || (next eq before)) &&
+          shards.readable(tracked) == readableFromScratch(tracked, listed)
+      }
+    }
   }
 }
