@@ -419,7 +419,9 @@ def sink(limits):
                     "row_size": SMALL,
                     "partitions": 2,
                     # A build from before the aggregation option writes plain records only.
-                    "aggregations": ["none", "kpl"] if label == "now" else ["none"],
+                    "aggregations": ["none", "kpl"]
+                    if has_class(jar, "io/github/sparkkinesis/kpl/AggregateBuilder.class")
+                    else ["none"],
                     "timeout_s": 900,
                 }
                 measured = run_spark("sink", jar, spec)
