@@ -21,7 +21,8 @@ final case class KinesisSourceOffset(
   // compares their JSON, which costs a JSON of every shard twice (10,000 shards: milliseconds).
   // Equal offsets have equal JSON, so Offset's hashCode (of the JSON) still agrees.
   override def equals(other: Any): Boolean = other match {
-    case that: KinesisSourceOffset => (this eq that) || shards == that.shards && streamsCreatedAt == that.streamsCreatedAt
+    case that: KinesisSourceOffset =>
+      (this eq that) || shards == that.shards && streamsCreatedAt == that.streamsCreatedAt
     case that: StreamingOffset => json() == that.json()
     case _ => false
   }

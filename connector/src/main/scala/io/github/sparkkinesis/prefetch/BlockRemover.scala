@@ -28,11 +28,12 @@ final class BlockRemover(queryName: String, removeNow: Seq[String] => Unit = nam
   /** Removes the blocks named, soon; after [[close]] nothing (the query's stop removes all its blocks). */
   def remove(names: Seq[String]): Unit = if (names.nonEmpty) {
     try executor.execute { () =>
-      try removeNow(names)
-      catch {
-        case NonFatal(e) => logWarning(s"Could not remove ${names.size} prefetched blocks of $queryName", e)
+        try removeNow(names)
+        catch {
+          case NonFatal(e) => logWarning(s"Could not remove ${names.size} prefetched blocks of $queryName", e)
+        }
       }
-    } catch {
+    catch {
       case _: RejectedExecutionException => // closed
     }
   }

@@ -111,14 +111,15 @@ final class Prefetcher(
    * looked up under one lock, and the version of the chains the answer holds for
    * ([[PrefetchIndex.version]]): while the version stays, the answer does.
    */
-  def advanced(from: Map[ShardKey, ShardPosition], beforeMillis: Option[Long] = None)
-      : (Long, Map[ShardKey, ShardPosition]) = synchronized {
-    val accept: PrefetchedBlock => Boolean = AvailableNowCutoff.accepts(beforeMillis)
-    val moved = from.flatMap { case (shard, position) =>
-      index.reachable(shard, position, accept).filter(_ != position).map(shard -> _)
+  def advanced(
+      from: Map[ShardKey, ShardPosition], beforeMillis: Option[Long] = None): (Long, Map[ShardKey, ShardPosition]) =
+    synchronized {
+      val accept: PrefetchedBlock => Boolean = AvailableNowCutoff.accepts(beforeMillis)
+      val moved = from.flatMap { case (shard, position) =>
+        index.reachable(shard, position, accept).filter(_ != position).map(shard -> _)
+      }
+      (index.version, moved)
     }
-    (index.version, moved)
-  }
 
   /** Whether every record of `shard` that arrived before `millis` has been fetched. */
   def fetchedUntil(shard: ShardKey, millis: Long): Boolean =

@@ -125,14 +125,14 @@ final class KinesisMicroBatchStream(
     val createdAt = shards.streamsCreatedAt
     lastEnd.filter(_.holdsFor(start, tracked, listing, createdAt, availableNowSince, prefetcher.version))
       .map(_.end).getOrElse {
-      val (version, advanced) = prefetcher.advanced(shards.readable(tracked), availableNowSince)
-      val streamsCreatedAt = start.streamsCreatedAt ++ createdAt
-      val end =
-        if ((tracked eq start.shards) && advanced.isEmpty && streamsCreatedAt == start.streamsCreatedAt) start
-        else KinesisSourceOffset(tracked ++ advanced, streamsCreatedAt)
-      lastEnd = Some(LastEnd(start, tracked, listing, createdAt, availableNowSince, version, end))
-      end
-    }
+        val (version, advanced) = prefetcher.advanced(shards.readable(tracked), availableNowSince)
+        val streamsCreatedAt = start.streamsCreatedAt ++ createdAt
+        val end =
+          if ((tracked eq start.shards) && advanced.isEmpty && streamsCreatedAt == start.streamsCreatedAt) start
+          else KinesisSourceOffset(tracked ++ advanced, streamsCreatedAt)
+        lastEnd = Some(LastEnd(start, tracked, listing, createdAt, availableNowSince, version, end))
+        end
+      }
   }
 
   /** Releases the blocks up to `end`, unless that was done last (releasing is per shard). */
@@ -147,7 +147,9 @@ final class KinesisMicroBatchStream(
    */
   private def follow(tracked: Map[ShardKey, ShardPosition]): Unit = {
     val listing = shards.listingVersion
-    if (!followed.exists { case (shardsBefore, listingBefore) => (shardsBefore eq tracked) && listingBefore == listing }) {
+    if (!followed.exists { case (shardsBefore, listingBefore) =>
+        (shardsBefore eq tracked) && listingBefore == listing
+      }) {
       prefetcher.track(tracked, shards.parents, shards.rangeChecks)
       followed = Some((tracked, listing))
     }

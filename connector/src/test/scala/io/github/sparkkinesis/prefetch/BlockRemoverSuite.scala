@@ -12,10 +12,12 @@ class BlockRemoverSuite extends AnyFunSuite with Matchers {
   /** A remover whose removals are recorded with the thread that made them; one naming "lost" fails. */
   private final class Recorded {
     val removed = mutable.Buffer.empty[(Seq[String], String)]
-    val remover = new BlockRemover("test", names => synchronized {
-      if (names.contains("lost")) throw new IllegalStateException("block manager master unreachable")
-      removed += ((names, Thread.currentThread().getName))
-    })
+    val remover = new BlockRemover("test",
+      names =>
+        synchronized {
+          if (names.contains("lost")) throw new IllegalStateException("block manager master unreachable")
+          removed += ((names, Thread.currentThread().getName))
+        })
     def batches: Seq[Seq[String]] = synchronized(removed.map(_._1).toList)
   }
 

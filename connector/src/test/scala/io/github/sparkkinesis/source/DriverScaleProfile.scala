@@ -48,7 +48,7 @@ object DriverScaleProfile {
     val api = new FakeKinesisApi().createStream("s", shards)
     (0 until shards).foreach(i => api.put("s", f"shardId-$i%012d", s"a$i", s"b$i"))
     val options = KinesisSourceOptions.parse(Map("streamName" -> "s", "region" -> "us-east-1",
-      "initialPosition" -> "trim_horizon", "maxFetchDuration" -> "200ms", "minFetchPeriod" -> "210ms"))
+        "initialPosition" -> "trim_horizon", "maxFetchDuration" -> "200ms", "minFetchPeriod" -> "210ms"))
     KinesisClients.install(options.connection, api)
     val metadataPath = Files.createTempDirectory("driver-scale-").resolve("sources/0").toString
     val source = new KinesisMicroBatchStream(options, metadataPath, api, spark.sparkContext)

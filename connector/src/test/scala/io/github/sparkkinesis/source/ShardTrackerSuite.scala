@@ -138,7 +138,7 @@ class ShardTrackerSuite extends AnyFunSuite with Matchers with PropertyChecks {
     }
 
   property("the lineage kept per listing gives the readable shards the listing itself gives, over random reshards",
-      cases = 200, seed = 20261126L) {
+    cases = 200, seed = 20261126L) {
     Prop.forAll(Gen.choose(Long.MinValue, Long.MaxValue)) { seed =>
       val random = new Random(seed)
       val fake = new FakeKinesisApi().createStream("clicks", 1 + random.nextInt(4))
@@ -161,8 +161,8 @@ class ShardTrackerSuite extends AnyFunSuite with Matchers with PropertyChecks {
         tracked = next.collect { case (key, _) if random.nextInt(8) > 0 => key -> positions(random.nextInt(3)) }
         val listed = fake.listShards("clicks", 1000).map(d => ShardKey("clicks", d.shardId) -> d).toMap
         shards.listingVersion == version + (if (resharded) 1 else 0) &&
-          (resharded || next != before || (next eq before)) &&
-          shards.readable(tracked) == readableFromScratch(tracked, listed)
+        (resharded || next != before || (next eq before)) &&
+        shards.readable(tracked) == readableFromScratch(tracked, listed)
       }
     }
   }
