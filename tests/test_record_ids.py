@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """End to end: record ids. A query copies a stream into another with recordIds through the
 fault proxy, which makes the sink write some rows twice (a PutRecords whose answer was lost, a
-batch run again after its task failed); the target really holds repeats, and a reader with
-includeRecordIds and dropDuplicatesWithinWatermark on recordId gets every row exactly once."""
+batch run again after its task failed), in micro-batches and in real-time mode through the
+foreach writer; the target really holds repeats, and a reader with includeRecordIds and
+dropDuplicatesWithinWatermark on recordId gets every row exactly once."""
 
 import re
 from pathlib import Path
 
 import pytest
 from pyspark.errors import PySparkException
+from realtime import realtime_reader, wait_for
 
 from faults import Fault
 from pyspark_kinesis import KinesisSinkOptions, foreach_kinesis
@@ -153,3 +155,38 @@ def test_the_foreach_writer_tags_rows_with_the_streaming_querys_id(spark, kinesi
     assert sorted((k, d) for k, d, _ in rows) == sorted(records)
     assert sorted(int(i.split("/")[-1]) for _, _, i in rows) == list(range(len(records))), "one task's rows"
     assert {i.rsplit("/", 2)[0] for _, _, i in rows} == {f"{query.id}/0"}, "the query's id and batch 0"
+
+
+def test_a_real_time_pipeline_whose_put_answers_were_lost_reads_exactly_once_after_deduplication(
+    spark, kinesis, fault_proxy, tmp_path, short_batches
+):
+    source, target = kinesis.create_stream(shards=2), kinesis.create_stream(shards=2)
+    records = make_records(ROWS)
+    kinesis.put_records(source, records)
+
+    # Kinesis stores the first two PutRecords calls of the foreach writer and their answers are lost.
+    fault_proxy.add(Fault.reset("PutRecords", first=2))
+    out = KinesisSinkOptions().stream_name(target).region(kinesis.region).endpoint(fault_proxy.endpoint)
+    query = (
+        foreach_kinesis(realtime_reader(spark, kinesis, source).select("partitionKey", "data"), out.record_ids(True))
+        .outputMode("update")
+        .option("checkpointLocation", str(tmp_path / "chk"))
+        .trigger(realTime="2 seconds")  # type: ignore[call-overload]  # PySpark 4.2's annotations lack it
+        .start()
+    )
+    # Each row is put as a KPL aggregate carrying its id: count the ids the connector reads back.
+    copied = (
+        spark.read.format("kinesis")
+        .option("streamName", target)
+        .option("endpoint", kinesis.endpoint)
+        .option("region", kinesis.region)
+        .option("initialPosition", "trim_horizon")
+        .option("includeRecordIds", "true")
+    )
+    try:
+        wait_for(lambda: copied.load().select("recordId").distinct().count() == len(records), "every row", query)
+    finally:
+        query.stop()
+    assert fault_proxy.injected[("PutRecords", "reset")] == 2
+
+    _assert_repeats_then_exactly_once(spark, kinesis, target, records, tmp_path)
