@@ -122,6 +122,10 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
     val expired = tracked.toSeq.filter { case (key, position) =>
       !listed.contains(key) && !position.isInstanceOf[ShardPosition.ShardEnd]
     }.sortBy(_._1)
+    // A stream always has an open shard: one that lists none of its shards is being deleted.
+    expired.map(_._1.stream).distinct.find(stream => !listed.keysIterator.exists(_.stream == stream)).foreach {
+      stream => throw KinesisErrors.streamNotFound(stream, options.connection.where, null)
+    }
     expired.foreach { case (key, position) =>
       val children = listed.collect {
         case (child, d) if child.stream == key.stream && d.parents.contains(key.shardId) => child.shardId

@@ -87,6 +87,18 @@ class ShardTrackerSuite extends AnyFunSuite with Matchers with PropertyChecks {
       Seq(ShardKey("clicks", a), ShardKey("clicks", b)))
   }
 
+  test("a stream that lists none of its shards any more is being deleted: KINESIS_STREAM_NOT_FOUND, not data loss") {
+    val fake = new FakeKinesisApi().createStream("clicks", 1)
+    val shard = fake.listShards("clicks", 100).head.shardId
+    val options = KinesisSourceOptions.parse(Map("streamName" -> "clicks", "region" -> "us-east-1"))
+    val shards = new ShardTracker(options, new Forgetting(fake, Set(shard)), "test")
+    val e = intercept[KinesisConnectorException] {
+      shards.trackNewShards(Map(ShardKey("clicks", shard) -> ShardPosition.AfterSequence("42")))
+    }
+    e.getCondition shouldBe "KINESIS_STREAM_NOT_FOUND"
+    e.getMessage should include("'clicks'")
+  }
+
   test("a tracked shard Kinesis no longer lists fails the query with KINESIS_DATA_LOSS naming it and its children") {
     val (shards, parent, children) = expiredParent(failOnDataLoss = true)
     val e = intercept[KinesisConnectorException] {
