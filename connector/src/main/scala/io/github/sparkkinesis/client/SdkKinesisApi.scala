@@ -77,7 +77,7 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
     // account is authorized by (as in every other call about it).
     val decoded = new GetRecordsDecoding.Decoded(rangeCheck)
     val request = recordsRequest(stream, iterator, limit, decoded)
-    val response = call("GetRecords", s"a shard iterator of ${shown(stream)}", None) {
+    val response = call("GetRecords", s"a shard iterator of ${shown(stream)}", Some(stream)) {
       client().getRecords(request)
     }
     val (records, kpl) = decoded.records.getOrElse(SdkRecords.toKinesisRecords(response.records(), rangeCheck))

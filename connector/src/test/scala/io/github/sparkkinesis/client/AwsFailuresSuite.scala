@@ -158,6 +158,9 @@ class AwsFailuresSuite extends AnyFunSuite with Matchers {
     val notFound = ResourceNotFoundException.builder().message("Stream orders not found").build()
     intercept[KinesisConnectorException](failingApi(notFound).listShards("orders", 10))
       .getCondition shouldBe "KINESIS_STREAM_NOT_FOUND"
+    // A stream deleted while its shards are read: GetRecords names it too.
+    intercept[KinesisConnectorException](failingApi(notFound).getRecords("orders", "iterator", 10, None))
+      .getCondition shouldBe "KINESIS_STREAM_NOT_FOUND"
   }
 
   test("an endpoint that answers without any AWS error code is named as not Kinesis, with what it said") {
