@@ -115,6 +115,20 @@ def backend(args, jars):
     return results
 
 
+def backfill_spec(mode, endpoint, per_shard):
+    """What the throughput rows read: stream "s" of 8 shards x per_shard x RECORD bytes, at the full rate."""
+    options = {"maxFetchRate": "2.0"}
+    if mode == "efo":
+        options.update(consumerMode="efo", consumerName=f"bench-{int(time.time())}")
+    return {
+        "endpoint": endpoint,
+        "stream": "s",
+        "record_size": RECORD,
+        "options": options,
+        "records_per_shard": per_shard,
+    }
+
+
 def cold(mode):
     """A fresh Spark JVM's first backfill: Trigger.AvailableNow over 8 shards x
     --records-per-shard x 1 KB into noop, nothing read before, CPU of the whole query (class
@@ -122,22 +136,9 @@ def cold(mode):
 
     def row(args, jars):
         per_shard = args.records_per_shard
-        options = {"maxFetchRate": "2.0"}
-        if mode == "efo":
-            options.update(consumerMode="efo", consumerName=f"bench-{int(time.time())}")
-        results = []
         with BenchKinesis(["--stream", f"s:8:{per_shard}:{RECORD}"]) as k:
-            spec = {
-                "endpoint": k.endpoint,
-                "stream": "s",
-                "record_size": RECORD,
-                "options": options,
-                "records_per_shard": per_shard,
-                "warm_rounds": 0,
-            }
-            for label, jar in jars:
-                results.append(one_build(label, "throughput", jar, spec))
-        return results
+            spec = {**backfill_spec(mode, k.endpoint, per_shard), "warm_rounds": 0}
+            return [one_build(label, "throughput", jar, spec) for label, jar in jars]
 
     return row
 
@@ -145,18 +146,11 @@ def cold(mode):
 def throughput(mode):
     def row(args, jars):
         per_shard = args.records_per_shard
-        options = {"maxFetchRate": "2.0"}
-        if mode == "efo":
-            options.update(consumerMode="efo", consumerName=f"bench-{int(time.time())}")
         results = []
         warm = per_shard
         with BenchKinesis(["--stream", f"s:8:{per_shard}:{RECORD}", "--stream", f"warm:8:{warm}:{RECORD}"]) as k:
             spec = {
-                "endpoint": k.endpoint,
-                "stream": "s",
-                "record_size": RECORD,
-                "options": options,
-                "records_per_shard": per_shard,
+                **backfill_spec(mode, k.endpoint, per_shard),
                 "warm_stream": "warm",
                 "warm_records_per_shard": warm,
                 "warm_rounds": args.warm_rounds,
