@@ -72,7 +72,7 @@ object AwsFailures {
   def toConnectorError(operation: String, target: String, connection: ConnectionConfig,
       e: Throwable): KinesisConnectorException =
     translate(operation, target, connection, e).getOrElse {
-      val clean = sanitize(e, connection.credentials)
+      val clean = CredentialsInErrors.sanitize(e, connection.credentials)
       KinesisErrors.apiFailed(operation, target, connection.where, clean)
     }
 
@@ -80,13 +80,13 @@ object AwsFailures {
    * The connector error for a failed Kinesis call (`operation` as the API names it, e.g.
    * ListShards; `target` what it was called on, e.g. "stream 'orders'"), if the failure is
    * about credentials, permissions or TLS. The error's cause is the SDK's exception, with any
-   * credential it happens to repeat masked (see [[sanitize]]).
+   * credential it happens to repeat masked (see [[CredentialsInErrors.sanitize]]).
    */
   def translate(operation: String, target: String, connection: ConnectionConfig,
       failure: Throwable): Option[KinesisConnectorException] = {
     // Classified by the SDK's own exception types; reported with the scrubbed copy as cause.
     val chain = causes(failure)
-    lazy val clean = sanitize(failure, connection.credentials)
+    lazy val clean = CredentialsInErrors.sanitize(failure, connection.credentials)
     chain.collectFirst { case sts: StsException => sts } match {
       case Some(sts) => Some(assumeRoleFailed(operation, connection, sts, clean))
       case None if roleOf(connection.credentials).isDefined && chain.exists(thrownBySts) =>
@@ -125,7 +125,7 @@ object AwsFailures {
     else {
       val body = Option(e.awsErrorDetails()).flatMap(d => Option(d.rawResponse())).map(_.asUtf8String())
         .map(_.replaceAll("\\s+", " ").trim).filter(_.nonEmpty)
-        .map(b => scrub(if (b.length > 200) b.take(200) + "..." else b, connection.credentials))
+        .map(b => CredentialsInErrors.scrub(if (b.length > 200) b.take(200) + "..." else b, connection.credentials))
         .getOrElse("an empty body")
       Some(KinesisErrors.endpointNotKinesis(endpoint, operation, target, e.statusCode(), body, clean))
     }
@@ -150,8 +150,8 @@ object AwsFailures {
   private def kinesisRefused(operation: String, target: String, connection: ConnectionConfig,
       e: AwsServiceException, clean: Throwable): Option[KinesisConnectorException] = {
     val code = errorCode(e)
-    def used = scrub(AwsCredentials.describeInUse(connection.credentials), connection.credentials)
-    val reason = scrub(awsMessage(e, code), connection.credentials)
+    def used = CredentialsInErrors.scrub(AwsCredentials.describeInUse(connection.credentials), connection.credentials)
+    val reason = CredentialsInErrors.scrub(awsMessage(e, code), connection.credentials)
     if (code.exists(AccessDeniedCodes)) {
       Some(KinesisErrors.accessDenied("Kinesis", operation, target, connection.where,
           kinesisAction(operation) + AlsoNeeded.getOrElse(operation, ""), used, reason, clean))
@@ -164,10 +164,10 @@ object AwsFailures {
   private def assumeRoleFailed(operation: String, connection: ConnectionConfig, e: StsException,
       clean: Throwable): KinesisConnectorException = {
     val code = errorCode(e)
-    val reason = scrub(awsMessage(e, code), connection.credentials)
+    val reason = CredentialsInErrors.scrub(awsMessage(e, code), connection.credentials)
     roleOf(connection.credentials) match {
       case Some(r) =>
-        val base = scrub(AwsCredentials.describeInUse(r.base), r.base)
+        val base = CredentialsInErrors.scrub(AwsCredentials.describeInUse(r.base), r.base)
         val target = s"role ${r.roleArn}" + r.externalId.map(id => s" with external id '$id'").getOrElse("")
         if (code.exists(AuthenticationCodes)) {
           KinesisErrors.authenticationFailed("STS", "AssumeRole", r.stsWhere, base, reason, clean)
@@ -210,7 +210,7 @@ object AwsFailures {
     case _ => None
   }
 
-  private def causes(e: Throwable): Seq[Throwable] =
+  private[client] def causes(e: Throwable): Seq[Throwable] =
     Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(20).toSeq
 
   private val XmlCode = "<Code>([A-Za-z.]+)</Code>".r
@@ -246,62 +246,4 @@ object AwsFailures {
       case (None, None) => Option(e.getMessage).getOrElse(status)
     }
   }
-
-  /**
-   * What must not be shown of the credentials in use, and what to show instead: the secret
-   * key and session token redacted, the access key id masked. For the default chain and roles
-   * these are the credentials the JVM's provider holds now, if it was built already.
-   */
-  private def replacements(credentials: CredentialsConfig): Seq[(String, String)] = {
-    def of(id: String, secret: String, token: Option[String]) =
-      (Seq(secret) ++ token).filter(_.length >= 4).map(_ -> "<redacted>") ++
-        Seq(id).filter(_.length >= 4).map(i => i -> AccessKeys.mask(i))
-    val held = AwsCredentials.held(credentials).toSeq.flatMap { c =>
-      val token = c match {
-        case session: software.amazon.awssdk.auth.credentials.AwsSessionCredentials => Some(session.sessionToken())
-        case _ => None
-      }
-      of(c.accessKeyId(), c.secretAccessKey(), token)
-    }
-    val static = credentials match {
-      case CredentialsConfig.StaticKeys(id, secret, token) => of(id, secret, token)
-      case r: CredentialsConfig.AssumeRole => replacements(r.base)
-      // A provider's own errors may quote the string it was built with.
-      case CredentialsConfig.ProviderClass(_, parameter) => parameter.toSeq.filter(_.length >= 4).map(_ -> "<redacted>")
-      case CredentialsConfig.DefaultChain | _: CredentialsConfig.Profile => Nil
-    }
-    // Longest first, so a token that contains a key id is redacted whole.
-    (static ++ held).distinct.sortBy(-_._1.length)
-  }
-
-  /** `text` with every credential of `credentials` masked or redacted. */
-  private[client] def scrub(text: String, credentials: CredentialsConfig): String =
-    replacements(credentials).foldLeft(text) { case (t, (secret, shown)) => t.replace(secret, shown) }
-
-  /**
-   * `e` itself when no message in its chain repeats a credential (AWS's messages do not; but an
-   * InvalidSignatureException may quote the canonical request, session token included, and a
-   * proxy's page may quote anything); else a copy of the chain with those messages scrubbed
-   * and the original classes named, so stack traces in logs stay useful and clean.
-   */
-  def sanitize(e: Throwable, credentials: CredentialsConfig): Throwable = {
-    val secrets = replacements(credentials).map(_._1)
-    def leaks(t: Throwable): Boolean =
-      causes(t).exists { c =>
-        (Option(c.getMessage).toSeq ++ c.getSuppressed.flatMap(s => Option(s.getMessage)))
-          .exists(m => secrets.exists(m.contains))
-      }
-    def copy(t: Throwable): Throwable = {
-      val cause = Option(t.getCause).filter(_ ne t).map(copy).orNull
-      val clean = new RedactedAwsException(t.getClass.getName, scrub(String.valueOf(t.getMessage), credentials), cause)
-      clean.setStackTrace(t.getStackTrace)
-      t.getSuppressed.foreach(s => clean.addSuppressed(copy(s)))
-      clean
-    }
-    if (secrets.nonEmpty && leaks(e)) copy(e) else e
-  }
 }
-
-/** An SDK exception whose message repeated a credential, copied with the credential masked. */
-final class RedactedAwsException(originalClass: String, message: String, cause: Throwable)
-  extends RuntimeException(s"$originalClass: $message", cause)
