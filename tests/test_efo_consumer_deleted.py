@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """End to end: the enhanced fan-out consumer of a running query is deregistered behind its back
-(DeregisterStreamConsumer from boto3, as an operator cleaning up might). With a short
-consumerRefreshInterval the query registers it again, subscribes with the new consumer and
-goes on: every record once.
+(DeregisterStreamConsumer from boto3, as an operator cleaning up might). The query registers it
+again, subscribes with the new consumer and goes on: every record once. In micro-batch mode
+with a short consumerRefreshInterval; in real-time mode with the default interval of five
+minutes, so only the tasks finding the consumer gone can make the query register it again.
 
 The query reads through the fault proxy, which ends every subscription after a few events, so
 the query subscribes again and again; Kinesis ends a deleted consumer's subscriptions too."""
 
 import uuid
 
-from realtime import wait_for
+from realtime import committed_batches, deliveries, realtime_reader, start_realtime, wait_for
 
 from faults import Fault
 from streaming import KeyedProducer, kinesis_reader
@@ -77,4 +78,51 @@ def test_a_consumer_deregistered_while_the_query_runs_is_registered_again_and_ev
 
     rows = spark.read.parquet(str(out)).collect()
     assert sorted(r.data for r in rows) == sorted(d.decode() for _, d in producer.produced), "lost or repeated"
+    assert fault_proxy.calls["RegisterStreamConsumer"] >= 2
+
+
+def test_in_real_time_mode_a_deregistered_consumer_ends_the_batch_and_the_next_one_registers_it_again(
+    spark, kinesis, fault_proxy, tmp_path, short_batches
+):
+    stream = kinesis.create_stream(shards=2)
+    stream_arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
+    name = f"e2e-{uuid.uuid4().hex[:8]}"
+    full_name = f"sparkkinesis_{name}"
+    sink, checkpoint = tmp_path / "sink", tmp_path / "checkpoint"
+    fault_proxy.add(Fault.end_subscription_early(after_events=5, every=1))
+    df = realtime_reader(
+        spark,
+        kinesis,
+        stream,
+        endpoint=fault_proxy.endpoint,
+        consumerMode="efo",
+        consumerName=name,
+        requireConsumerDeregistration="true",
+    )
+    query = start_realtime(df, sink, checkpoint)
+    producer = KeyedProducer(kinesis, stream)
+    try:
+        producer.start()
+        wait_for(lambda: len(deliveries(sink)) > 0, "the first records in the sink", query, timeout=120)
+        first_arn, _ = consumer_of(kinesis, stream, full_name)
+        kinesis.client.deregister_stream_consumer(StreamARN=stream_arn, ConsumerName=full_name)
+        wait_for(
+            lambda: (consumer_of(kinesis, stream, full_name) or (first_arn,))[0] != first_arn,
+            "the consumer registered again",
+            query,
+            timeout=120,
+        )
+        seen = len(deliveries(sink))
+        wait_for(lambda: len(deliveries(sink)) > seen, "records read through the consumer registered again", query)
+        producer.stop()
+        produced = {d.decode() for _, d in producer.produced}
+        wait_for(lambda: produced <= {r["data"] for r in deliveries(sink)}, "every record in the sink", query)
+        batches = len(committed_batches(checkpoint))
+        wait_for(lambda: len(committed_batches(checkpoint)) > batches, "a batch committed after the last record", query)
+    finally:
+        producer.halt.set()
+        query.stop()
+
+    got = [r["data"] for r in deliveries(sink)]
+    assert sorted(got) == sorted(produced), "lost or repeated records"
     assert fault_proxy.calls["RegisterStreamConsumer"] >= 2

@@ -28,12 +28,14 @@ final case class RealTimeShardPartition(
 /**
  * Where a real-time task stopped: the position after the last record it returned, which the
  * driver merges into the batch's end offset, and what it did (for the query's metrics).
+ * `consumerDeleted`: the task ended early because its EFO consumer was deregistered.
  */
 final case class ShardPartitionOffset(
     shard: ShardKey,
     position: ShardPosition,
     location: String,
-    stats: ShardReadStats) extends PartitionOffset
+    stats: ShardReadStats,
+    consumerDeleted: Boolean = false) extends PartitionOffset
 
 /**
  * Counts of one shard's reading in one task: records and bytes returned, Kinesis throttling,

@@ -34,6 +34,7 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
   private var tracked: Option[(KinesisSourceOffset, KinesisSourceOffset)] = None // (start, start + new shards)
   private var planned: Option[KinesisSourceOffset] = None
   private var owners = Map.empty[ShardKey, String]
+  private var consumerDeleted = false
 
   /** Refuses, naming the first, the options that cannot apply in real-time mode. */
   def checkOptions(): Unit =
@@ -60,7 +61,8 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
     val offset = tracked.collect { case (s, withNew) if s == start => withNew }.getOrElse(latestOffset(start))
     planned = Some(offset)
     owners = owners.filter { case (shard, _) => offset.shards.contains(shard) }
-    val arns = consumers.map(_.resolve()).getOrElse(Map.empty)
+    val arns = consumers.map(_.resolve(force = consumerDeleted)).getOrElse(Map.empty)
+    consumerDeleted = false
     val readable = shards.readable(offset.shards).toSeq.sortBy(_._1)
     TaskSlots.check(sparkContext, readable.size, options.streamNames, slots)
     progress.planned(offset.shards.size, readable.size)
@@ -73,6 +75,12 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
   def merge(ends: Seq[ShardPartitionOffset]): KinesisSourceOffset = {
     val start = planned.getOrElse(throw new IllegalStateException(s"$name: offsets merged before a batch was planned"))
     owners ++= ends.map(e => e.shard -> e.location)
+    val deletedAt = ends.filter(_.consumerDeleted).map(_.shard)
+    if (deletedAt.nonEmpty) {
+      logWarning(s"$name: the enhanced fan-out consumer was deregistered outside the query (seen reading " +
+        s"${deletedAt.mkString(", ")}); the next batch registers it again and reads on from this batch's end")
+      consumerDeleted = true
+    }
     progress.batchEnded(ends)
     start.copy(shards = start.shards ++ ends.map(e => e.shard -> e.position))
   }

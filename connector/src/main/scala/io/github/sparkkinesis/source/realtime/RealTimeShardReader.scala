@@ -37,12 +37,15 @@ final class RealTimeShardReader(
 
   override def throttleEvents: Int = feed.throttleEvents
 
+  /** Every record fetched was handed out, and the feed reads no more: its EFO consumer was deregistered. */
+  def consumerDeleted: Boolean = pending.isEmpty && feed.consumerDeleted
+
   /**
    * The next record, waiting for one until `deadlineNanos` (of the reader's clock); None when
-   * the deadline passed first or the shard ended.
+   * the deadline passed first, the shard ended or the feed's consumer was deregistered.
    */
   def next(deadlineNanos: Long): Option[KinesisRecord] = {
-    while (pending.isEmpty && !feed.isEnded && clock.nanoTime() < deadlineNanos) {
+    while (pending.isEmpty && !feed.isEnded && !feed.consumerDeleted && clock.nanoTime() < deadlineNanos) {
       pending ++= feed.fetch(deadlineNanos - clock.nanoTime())
     }
     if (pending.isEmpty) None else Some(handOut(pending.dequeue()))

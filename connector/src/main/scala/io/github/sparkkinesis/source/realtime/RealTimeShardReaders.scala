@@ -32,7 +32,8 @@ private[realtime] object RealTimeShardReaders extends Logging {
   }
 
   def release(partition: RealTimeShardPartition, reader: RealTimeShardReader, keep: Boolean): Unit =
-    if (keep && !reader.isEnded) ExecutorCursors.release(partition.streamInstance, reader) else reader.close()
+    if (keep && !reader.isEnded && !reader.consumerDeleted) ExecutorCursors.release(partition.streamInstance, reader)
+    else reader.close()
 
   /** This executor, as a Spark task location. */
   def location: String = KinesisBlockStore.thisExecutorLocation

@@ -3,6 +3,7 @@ package io.github.sparkkinesis.source.realtime
 
 import io.github.sparkkinesis.client.KinesisRecord
 import io.github.sparkkinesis.efo.{EfoMetrics, SubscriptionCursor}
+import io.github.sparkkinesis.errors.KinesisConnectorException
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.polling.ShardCursor
 import io.github.sparkkinesis.time.Clock
@@ -26,6 +27,12 @@ private[realtime] trait ShardFeed {
 
   /** How often Kinesis throttled this feed's calls. */
   def throttleEvents: Int
+
+  /**
+   * Enhanced fan-out: the consumer was deregistered behind the query's back. The feed reads no
+   * more; the driver registers the consumer again for the next batch, whose task reads on.
+   */
+  def consumerDeleted: Boolean = false
 
   /** SubscribeToShard calls made (EFO): all, those that renewed or retried one, and whether one is open. */
   def subscriptions: SubscriptionStats = SubscriptionStats.None
@@ -72,11 +79,22 @@ private[realtime] final class PollingFeed(cursor: ShardCursor, clock: Clock) ext
  * repeat rule and 1 call/s per shard (ARCHITECTURE.md invariant 4).
  */
 private[realtime] final class SubscriptionFeed(cursor: SubscriptionCursor, metrics: EfoMetrics) extends ShardFeed {
+  private var deleted = false
+
   override def position: ShardPosition = cursor.position
 
   // Rounded up: a wait of less than a millisecond must still wait, not spin.
   override def fetch(maxWaitNanos: Long): Seq[KinesisRecord] =
-    if (maxWaitNanos <= 0) Nil else cursor.fetch((maxWaitNanos + 999999L) / 1000000L).records
+    if (maxWaitNanos <= 0 || deleted) Nil
+    else
+      try cursor.fetch((maxWaitNanos + 999999L) / 1000000L).records
+      catch {
+        case e: KinesisConnectorException if e.condition == SubscriptionFeed.ConsumerDeleted =>
+          deleted = true
+          Nil
+      }
+
+  override def consumerDeleted: Boolean = deleted
 
   override def millisBehindLatest: Option[Long] = cursor.millisBehindLatest
 
@@ -86,4 +104,8 @@ private[realtime] final class SubscriptionFeed(cursor: SubscriptionCursor, metri
     SubscriptionStats(metrics.subscribeCalls, metrics.resubscriptions, metrics.liveSubscriptions > 0)
 
   override def close(): Unit = cursor.close()
+}
+
+private[realtime] object SubscriptionFeed {
+  val ConsumerDeleted = "KINESIS_EFO_CONSUMER_DELETED"
 }

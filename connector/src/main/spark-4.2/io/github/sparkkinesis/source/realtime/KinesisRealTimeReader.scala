@@ -26,7 +26,8 @@ final class KinesisRealTimeReaderFactory(connection: ConnectionConfig, fetch: Fe
  * A real-time task's reader: Spark calls `nextWithTimeout` until the batch's end, and takes
  * `getOffset` (the position after the last record returned) as the shard's end offset. It
  * returns no record once the batch's time is up, or as soon as a closed shard was read to its
- * end: that task ends early and the shard's children start with the next batch.
+ * end: that task ends early and the shard's children start with the next batch. So it does
+ * when its EFO consumer was deregistered: the next batch registers it again and reads on.
  */
 final class KinesisRealTimeReader(partition: RealTimeShardPartition, reader: RealTimeShardReader,
     recordIds: Boolean = false)
@@ -48,7 +49,8 @@ final class KinesisRealTimeReader(partition: RealTimeShardPartition, reader: Rea
   }
 
   override def getOffset: PartitionOffset =
-    ShardPartitionOffset(partition.shard, reader.position, RealTimeShardReaders.location, reader.stats.since(before))
+    ShardPartitionOffset(partition.shard, reader.position, RealTimeShardReaders.location, reader.stats.since(before),
+      reader.consumerDeleted)
 
   override def get(): InternalRow = current
 

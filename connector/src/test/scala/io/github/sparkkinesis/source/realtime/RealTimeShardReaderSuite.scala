@@ -6,6 +6,8 @@ import scala.util.Random
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
+import software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException
+
 import io.github.sparkkinesis.{FakeClock, FakeKinesisApi}
 import io.github.sparkkinesis.efo.{
   EfoMetrics, FakeSubscriptionTransport, SubscribeLimiter, SubscriptionCursor, SubscriptionSettings
@@ -136,6 +138,20 @@ class RealTimeShardReaderSuite extends AnyFunSuite with Matchers {
     val reader = e.reader()
     drain(reader, e.clock, seconds = 30) shouldBe seqs
     reader.position shouldBe ShardEnd(Some(seqs.last))
+  }
+
+  test("efo: a consumer deregistered behind the query's back ends the task at once, where it stood") {
+    val e = new Efo
+    e.transport.failNext(ResourceNotFoundException.builder().message("ConsumerARN not found").build())
+    val reader = e.reader(AfterSequence("41"))
+    val deadline = e.clock.nanoTime() + 30 * Second
+    reader.next(deadline) shouldBe None
+    e.clock.nanoTime() should be < deadline
+    reader.consumerDeleted shouldBe true
+    reader.position shouldBe AfterSequence("41")
+    reader.isEnded shouldBe false
+    reader.next(deadline) shouldBe None
+    e.transport.calls should have size 1
   }
 
   test("the task's counts are those since it took the reader") {
