@@ -4,7 +4,8 @@ package io.github.sparkkinesis.source.realtime
 /**
  * The source metrics of a real-time query's progress, from what the tasks reported with their
  * offsets: how far behind the tip each shard was when the batch ended, what was read, how
- * often Kinesis throttled, and (EFO) the subscriptions open and renewed. Counters add up over
+ * often Kinesis throttled, what retention deleted before it was read, and (EFO) the
+ * subscriptions open and renewed. Counters add up over
  * the query's life; gauges are those of the last batch.
  */
 private[realtime] final class RealTimeMetrics {
@@ -13,6 +14,7 @@ private[realtime] final class RealTimeMetrics {
   private var throttleEvents = 0L
   private var subscribeCalls = 0L
   private var resubscriptions = 0L
+  private var dataLossEvents = 0L
   private var liveSubscriptions = 0L
   private var behind = Seq.empty[Long]
   private var trackedShards = 0
@@ -30,11 +32,13 @@ private[realtime] final class RealTimeMetrics {
     throttleEvents += stats.map(_.throttleEvents).sum
     subscribeCalls += stats.map(_.subscribeCalls).sum
     resubscriptions += stats.map(_.resubscriptions).sum
+    dataLossEvents += stats.map(_.dataLossEvents).sum
     liveSubscriptions = stats.map(_.liveSubscriptions).sum
     behind = stats.map(_.millisBehindLatest).filter(_ >= 0)
   }
 
-  def toMap(efo: Boolean): Map[String, String] = synchronized {
+  /** `expiredShards`: shards that expired before the query read them to their end ([[io.github.sparkkinesis.source.ShardTracker]]). */
+  def toMap(efo: Boolean, expiredShards: Long = 0L): Map[String, String] = synchronized {
     val lag = if (behind.isEmpty) Map.empty[String, String]
     else Map(
       "avgMsBehindLatest" -> (behind.sum.toDouble / behind.size).toString,
@@ -49,6 +53,7 @@ private[realtime] final class RealTimeMetrics {
       "fetchedRecords" -> recordsRead.toString,
       "fetchedBytes" -> bytesRead.toString,
       "throttleEvents" -> throttleEvents.toString,
+      "dataLossEvents" -> (dataLossEvents + expiredShards).toString,
       "trackedShards" -> trackedShards.toString,
       "realTimeTasks" -> readerTasks.toString)
   }

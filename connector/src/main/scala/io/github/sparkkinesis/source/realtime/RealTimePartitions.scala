@@ -39,8 +39,9 @@ final case class ShardPartitionOffset(
 
 /**
  * Counts of one shard's reading in one task: records and bytes returned, Kinesis throttling,
- * SubscribeToShard calls (all, and those that renewed or retried a subscription); and at the
- * task's end, MillisBehindLatest (-1 when not known) and whether a subscription is open.
+ * SubscribeToShard calls (all, and those that renewed or retried a subscription), records found
+ * deleted by retention before they were read (`failOnDataLoss` false); and at the task's end,
+ * MillisBehindLatest (-1 when not known) and whether a subscription is open.
  */
 final case class ShardReadStats(
     records: Long,
@@ -49,7 +50,8 @@ final case class ShardReadStats(
     throttleEvents: Long,
     subscribeCalls: Long,
     resubscriptions: Long,
-    liveSubscriptions: Long) {
+    liveSubscriptions: Long,
+    dataLossEvents: Long = 0L) {
 
   /** What happened since `before` (an earlier snapshot of the same reader); gauges as now. */
   def since(before: ShardReadStats): ShardReadStats = copy(
@@ -57,5 +59,6 @@ final case class ShardReadStats(
     bytes = bytes - before.bytes,
     throttleEvents = throttleEvents - before.throttleEvents,
     subscribeCalls = subscribeCalls - before.subscribeCalls,
-    resubscriptions = resubscriptions - before.resubscriptions)
+    resubscriptions = resubscriptions - before.resubscriptions,
+    dataLossEvents = dataLossEvents - before.dataLossEvents)
 }

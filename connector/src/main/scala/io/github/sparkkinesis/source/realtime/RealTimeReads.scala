@@ -85,7 +85,7 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
     start.copy(shards = start.shards ++ ends.map(e => e.shard -> e.position))
   }
 
-  def metrics: Map[String, String] = progress.toMap(efo = options.efo.isDefined)
+  def metrics: Map[String, String] = progress.toMap(efo = options.efo.isDefined, expiredShards = shards.dataLossEvents)
 
   /** Readers kept in this JVM close now (all of them in local mode); those on executors when idle. */
   def stop(): Unit = {

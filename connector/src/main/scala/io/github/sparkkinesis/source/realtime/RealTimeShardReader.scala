@@ -65,7 +65,7 @@ final class RealTimeShardReader(
   def stats: ShardReadStats = {
     val subscriptions = feed.subscriptions
     ShardReadStats(recordCount, byteCount, feed.millisBehindLatest.getOrElse(-1L), feed.throttleEvents,
-      subscriptions.calls, subscriptions.renewals, if (subscriptions.open) 1 else 0)
+      subscriptions.calls, subscriptions.renewals, if (subscriptions.open) 1 else 0, feed.dataLossEvents)
   }
 
   override def close(): Unit = feed.close()

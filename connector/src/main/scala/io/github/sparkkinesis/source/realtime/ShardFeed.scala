@@ -28,6 +28,9 @@ private[realtime] trait ShardFeed {
   /** How often Kinesis throttled this feed's calls. */
   def throttleEvents: Int
 
+  /** Records this feed found deleted by retention before it read them, with `failOnDataLoss` false. */
+  def dataLossEvents: Long
+
   /**
    * Enhanced fan-out: the consumer was deregistered behind the query's back. The feed reads no
    * more; the driver registers the consumer again for the next batch, whose task reads on.
@@ -53,6 +56,7 @@ object SubscriptionStats {
  */
 private[realtime] final class PollingFeed(cursor: ShardCursor, clock: Clock) extends ShardFeed {
   private var behind: Option[Long] = None
+  private var losses = 0L
 
   override def position: ShardPosition = cursor.position
 
@@ -63,8 +67,11 @@ private[realtime] final class PollingFeed(cursor: ShardCursor, clock: Clock) ext
     } else {
       val batch = cursor.fetch()
       behind = Some(batch.millisBehindLatest)
+      losses += batch.dataLossEvents
       batch.records
     }
+
+  override def dataLossEvents: Long = losses
 
   override def millisBehindLatest: Option[Long] = behind
 
@@ -80,6 +87,7 @@ private[realtime] final class PollingFeed(cursor: ShardCursor, clock: Clock) ext
  */
 private[realtime] final class SubscriptionFeed(cursor: SubscriptionCursor, metrics: EfoMetrics) extends ShardFeed {
   private var deleted = false
+  private var losses = 0L
 
   override def position: ShardPosition = cursor.position
 
@@ -87,14 +95,19 @@ private[realtime] final class SubscriptionFeed(cursor: SubscriptionCursor, metri
   override def fetch(maxWaitNanos: Long): Seq[KinesisRecord] =
     if (maxWaitNanos <= 0 || deleted) Nil
     else
-      try cursor.fetch((maxWaitNanos + 999999L) / 1000000L).records
-      catch {
+      try {
+        val batch = cursor.fetch((maxWaitNanos + 999999L) / 1000000L)
+        losses += batch.dataLossEvents
+        batch.records
+      } catch {
         case e: KinesisConnectorException if e.condition == SubscriptionFeed.ConsumerDeleted =>
           deleted = true
           Nil
       }
 
   override def consumerDeleted: Boolean = deleted
+
+  override def dataLossEvents: Long = losses
 
   override def millisBehindLatest: Option[Long] = cursor.millisBehindLatest
 

@@ -30,9 +30,10 @@ class RealTimeReadsSuite extends AnyFunSuite with Matchers with LocalSpark {
 
   private def start(shards: (ShardKey, ShardPosition)*) = KinesisSourceOffset(shards.toMap)
 
-  private def ended(partition: RealTimeShardPartition, position: ShardPosition, records: Long = 0) =
+  private def ended(partition: RealTimeShardPartition, position: ShardPosition, records: Long = 0,
+      losses: Long = 0) =
     ShardPartitionOffset(partition.shard, position, "executor_host_1",
-      ShardReadStats(records, records * 10, 0, 0, 0, 0, 0))
+      ShardReadStats(records, records * 10, 0, 0, 0, 0, 0, losses))
 
   private def viaLog(offset: KinesisSourceOffset) = KinesisOffsetJson.read(offset.json())
 
@@ -45,9 +46,11 @@ class RealTimeReadsSuite extends AnyFunSuite with Matchers with LocalSpark {
     val tasks = r.plan(first)
     tasks.map(t => t.shard -> t.start) shouldBe Seq(key(0) -> TrimHorizon, key(1) -> TrimHorizon)
     tasks.map(_.preferredLocations().toSeq) shouldBe Seq(Nil, Nil)
-    val end = viaLog(r.merge(Seq(ended(tasks(0), AfterSequence(seqs.last), 3), ended(tasks(1), TrimHorizon))))
+    val end =
+      viaLog(r.merge(Seq(ended(tasks(0), AfterSequence(seqs.last), 3), ended(tasks(1), TrimHorizon, losses = 2))))
     end.shards shouldBe Map(key(0) -> AfterSequence(seqs.last), key(1) -> TrimHorizon)
     r.metrics("fetchedRecords") shouldBe "3"
+    r.metrics("dataLossEvents") shouldBe "2"
 
     // The next batch starts there, on the executor that read each shard.
     r.latestOffset(end)

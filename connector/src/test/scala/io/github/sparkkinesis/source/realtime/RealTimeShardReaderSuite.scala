@@ -154,8 +154,20 @@ class RealTimeShardReaderSuite extends AnyFunSuite with Matchers {
     e.transport.calls should have size 1
   }
 
+  test("polling with failOnDataLoss false: records deleted by retention are counted once, and the rest read") {
+    val clock = new FakeClock
+    val api = new FakeKinesisApi().createStream("clicks", 1)
+    val seqs = api.putMany("clicks", shard.shardId, "r", 10)
+    api.trim("clicks", shard.shardId, 6)
+    val start = AfterSequence(seqs(2))
+    val cursor = new ShardCursor(api, shard, start, fetch.copy(failOnDataLoss = false), clock)
+    val reader = new RealTimeShardReader(shard, start, new PollingFeed(cursor, clock), clock)
+    drain(reader, clock, seconds = 1) shouldBe seqs.drop(6)
+    reader.stats.dataLossEvents shouldBe 1
+  }
+
   test("the task's counts are those since it took the reader") {
-    val before = ShardReadStats(10, 100, 5, 1, 2, 1, 1)
-    ShardReadStats(15, 180, 0, 1, 3, 2, 1).since(before) shouldBe ShardReadStats(5, 80, 0, 0, 1, 1, 1)
+    val before = ShardReadStats(10, 100, 5, 1, 2, 1, 1, 2)
+    ShardReadStats(15, 180, 0, 1, 3, 2, 1, 3).since(before) shouldBe ShardReadStats(5, 80, 0, 0, 1, 1, 1, 1)
   }
 }
