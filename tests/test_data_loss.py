@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 """End to end, failOnDataLoss: a query restarted after records it had not read yet were deleted
 by retention fails with KINESIS_DATA_LOSS, or with failOnDataLoss=false goes on with what is
-left and counts the loss. Two ways records expire, both emulated by the fault proxy (the local
+left and counts the loss, in micro-batch and in real-time mode. Two ways records expire, both emulated by the fault proxy (the local
 Kinesis keeps records a day at least): the oldest records of an open shard are trimmed, or a
 reshard closed the shard the checkpoint names and the shard itself expired, so ListShards no
 longer lists it."""
 
 import pytest
 from pyspark.errors import StreamingQueryException
+from realtime import committed_batches, deliveries, realtime_reader, start_realtime, wait_for
 
 from streaming import READ_MODES, kinesis_reader, make_records, mode_options, run_available_now
 
@@ -16,9 +17,12 @@ SHARD = "shardId-000000000000"
 
 def data_loss_events(query):
     return max(
-        int(p["sources"][0]["metrics"].get("dataLossEvents", 0))
-        for p in query.recentProgress
-        if p["sources"][0].get("metrics")
+        [
+            int(p["sources"][0]["metrics"].get("dataLossEvents", 0))
+            for p in query.recentProgress
+            if p["sources"][0].get("metrics")
+        ],
+        default=0,
     )
 
 
@@ -83,3 +87,29 @@ def test_a_reshard_whose_parent_expired_while_the_query_was_stopped_fails_or_goe
     query = run_available_now(kinesis_reader(spark, kinesis, stream, failOnDataLoss="false", **read), out, checkpoint)
     assert sink_keys(spark, out) == sorted(k for k, _ in first + later)
     assert data_loss_events(query) == 1
+
+
+@pytest.mark.parametrize("mode", READ_MODES)
+def test_in_real_time_mode_records_trimmed_before_a_restart_are_counted_and_the_rest_read(
+    spark, kinesis, fault_proxy, tmp_path, mode, short_batches
+):
+    """The same trim, found by a real-time query continuing the checkpoint with failOnDataLoss=false."""
+    stream = kinesis.create_stream(shards=1)
+    read = dict(mode_options(mode), endpoint=fault_proxy.endpoint)
+    out, checkpoint, sink = tmp_path / "out", tmp_path / "checkpoint", tmp_path / "sink"
+    kinesis.put_records(stream, make_records(3, "first"))
+    run_available_now(kinesis_reader(spark, kinesis, stream, **read), out, checkpoint)
+
+    later = make_records(6, "later")
+    seqs = [seq for _, seq in kinesis.put_records(stream, later)]
+    fault_proxy.trim(stream, SHARD, seqs[3])  # later[0:3] expire unread
+
+    df = realtime_reader(spark, kinesis, stream, failOnDataLoss="false", **read)
+    query = start_realtime(df, sink, checkpoint)
+    try:
+        wait_for(lambda: len(deliveries(sink)) >= 3, "the records left", query)
+        wait_for(lambda: len(committed_batches(checkpoint)) > 1, "a real-time batch's commit", query)
+        wait_for(lambda: data_loss_events(query) == 1, "the loss counted in the query's metrics", query)
+    finally:
+        query.stop()
+    assert sorted(r["seq"] for r in deliveries(sink)) == seqs[3:]

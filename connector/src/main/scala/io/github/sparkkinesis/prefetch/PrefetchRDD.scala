@@ -6,7 +6,6 @@ import org.apache.spark.rdd.RDD
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
 import io.github.sparkkinesis.efo.{EfoMetrics, SubscriptionCursor, SubscriptionShardReader}
-import io.github.sparkkinesis.polling.TrimHorizonCheck
 
 /**
  * One prefetch task: a few shards, and the executor that read them last time, if any. With no
@@ -36,10 +35,8 @@ final class PrefetchRDD(
     val newReader = (r: ShardFetchRequest) =>
       work.consumers.get(r.shard.stream) match {
         case Some(consumerArn) =>
-          val cursor = new SubscriptionCursor(KinesisClients.transport(connection), r.shard, consumerArn, r.from,
-            where = connection.where, metrics = efoMetrics, rangeCheck = r.rangeCheck,
-            startCheck = new TrimHorizonCheck(KinesisClients.api(connection), r.shard, work.fetch.failOnDataLoss)
-              .check(_, () => ()))
+          val cursor = SubscriptionCursor.forQuery(connection, r.shard, consumerArn, r.from, work.fetch.failOnDataLoss,
+            efoMetrics, r.rangeCheck)
           new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs, work.fetch.maxRecordsPerFetch)
         case None => polling(r)
       }

@@ -45,8 +45,8 @@ private[realtime] object RealTimeShardReaders extends Logging {
       case Some(arn) =>
         // Counters of this reader alone: the task reports them with its offset.
         val metrics = new EfoMetrics
-        val cursor = new SubscriptionCursor(KinesisClients.transport(connection), shard, arn, partition.start,
-          where = connection.where, metrics = metrics, rangeCheck = partition.rangeCheck)
+        val cursor = SubscriptionCursor.forQuery(connection, shard, arn, partition.start, fetch.failOnDataLoss, metrics,
+          partition.rangeCheck)
         new SubscriptionFeed(cursor, metrics)
       case None =>
         val cursor = new ShardCursor(KinesisClients.api(connection), shard, partition.start, fetch, SystemClock,
