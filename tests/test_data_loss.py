@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """End to end, failOnDataLoss: a query restarted after records it had not read yet were deleted
 by retention fails with KINESIS_DATA_LOSS, or with failOnDataLoss=false goes on with what is
-left and counts the loss, in micro-batch and in real-time mode. Two ways records expire, both emulated by the fault proxy (the local
-Kinesis keeps records a day at least): the oldest records of an open shard are trimmed, or a
-reshard closed the shard the checkpoint names and the shard itself expired, so ListShards no
-longer lists it."""
+left and counts the loss, in micro-batch and in real-time mode. Two ways records expire, both
+emulated by the fault proxy (the local Kinesis keeps records a day at least): the oldest
+records of an open shard are trimmed, or a reshard closed the shard the checkpoint names and
+the shard itself expired, so ListShards no longer lists it."""
 
 import pytest
 from pyspark.errors import StreamingQueryException
