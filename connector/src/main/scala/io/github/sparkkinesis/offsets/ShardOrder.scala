@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.offsets
 
-import scala.collection.immutable.ArraySeq
-
 /**
  * The shards of an offset in order (by stream, then shard id). Offsets are written and
  * batches planned in this order, and at 10,000 shards a sort costs milliseconds, while the
@@ -14,7 +12,7 @@ object ShardOrder {
   @volatile private var last: Array[ShardKey] = Array.empty
 
   /** The keys of `shards`, sorted. */
-  def of(shards: scala.collection.Map[ShardKey, _]): ArraySeq[ShardKey] = {
+  def of(shards: scala.collection.Map[ShardKey, _]): IndexedSeq[ShardKey] = {
     val known = last
     // As many keys, all of them in `shards`, and keys are distinct: the same shards.
     val order = if (known.length == shards.size && known.forall(shards.contains)) known
@@ -24,7 +22,7 @@ object ShardOrder {
       last = sorted
       sorted
     }
-    // Not copied: nothing changes the array once it is published.
-    ArraySeq.unsafeWrapArray(order)
+    // A copy (microseconds): the kept array must not change.
+    order.toIndexedSeq
   }
 }
