@@ -93,7 +93,7 @@ def figures(row, r):
         return f"**{_n(r['cores'], 3)} cores** with nothing to read{_core_kinds(r)}"
     if row.startswith("scale"):
         waited = f" of which waiting for records {_n(r['idle_wait_ms'])}" if r.get("idle_wait_ms") else ""
-        # Not in the driver figure: the batch's job (the noop sink's) and planInputPartitions.
+        # Not in the driver figure: the batch's job (the noop sink's).
         added = f"; addBatch {_n(r['add_batch_ms'])}" if r.get("add_batch_ms") is not None else ""
         return (
             f"driver **{_n(r['driver_ms_per_trigger'])} ms/trigger** (latestOffset {_n(r['latest_offset_ms'])}"

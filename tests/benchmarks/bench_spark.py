@@ -517,21 +517,24 @@ def scale(spark, pid, spec, workdir):
     if first is None and rows_read(query) > 0:
         first = time.time() - began
     measured = [p for p in progress if p.get("numInputRows")][1:] if busy else progress[1:]
-    durations = [p.get("durationMs", {}) for p in measured] or [{}]
+    durations = [p.get("durationMs", {}) for p in measured]
     # A build that waits for records in latestOffset when it finds none says how long (idleWaitMs): not work.
     waits = [float(((p.get("sources") or [{}])[0].get("metrics") or {}).get("idleWaitMs", 0)) for p in measured]
-    waits = waits or [0.0]
     driver = [d.get("latestOffset", 0) - w + d.get("queryPlanning", 0) for d, w in zip(durations, waits)]
+
+    def median(values):  # None when no trigger after the first came within the timeout
+        values = list(values)
+        return statistics.median(values) if values else None
+
     spark._jvm.java.lang.System.gc()
     runtime = spark._jvm.java.lang.Runtime.getRuntime()
     return {
         "triggers": len(measured) + 1,
-        "driver_ms_per_trigger": statistics.median(driver) if driver else None,
-        "latest_offset_ms": statistics.median(d.get("latestOffset", 0) for d in durations),
-        "idle_wait_ms": statistics.median(waits),
-        "planning_ms": statistics.median(d.get("queryPlanning", 0) for d in durations),
-        # Besides the sink's job, the batch's planInputPartitions (Spark plans the scan's tasks here).
-        "add_batch_ms": statistics.median(d.get("addBatch", 0) for d in durations),
+        "driver_ms_per_trigger": median(driver),
+        "latest_offset_ms": median(d.get("latestOffset", 0) for d in durations),
+        "idle_wait_ms": median(waits),
+        "planning_ms": median(d.get("queryPlanning", 0) for d in durations),
+        "add_batch_ms": median(d.get("addBatch", 0) for d in durations),
         "first_batch_s": first,
         "records": rows_read(query),
         "driver_heap_mb": (runtime.totalMemory() - runtime.freeMemory()) / 2**20,
