@@ -122,7 +122,8 @@ def write_report(rows, jars, started, results_dir):
     lines = [
         f"# make bench, {started:%Y-%m-%d %H:%M} UTC",
         "",
-        f"{platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}; Spark local[2], "
+        f"{platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        "Spark local[2] (unless a build names another master), "
         f"the benchmark Kinesis of benchmarks/ on loopback. Builds: "
         + ", ".join(f"`{label}` = {Path(path).name}" for label, path in jars)
         + ".",
