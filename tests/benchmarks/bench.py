@@ -7,9 +7,10 @@ and <date>.png and prints the table. Timings here only: never pass/fail.
 
 Rows: backend, polling, efo, cold-polling, cold-efo, limits-polling, limits-efo, latency-default, latency-low,
 latency-realtime, latency-realtime-efo, pipeline-realtime, pipeline-micro-batch, latency-floor,
-steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000, memory, memory-efo, sink,
-sink-limits. Builds: --jar label=path (repeatable); by default "now" (the jar `make wheel` built)
-and "before" (.bench/baseline.jar, made by `make bench-baseline` from BENCH_BASELINE) when it
+steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000, scale-10000-busy, memory,
+memory-efo, sink, sink-limits; the scale rows run on another Spark master with --scale-master (e.g.
+local-cluster[2,1,2048]). Builds: --jar label=path (repeatable); by default "now" (the jar `make wheel`
+built) and "before" (.bench/baseline.jar, made by `make bench-baseline` from BENCH_BASELINE) when it
 exists. Every figure is of one run on one machine: compare the builds with each other, not with
 other machines.
 """
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -35,6 +37,7 @@ from bench_report import write_report  # noqa: E402
 RECORD = 1024
 SMALL = 100  # the sink rows' size: data plus partition key
 LOW_LATENCY = {"maxFetchDuration": "200ms", "minFetchPeriod": "210ms"}
+MASTER = "local[2]"  # every row's Spark; the scale rows may run on another (--scale-master)
 
 
 def run_spark(kind, jar, spec):
@@ -355,19 +358,28 @@ def idle(args, jars):
     return results
 
 
-def scale(shards):
+def scale(shards, busy=False):
+    """`shards` shards of 2 records each: driver time per trigger and time to the first batch. With
+    `busy`, records keep arriving on every shard (twice the shard count a second, round robin), so
+    every measured trigger plans a batch over all of them. On `--scale-master` (local[2] or, say,
+    local-cluster[2,1,2048]: executors of their own, the connector jar shipped by spark.jars)."""
+
     def row(args, jars):
+        produce = ["--produce", f"s:{2 * shards}:100"] if busy else []
         results = []
         for label, jar in jars:
-            with BenchKinesis(["--stream", f"s:{shards}:2:100"]) as k:
+            with BenchKinesis(["--stream", f"s:{shards}:2:100"] + produce) as k:
                 spec = {
                     "endpoint": k.endpoint,
                     "stream": "s",
                     "triggers": 6,
-                    "timeout_s": 240 if shards >= 10000 else 150,
+                    "timeout_s": (420 if busy else 240) if shards >= 10000 else 150,
                     "options": LOW_LATENCY,
+                    "master": args.scale_master,
+                    "busy": busy,
                 }
-                results.append(one_build(label, "scale", jar, spec))
+                on = "" if args.scale_master == MASTER else f" on {args.scale_master}"
+                results.append(one_build(label + on, "scale", jar, spec))
         return results
 
     return row
@@ -456,6 +468,7 @@ ROWS = {
     "scale-100": scale(100),
     "scale-1000": scale(1000),
     "scale-10000": scale(10000),
+    "scale-10000-busy": scale(10000, busy=True),
     "memory": memory("polling"),
     "memory-efo": memory("efo"),
     "sink": sink(limits=False),
@@ -497,6 +510,11 @@ def main():
         "--window-s", type=int, default=30, help="measuring window of the limits, latency, pipeline and idle rows"
     )
     parser.add_argument(
+        "--scale-master",
+        default=MASTER,
+        help="scale rows: the Spark master, e.g. local-cluster[2,1,2048] (two executors of 1 core and 2 GB)",
+    )
+    parser.add_argument(
         "--pipeline-rates",
         type=int,
         nargs="+",
@@ -510,8 +528,8 @@ def main():
 
     # The run's switches that differ from the defaults, so that each row's command repeats it.
     changed = "".join(
-        f" --{name.replace('_', '-')} {getattr(args, name)}"
-        for name in ("records_per_shard", "sink_rows", "warm_rounds", "window_s")
+        f" --{name.replace('_', '-')} {shlex.quote(str(getattr(args, name)))}"
+        for name in ("records_per_shard", "sink_rows", "warm_rounds", "window_s", "scale_master")
         if getattr(args, name) != parser.get_default(name)
     )
     if args.pipeline_rates != parser.get_default("pipeline_rates"):

@@ -93,9 +93,11 @@ def figures(row, r):
         return f"**{_n(r['cores'], 3)} cores** with nothing to read{_core_kinds(r)}"
     if row.startswith("scale"):
         waited = f" of which waiting for records {_n(r['idle_wait_ms'])}" if r.get("idle_wait_ms") else ""
+        # Not in the driver figure: the batch's job (the noop sink's).
+        added = f"; addBatch {_n(r['add_batch_ms'])}" if r.get("add_batch_ms") is not None else ""
         return (
             f"driver **{_n(r['driver_ms_per_trigger'])} ms/trigger** (latestOffset {_n(r['latest_offset_ms'])}"
-            f"{waited}, planning {_n(r['planning_ms'])}), first batch after {_n(r['first_batch_s'], 1)} s, "
+            f"{waited}, planning {_n(r['planning_ms'])}{added}), first batch after {_n(r['first_batch_s'], 1)} s, "
             f"driver heap {_n(r['driver_heap_mb'])} MB, {r['triggers']} triggers"
         )
     if row.startswith("memory"):
@@ -120,7 +122,8 @@ def write_report(rows, jars, started, results_dir):
     lines = [
         f"# make bench, {started:%Y-%m-%d %H:%M} UTC",
         "",
-        f"{platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}; Spark local[2], "
+        f"{platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        "Spark local[2] (unless a build names another master), "
         f"the benchmark Kinesis of benchmarks/ on loopback. Builds: "
         + ", ".join(f"`{label}` = {Path(path).name}" for label, path in jars)
         + ".",

@@ -40,13 +40,15 @@ def latency_figures(ms, cores, cores_by_kind):
     }
 
 
-def session(slots=2, driver_class_path=None):
+def session(slots=2, driver_class_path=None, master=None):
+    """A Spark session on local[slots], or on `master` (say local-cluster[2,1,2048], whose executors
+    get the connector jar through the spark.jars that pyspark_kinesis.configure sets)."""
     from pyspark.sql import SparkSession
 
     import pyspark_kinesis
 
     builder = (
-        SparkSession.builder.master(f"local[{slots}]")
+        SparkSession.builder.master(master or f"local[{slots}]")
         .config("spark.ui.enabled", "false")
         .config("spark.driver.memory", "2g")
         .config("spark.sql.shuffle.partitions", "2")
@@ -482,8 +484,18 @@ def idle(spark, pid, spec, workdir):
     return {"cores": cores, "cores_by_kind": cores_by_kind}
 
 
+def input_rows_so_far(query):
+    """The input rows of every progress so far, asked of the JVM's objects: Python's recentProgress
+    and lastProgress have Spark turn whole progresses into JSON, three offsets of every shard each,
+    and polling them at 10,000 shards cost the driver more than the query did."""
+    progresses = query._jsq.recentProgress()
+    return [progresses[i].numInputRows() for i in range(len(progresses))]
+
+
 def scale(spark, pid, spec, workdir):
-    """Many shards with a few records each: driver time per trigger, driver heap, time to the first batch."""
+    """Many shards: driver time per trigger, driver heap, time to the first batch. With `busy`, only
+    the triggers that read records count (Spark also reports a trigger that found none now and then)."""
+    busy = spec.get("busy", False)
     began = time.time()
     with profiled(pid):
         query = (
@@ -493,27 +505,36 @@ def scale(spark, pid, spec, workdir):
             .start()
         )
         first = None
-        while time.time() - began < spec["timeout_s"] and len(query.recentProgress) < spec["triggers"]:
-            if first is None and rows_read(query) > 0:
+        counted = 0
+        while time.time() - began < spec["timeout_s"] and counted < spec["triggers"]:
+            rows = input_rows_so_far(query)
+            if first is None and any(rows):
                 first = time.time() - began
+            counted = sum(1 for r in rows if r) if busy else len(rows)
             time.sleep(0.2)
         progress = query.recentProgress
         query.stop()
     if first is None and rows_read(query) > 0:
         first = time.time() - began
-    durations = [p.get("durationMs", {}) for p in progress[1:]] or [{}]
+    measured = [p for p in progress if p.get("numInputRows")][1:] if busy else progress[1:]
+    durations = [p.get("durationMs", {}) for p in measured]
     # A build that waits for records in latestOffset when it finds none says how long (idleWaitMs): not work.
-    waits = [float(((p.get("sources") or [{}])[0].get("metrics") or {}).get("idleWaitMs", 0)) for p in progress[1:]]
-    waits = waits or [0.0]
+    waits = [float(((p.get("sources") or [{}])[0].get("metrics") or {}).get("idleWaitMs", 0)) for p in measured]
     driver = [d.get("latestOffset", 0) - w + d.get("queryPlanning", 0) for d, w in zip(durations, waits)]
+
+    def median(values):  # None when no trigger after the first came within the timeout
+        values = list(values)
+        return statistics.median(values) if values else None
+
     spark._jvm.java.lang.System.gc()
     runtime = spark._jvm.java.lang.Runtime.getRuntime()
     return {
-        "triggers": len(progress),
-        "driver_ms_per_trigger": statistics.median(driver) if driver else None,
-        "latest_offset_ms": statistics.median(d.get("latestOffset", 0) for d in durations),
-        "idle_wait_ms": statistics.median(waits),
-        "planning_ms": statistics.median(d.get("queryPlanning", 0) for d in durations),
+        "triggers": len(measured) + 1,
+        "driver_ms_per_trigger": median(driver),
+        "latest_offset_ms": median(d.get("latestOffset", 0) for d in durations),
+        "idle_wait_ms": median(waits),
+        "planning_ms": median(d.get("queryPlanning", 0) for d in durations),
+        "add_batch_ms": median(d.get("addBatch", 0) for d in durations),
         "first_batch_s": first,
         "records": rows_read(query),
         "driver_heap_mb": (runtime.totalMemory() - runtime.freeMemory()) / 2**20,
@@ -640,7 +661,7 @@ KINDS = {
 
 def main():
     spec = json.loads(sys.argv[1])
-    spark, pid = session(spec.get("slots", 2), spec.get("driver_class_path"))
+    spark, pid = session(spec.get("slots", 2), spec.get("driver_class_path"), spec.get("master"))
     try:
         result = KINDS[spec["kind"]](spark, pid, spec, Path(spec["workdir"]))
     finally:

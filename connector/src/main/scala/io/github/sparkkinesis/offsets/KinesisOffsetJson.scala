@@ -26,13 +26,14 @@ object KinesisOffsetJson {
 
   /** Streamed, not built as a tree first: an offset of 10,000 shards is written at every batch. */
   def write(offset: KinesisSourceOffset): String = {
-    val out = new StringWriter
+    val out = new StringWriter(64 + offset.shards.size * 96) // about a shard's size: not grown again and again
     val json = mapper.getFactory.createGenerator(out)
     json.writeStartObject()
     json.writeNumberField("version", Version)
     json.writeObjectFieldStart("shards")
     var stream: String = null
-    offset.shards.toSeq.sortBy(_._1).foreach { case (key, position) =>
+    ShardOrder.of(offset.shards).foreach { key =>
+      val position = offset.shards(key)
       if (key.stream != stream) {
         if (stream != null) json.writeEndObject()
         stream = key.stream

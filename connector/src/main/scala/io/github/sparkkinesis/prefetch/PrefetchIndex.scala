@@ -14,7 +14,8 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 final class PrefetchIndex {
   private final class Chain(var base: ShardPosition) {
     val blocks = mutable.ArrayBuffer.empty[PrefetchedBlock]
-    def tail: ShardPosition = blocks.lastOption.map(_.to).getOrElse(base)
+    // Without an Option: every trigger and progress report asks this of each of thousands of shards.
+    def tail: ShardPosition = if (blocks.isEmpty) base else blocks.last.to
   }
 
   private val chains = mutable.Map.empty[ShardKey, Chain]
@@ -33,7 +34,13 @@ final class PrefetchIndex {
   def tail(shard: ShardKey): Option[ShardPosition] = chains.get(shard).map(_.tail)
 
   /** Whether `shard` was fetched to its end (its chain ends at a `ShardEnd`). */
-  def fetchedToEnd(shard: ShardKey): Boolean = tail(shard).exists(_.isInstanceOf[ShardPosition.ShardEnd])
+  def fetchedToEnd(shard: ShardKey): Boolean = {
+    val chain = chains.getOrElse(shard, null)
+    chain != null && chain.tail.isInstanceOf[ShardPosition.ShardEnd]
+  }
+
+  /** The tracked shards that `keep` does not accept. */
+  def shardsNot(keep: ShardKey => Boolean): Seq[ShardKey] = chains.keysIterator.filterNot(keep).toList
 
   /**
    * The shards to fetch next, each from its chain's tail: those not fetched to their end whose
@@ -77,25 +84,37 @@ final class PrefetchIndex {
   def reachable(shard: ShardKey, from: ShardPosition,
       accept: PrefetchedBlock => Boolean = _ => true): Option[ShardPosition] =
     chains.get(shard).flatMap { chain =>
-      // Mostly `from` is the base: the blocks before it were released when the batch committed.
-      val start = if (chain.base == from && chain.blocks.nonEmpty) 0 else chain.blocks.indexWhere(_.from == from)
+      val start = startOf(chain, from)
       if (start < 0) {
         if (chain.tail == from) Some(from) else None
       } else {
-        Some(chain.blocks.iterator.drop(start).takeWhile(accept).foldLeft(from)((_, b) => b.to))
+        // A loop, not iterators: a busy trigger asks this of every shard.
+        var end = from
+        var i = start
+        while (i < chain.blocks.length && accept(chain.blocks(i))) {
+          end = chain.blocks(i).to
+          i += 1
+        }
+        Some(end)
       }
     }
+
+  /** Whether `from` is on the shard's chain: a block starts there, or the chain ends there. */
+  def onChain(shard: ShardKey, from: ShardPosition): Boolean = chains.get(shard).exists { chain =>
+    startOf(chain, from) >= 0 || chain.tail == from
+  }
+
+  /** The index of the block of `chain` that starts at `from`, or -1. */
+  private def startOf(chain: Chain, from: ShardPosition): Int =
+    // Mostly `from` is the base: the blocks before it were released when the batch committed.
+    if (chain.blocks.nonEmpty && chain.base == from) 0 else chain.blocks.indexWhere(_.from == from)
 
   /** The blocks holding the records after `from` up to `to`. */
   def blocksBetween(shard: ShardKey, from: ShardPosition, to: ShardPosition): Seq[PrefetchedBlock] =
     chains.get(shard).toSeq.flatMap { chain =>
-      val start = chain.blocks.indexWhere(_.from == from)
-      if (start < 0) Nil
-      else {
-        val rest = chain.blocks.drop(start)
-        val end = rest.indexWhere(_.to == to)
-        if (end < 0) Nil else rest.take(end + 1).toSeq
-      }
+      val start = startOf(chain, from)
+      val end = if (start < 0) -1 else chain.blocks.indexWhere(_.to == to, start)
+      if (end < 0) Nil else chain.blocks.view.slice(start, end + 1).toList
     }
 
   /** Forgets the blocks up to `upTo` (a committed end); returns them, to be removed. */
@@ -112,9 +131,18 @@ final class PrefetchIndex {
       }
     }
 
-  def bufferedBytes: Long = chains.valuesIterator.flatMap(_.blocks).map(_.bytes).sum
+  // Summed unboxed: every round and progress report asks, over the blocks of thousands of shards.
+  def bufferedBytes: Long = {
+    var sum = 0L
+    chains.valuesIterator.foreach(_.blocks.foreach(block => sum += block.bytes))
+    sum
+  }
 
-  def bufferedRecords: Long = chains.valuesIterator.flatMap(_.blocks).map(_.records.toLong).sum
+  def bufferedRecords: Long = {
+    var sum = 0L
+    chains.valuesIterator.foreach(_.blocks.foreach(block => sum += block.records))
+    sum
+  }
 
   /** The blocks of `shard`'s chain, oldest first. */
   def blocksOf(shard: ShardKey): Seq[PrefetchedBlock] = chains.get(shard).map(_.blocks.toSeq).getOrElse(Nil)

@@ -70,13 +70,13 @@ final class Prefetcher(
       parentsOf = parents
       rangeChecks = ranges
       val restarted = start.toSeq.flatMap { case (shard, position) =>
-        if (index.reachable(shard, position).isDefined) Nil
+        if (index.onChain(shard, position)) Nil
         else {
           statuses.forget(shard)
           index.reset(shard, position)
         }
       }
-      val untracked = (index.shards -- start.keySet).toSeq.flatMap { shard =>
+      val untracked = index.shardsNot(start.contains).flatMap { shard =>
         readers.forget(shard)
         statuses.forget(shard)
         index.remove(shard)
@@ -115,19 +115,20 @@ final class Prefetcher(
       from: Map[ShardKey, ShardPosition], beforeMillis: Option[Long] = None): (Long, Map[ShardKey, ShardPosition]) =
     synchronized {
       val accept: PrefetchedBlock => Boolean = AvailableNowCutoff.accepts(beforeMillis)
-      val moved = from.flatMap { case (shard, position) =>
-        index.reachable(shard, position, accept).filter(_ != position).map(shard -> _)
+      val moved = Map.newBuilder[ShardKey, ShardPosition]
+      from.foreach { case (shard, position) =>
+        index.reachable(shard, position, accept).foreach(to => if (to != position) moved += shard -> to)
       }
-      (index.version, moved)
+      (index.version, moved.result())
     }
 
   /** Whether every record of `shard` that arrived before `millis` has been fetched. */
   def fetchedUntil(shard: ShardKey, millis: Long): Boolean =
     synchronized(AvailableNowCutoff.fetchedUntil(shard, millis, index, statuses))
 
-  /** The blocks holding each shard's records from `from` up to `to`, looked up under one lock. */
-  def blocks(ranges: Seq[(ShardKey, ShardPosition, ShardPosition)]): Map[ShardKey, Seq[PrefetchedBlock]] =
-    synchronized(ranges.map { case (shard, from, to) => shard -> index.blocksBetween(shard, from, to) }.toMap)
+  /** The blocks holding each range's records (of its shard, after `from` up to `to`), in the ranges' order, under one lock. */
+  def blocks(ranges: Seq[(ShardKey, ShardPosition, ShardPosition)]): Seq[Seq[PrefetchedBlock]] =
+    synchronized(ranges.map { case (shard, from, to) => index.blocksBetween(shard, from, to) })
 
   /** A batch ending at `end` committed: its blocks are no longer needed. */
   def release(end: Map[ShardKey, ShardPosition]): Unit = {

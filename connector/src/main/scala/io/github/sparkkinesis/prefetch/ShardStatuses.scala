@@ -33,5 +33,5 @@ final class ShardStatuses {
 
   /** How far behind the tip each shard `open` accepts is, for those where it is known. */
   def millisBehindLatest(open: ShardKey => Boolean): Seq[Long] =
-    latest.values.filter(s => open(s.shard)).map(_.millisBehindLatest).filter(_ != Long.MaxValue).toSeq
+    latest.valuesIterator.filter(s => open(s.shard)).map(_.millisBehindLatest).filter(_ != Long.MaxValue).toList
 }

@@ -14,8 +14,13 @@ object PartitionPlanner {
   def plan(
       ranges: Seq[ShardRange], coalesceThresholdBlockSize: Long, coalesceBinSize: Long): Seq[KinesisInputPartition] = {
     val (buffered, unbuffered) = ranges.partition(_.blocks.nonEmpty)
-    val blocks = buffered.flatMap(_.blocks)
-    val averageBlock = if (blocks.isEmpty) Long.MaxValue else blocks.map(_.bytes).sum / blocks.size
+    var bytes = 0L
+    var blocks = 0L
+    buffered.foreach { range =>
+      bytes += range.bytes
+      blocks += range.blocks.size
+    }
+    val averageBlock = if (blocks == 0) Long.MaxValue else bytes / blocks
     val packed =
       if (averageBlock >= coalesceThresholdBlockSize) buffered.map(r => Seq(r))
       else pack(buffered, coalesceBinSize)
@@ -33,13 +38,18 @@ object PartitionPlanner {
   /** First fit, largest first; ranges of one executor are kept together where possible. */
   private def pack(ranges: Seq[ShardRange], binSize: Long): Seq[Seq[ShardRange]] =
     ranges.groupBy(_.blocks.head.location).values.toSeq.flatMap { sameExecutor =>
-      val bins = scala.collection.mutable.ArrayBuffer.empty[(Long, Vector[ShardRange])]
+      val bins = scala.collection.mutable.ArrayBuffer.empty[Bin]
       sameExecutor.sorted(LargestFirst).foreach { range =>
-        bins.indexWhere(_._1 + range.bytes <= binSize) match {
-          case -1 => bins += ((range.bytes, Vector(range)))
-          case i => bins(i) = (bins(i)._1 + range.bytes, bins(i)._2 :+ range)
-        }
+        val bin = bins.find(_.bytes + range.bytes <= binSize).getOrElse { bins += new Bin; bins.last }
+        bin.bytes += range.bytes
+        bin.ranges += range
       }
-      bins.map(_._2)
+      bins.map(_.ranges.result()).toSeq
     }
+
+  /** One task's ranges while packing, and their bytes. */
+  private final class Bin {
+    var bytes = 0L
+    val ranges = Vector.newBuilder[ShardRange]
+  }
 }

@@ -133,4 +133,18 @@ class PrefetchIndexSuite extends AnyFunSuite with Matchers {
     index.release(parent, AfterSequence("30"))
     index.reachable(parent, AfterSequence("30")) shouldBe Some(AfterSequence("30"))
   }
+
+  test("a position is on a chain where reachable finds it, and shardsNot names the shards a set leaves out") {
+    val (index, blocks) = withChain()
+    index.release(parent, blocks.head.to)
+    index.reset(other, AfterSequence("5"))
+    for (position <- Seq(TrimHorizon, AfterSequence("5"), AfterSequence("10"), AfterSequence("15"),
+        AfterSequence("20"), AfterSequence("30"), AfterSequence("40")); shard <- Seq(parent, child, other)) {
+      withClue(s"$shard at $position: ") {
+        index.onChain(shard, position) shouldBe index.reachable(shard, position).isDefined
+      }
+    }
+    index.shardsNot(Set(parent)) shouldBe Seq(other)
+    index.shardsNot(Set(parent, other)) shouldBe empty
+  }
 }

@@ -21,7 +21,8 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
  * {{{
  * build/sbt "connector/Test/runMain io.github.sparkkinesis.source.DriverScaleProfile 10000 8 [busy]"
  * }}}
- * With `busy`, every trigger after the first finds a new record in every shard.
+ * With `busy`, every trigger after the first finds a new record in every shard (it waits until
+ * the prefetcher has fetched them).
  */
 object DriverScaleProfile {
   private val threads = ManagementFactory.getThreadMXBean.asInstanceOf[com.sun.management.ThreadMXBean]
@@ -37,6 +38,16 @@ object DriverScaleProfile {
       f"${(threads.getCurrentThreadCpuTime - cpu) / 1e6}%9.1f ms  alloc " +
       f"${(threads.getThreadAllocatedBytes(id) - bytes) / 1048576.0}%8.1f MB")
     result
+  }
+
+  /**
+   * Waits (up to a minute) until the prefetcher has fetched `records`, so that a busy trigger
+   * finds the new record of every shard buffered, as a trigger of a busy stream does.
+   */
+  private def awaitFetched(source: KinesisMicroBatchStream, records: Long): Unit = {
+    def fetched = source.metrics(java.util.Optional.empty()).get("fetchedRecords").toLong
+    val deadline = System.nanoTime() + 60000000000L
+    while (fetched < records && System.nanoTime() < deadline) Thread.sleep(50)
   }
 
   def main(args: Array[String]): Unit = {
@@ -60,7 +71,10 @@ object DriverScaleProfile {
       println(s"$shards shards, $triggers triggers${if (busy) ", a new record in every shard before each" else ""}")
       var committed = logged(step("initialOffset")(source.initialOffset()))
       (1 to triggers).foreach { trigger =>
-        if (busy && trigger > 1) (0 until shards).foreach(i => api.put("s", f"shardId-$i%012d", s"t$trigger-$i"))
+        if (busy && trigger > 1) {
+          (0 until shards).foreach(i => api.put("s", f"shardId-$i%012d", s"t$trigger-$i"))
+          awaitFetched(source, shards * (trigger + 1L))
+        }
         // As Spark's micro-batch loop does: the start read back from its JSON, the latest
         // offset, and (for the progress report) the JSON of start, end and latest.
         val start = step(s"trigger $trigger: start from JSON")(
@@ -76,6 +90,7 @@ object DriverScaleProfile {
           committed = logEnd
         }
         step("  progress JSON")(Seq(start.json(), end.json(), end.json()))
+        step("  progress metrics")(source.metrics(java.util.Optional.of(end)))
       }
     } finally {
       source.stop()
