@@ -16,6 +16,7 @@ import software.amazon.awssdk.http.nio.netty.{
 }
 import software.amazon.awssdk.http.urlconnection.{ProxyConfiguration => UrlProxyConfiguration, UrlConnectionHttpClient}
 import software.amazon.awssdk.regions.Region
+import software.amazon.awssdk.retries.api.RetryStrategy
 import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
 import software.amazon.awssdk.services.sts.StsClient
 
@@ -56,15 +57,25 @@ private[client] object AwsClientFactory {
   val AsyncReadTimeout: Duration = Duration.ofMinutes(6)
   val HealthCheckPingPeriod: Duration = Duration.ofSeconds(10)
 
-  def syncKinesis(connection: ConnectionConfig): KinesisClient = {
+  def syncKinesis(connection: ConnectionConfig): KinesisClient = sync(connection, None)
+
+  /**
+   * The client GetRecords is called on: throttling is not retried by the SDK but reaches the
+   * shard's cursor ([[ThrottlingSurfaces]]). Set once on a client of its own, because a
+   * per-request plugin rebuilds the client's configuration at every call.
+   */
+  def recordsKinesis(connection: ConnectionConfig): KinesisClient = sync(connection, Some(ThrottlingSurfaces.strategy))
+
+  private def sync(connection: ConnectionConfig, retries: Option[RetryStrategy]): KinesisClient = {
     SdkLogging.quietSecretLoggers()
     val http = UrlConnectionHttpClient.builder()
       .connectionTimeout(ConnectTimeout)
       .socketTimeout(SyncSocketTimeout)
     connection.proxy.foreach(p => http.proxyConfiguration(urlProxy(p)))
-    val decoding = ClientOverrideConfiguration.builder().addExecutionInterceptor(GetRecordsDecoding.Interceptor).build()
-    located(KinesisClient.builder().httpClientBuilder(http).overrideConfiguration(decoding), connection.region,
-      connection.endpoint, AwsCredentials.provider(connection.credentials)).build()
+    val overrides = ClientOverrideConfiguration.builder().addExecutionInterceptor(GetRecordsDecoding.Interceptor)
+    retries.foreach(overrides.retryStrategy)
+    located(KinesisClient.builder().httpClientBuilder(http).overrideConfiguration(overrides.build()),
+      connection.region, connection.endpoint, AwsCredentials.provider(connection.credentials)).build()
   }
 
   /**

@@ -17,6 +17,7 @@ import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClien
  */
 object KinesisClients {
   private val syncClients = new ClientCache[KinesisClient]("Kinesis", AwsClientFactory.syncKinesis)
+  private val recordsClients = new ClientCache[KinesisClient]("Kinesis GetRecords", AwsClientFactory.recordsKinesis)
   /** One HTTP/2 connection pool and event loop for every subscription of a connection. */
   private val asyncClients = new ClientCache[KinesisAsyncClient]("Kinesis HTTP/2", AwsClientFactory.asyncKinesis)
   private val users = new ConcurrentHashMap[ConnectionConfig, Integer]()
@@ -48,12 +49,13 @@ object KinesisClients {
     val left = users.computeIfPresent(connection, (_, n) => if (n <= 1) null else n - 1)
     if (left == null) {
       syncClients.close(connection)
+      recordsClients.close(connection)
       asyncClients.close(connection)
     }
   }
 
   private def sdkApi(connection: ConnectionConfig): SdkKinesisApi =
-    new SdkKinesisApi(() => syncClients.get(connection), connection)
+    new SdkKinesisApi(() => syncClients.get(connection), connection, () => recordsClients.get(connection))
 
   /** Puts `api` behind `connection` in this JVM: how tests run the source over a fake Kinesis. */
   private[sparkkinesis] def install(connection: ConnectionConfig, api: KinesisApi): Unit =

@@ -17,9 +17,11 @@ import io.github.sparkkinesis.offsets.ShardPosition
  * [[KinesisApi]] and [[KinesisPutApi]] on the AWS SDK v2 synchronous client; failures are
  * translated by [[SdkCalls]]. `client` is asked for at every call, so a client the JVM's
  * cache closed while idle is built again. A stream the user named by ARN is named by its ARN
- * in every request that names a stream ([[ConnectionConfig.streamArns]]).
+ * in every request that names a stream ([[ConnectionConfig.streamArns]]). GetRecords is called on
+ * `recordsClient`, whose SDK does not retry throttling ([[AwsClientFactory.recordsKinesis]]).
  */
-final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionConfig)
+final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionConfig,
+    recordsClient: () => KinesisClient)
   extends KinesisApi with KinesisPutApi {
 
   override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = {
@@ -78,7 +80,7 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
     val decoded = new GetRecordsDecoding.Decoded(rangeCheck)
     val request = recordsRequest(stream, iterator, limit, decoded)
     val response = call("GetRecords", s"a shard iterator of ${shown(stream)}", Some(stream)) {
-      client().getRecords(request)
+      recordsClient().getRecords(request)
     }
     val (records, kpl) = decoded.records.getOrElse(SdkRecords.toKinesisRecords(response.records(), rangeCheck))
     RecordBatch(
@@ -97,7 +99,6 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
       decoded: GetRecordsDecoding.Decoded): GetRecordsRequest = {
     val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
       .overrideConfiguration { (o: AwsRequestOverrideConfiguration.Builder) =>
-        o.addPlugin(ThrottlingSurfaces.plugin)
         if (!connection.sdkDecoding) o.putExecutionAttribute(GetRecordsDecoding.Attribute, decoded)
       }
     connection.streamArn(stream).foreach(request.streamARN)

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.client
 
-import software.amazon.awssdk.core.SdkPlugin
 import software.amazon.awssdk.retries.DefaultRetryStrategy
 import software.amazon.awssdk.retries.api.RetryStrategy
 
 /**
- * A per-request plugin for GetRecords: the SDK retries failed calls as usual, except when
- * Kinesis throttles. Then the call fails at once, so the shard's cursor sees it: it halves
+ * The retry strategy of the client GetRecords is called on ([[AwsClientFactory.recordsKinesis]]):
+ * the SDK retries failed calls as usual, except when Kinesis throttles. Then the call fails at once, so the shard's cursor sees it: it halves
  * what it asks for, backs off, logs `Hit rate limit` and counts it in `throttleEvents`
  * (ARCHITECTURE.md invariant 4). With the SDK's own throttling retries the cursor rarely
  * saw one, and each hidden retry was one more call against the shard's 5 calls a second.
@@ -18,9 +17,6 @@ private[client] object ThrottlingSurfaces {
     .useClientDefaults(false) // the client's defaults would add its throttling conditions back
     .retryOnException((t: Throwable) => retryable(t))
     .build()
-
-  val plugin: SdkPlugin = config =>
-    config.overrideConfiguration(config.overrideConfiguration().toBuilder.retryStrategy(strategy).build())
 
   /** What [[Retryable]] retries, except throttling. */
   def retryable(t: Throwable): Boolean = Retryable(t) && !Retryable.throttling(t)

@@ -29,16 +29,16 @@ class AwsFailuresSuite extends AnyFunSuite with Matchers {
       .build().asInstanceOf[KinesisException]
 
   /** A Kinesis client whose every call fails with `e`, behind the real [[SdkKinesisApi]]. */
-  private def failingApi(e: Throwable, config: ConnectionConfig = connection): KinesisApi =
-    new SdkKinesisApi(
-      () =>
-        new KinesisClient {
-          override def serviceName(): String = "kinesis"
-          override def close(): Unit = ()
-          override def listShards(r: ListShardsRequest): ListShardsResponse = throw e
-          override def getShardIterator(r: GetShardIteratorRequest): GetShardIteratorResponse = throw e
-          override def getRecords(r: GetRecordsRequest): GetRecordsResponse = throw e
-        }, config)
+  private def failingApi(e: Throwable, config: ConnectionConfig = connection): KinesisApi = {
+    val failing = new KinesisClient {
+      override def serviceName(): String = "kinesis"
+      override def close(): Unit = ()
+      override def listShards(r: ListShardsRequest): ListShardsResponse = throw e
+      override def getShardIterator(r: GetShardIteratorRequest): GetShardIteratorResponse = throw e
+      override def getRecords(r: GetRecordsRequest): GetRecordsResponse = throw e
+    }
+    new SdkKinesisApi(() => failing, config, () => failing)
+  }
 
   private def everyCall(api: KinesisApi): Seq[(String, KinesisConnectorException)] = Seq(
     "ListShards" -> intercept[KinesisConnectorException](api.listShards("orders", 100)),

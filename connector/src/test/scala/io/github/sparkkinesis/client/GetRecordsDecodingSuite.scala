@@ -91,7 +91,7 @@ class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
     val b = GetRecordsRequest.builder().shardIterator("it").limit(100)
     decoded.foreach(d =>
       b.overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) =>
-        o.addPlugin(ThrottlingSurfaces.plugin).putExecutionAttribute(GetRecordsDecoding.Attribute, d)))
+        o.putExecutionAttribute(GetRecordsDecoding.Attribute, d)))
     b.build()
   }
 
@@ -102,13 +102,14 @@ class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
   private def readBoth(): (Seq[KinesisRecord], Boolean) = {
     val sdk = plainSdk.getRecords(request(None))
     val (expected, expectedKpl) = SdkRecords.toKinesisRecords(sdk.records(), None)
-    val batch = new SdkKinesisApi(() => ours, connection).getRecords("s", "it", 100, None)
+    val batch = new SdkKinesisApi(() => ours, connection, () => ours).getRecords("s", "it", 100, None)
     assert(shape(batch.records) == shape(expected))
     assert(batch.kpl == expectedKpl)
     assert(batch.nextIterator == Option(sdk.nextShardIterator()))
     assert(batch.millisBehindLatest == Option(sdk.millisBehindLatest()).fold(0L)(_.longValue))
     // recordDecoder sdk: the SDK reads the records, with the same result.
-    val viaSdk = new SdkKinesisApi(() => ours, connection.copy(sdkDecoding = true)).getRecords("s", "it", 100, None)
+    val viaSdk =
+      new SdkKinesisApi(() => ours, connection.copy(sdkDecoding = true), () => ours).getRecords("s", "it", 100, None)
     assert(shape(viaSdk.records) == shape(expected))
     assert(viaSdk.kpl == expectedKpl)
     val decoded = new GetRecordsDecoding.Decoded(None)
@@ -120,7 +121,8 @@ class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
   private val millis = (g: CBORGenerator) => g.writeNumber(1700000000123L)
 
   test("with recordDecoder sdk no answer is read by the connector: its requests do not ask for it") {
-    def asks(sdkDecoding: Boolean) = new SdkKinesisApi(() => ours, connection.copy(sdkDecoding = sdkDecoding))
+    def asks(
+        sdkDecoding: Boolean) = new SdkKinesisApi(() => ours, connection.copy(sdkDecoding = sdkDecoding), () => ours)
       .recordsRequest("s", "it", 100, new GetRecordsDecoding.Decoded(None))
       .overrideConfiguration().get().executionAttributes().getAttribute(GetRecordsDecoding.Attribute) != null
     assert(asks(sdkDecoding = false))

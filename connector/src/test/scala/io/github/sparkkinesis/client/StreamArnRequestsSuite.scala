@@ -69,7 +69,7 @@ class StreamArnRequestsSuite extends AnyFunSuite with Matchers {
 
   /** Every call the connector makes about a stream, through the real adapters. */
   private def everyCall(connection: ConnectionConfig, client: RecordingClient): Unit = {
-    val api = new SdkKinesisApi(() => client, connection)
+    val api = new SdkKinesisApi(() => client, connection, () => client)
     api.listShards("orders", 1).map(_.shardId) shouldBe Seq("shardId-000000000000", "shardId-000000000001")
     api.streamCreatedAt("orders") shouldBe 1000L
     val iterator = api.shardIterator("orders", "shardId-000000000000", ShardPosition.AfterSequence("0"))
@@ -122,7 +122,8 @@ class StreamArnRequestsSuite extends AnyFunSuite with Matchers {
   test("a stream named by ARN that does not exist is reported by its ARN") {
     val client = new RecordingClient
     client.missing = true
-    val e = intercept[KinesisConnectorException](new SdkKinesisApi(() => client, byArn).listShards("orders", 10))
+    val e = intercept[KinesisConnectorException](new SdkKinesisApi(() => client, byArn, () => client).listShards(
+        "orders", 10))
     e.getCondition shouldBe "KINESIS_STREAM_NOT_FOUND"
     e.getMessage should include(s"'$arn'")
     val described = intercept[KinesisConnectorException](new SdkConsumerApi(() => client, byArn).streamArn("orders"))
