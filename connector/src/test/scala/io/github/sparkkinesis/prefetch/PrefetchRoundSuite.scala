@@ -42,7 +42,7 @@ class PrefetchRoundSuite extends AnyFunSuite with Matchers {
     tasks.size shouldBe 3
   }
 
-  test("Trigger.AvailableNow's rounds hand their blocks over as they read and return at the tip; the first only returns") {
+  test("Trigger.AvailableNow rounds hand over blocks as they read and return at the tip; the first only returns") {
     val later = round(shards = 8, shardsPerTask = 5, slots = 2, splitAt = Some(1000L)).work
     (later.reportTo, later.returnWhenCaughtUp) shouldBe ((Some("driver"), true))
     val first = round(shards = 8, shardsPerTask = 5, slots = 2, first = true, splitAt = Some(1000L)).work
