@@ -164,6 +164,43 @@ def test_available_now_reads_what_existed_when_it_started_and_stops(spark, kines
     assert sorted(r.partitionKey for r in spark.read.parquet(str(out)).collect()) == sorted(k for k, _ in before + late)
 
 
+def test_available_now_over_a_backlog_of_several_rounds_reads_each_record_once_across_a_failed_batch(
+    spark, kinesis, tmp_path
+):
+    # At most 5 GetRecords of 20 records a second per shard, in rounds of 1 s: 800 records a
+    # shard take at least 8 prefetch rounds, and a batch fails and runs again in between.
+    stream = kinesis.create_stream(shards=2)
+    produced = make_records(1600, "backlog")  # at most 100 a second per shard: rounds of at most 100
+    kinesis.put_records(stream, produced)
+    out, checkpoint = tmp_path / "out", tmp_path / "checkpoint"
+    failed = []
+
+    def sink(batch, batch_id):
+        if batch_id == 1 and not failed:
+            failed.append(batch_id)
+            raise RuntimeError("the sink fails once")
+        batch.write.mode("append").parquet(str(out))
+
+    def run():
+        query = (
+            kinesis_reader(spark, kinesis, stream, maxFetchDuration="1s", maxRecordsPerFetch="20")
+            .writeStream.foreachBatch(sink)
+            .option("checkpointLocation", str(checkpoint))
+            .trigger(availableNow=True)
+            .start()
+        )
+        assert query.awaitTermination(240), "Trigger.AvailableNow did not stop"
+        return query
+
+    with pytest.raises(StreamingQueryException, match="the sink fails once"):
+        run()
+    second = run()
+    assert second.exception() is None
+    rows = spark.read.parquet(str(out)).collect()
+    assert len(rows) == len(produced), "records lost or repeated"
+    assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(produced)
+
+
 def test_trigger_once_and_processing_time_read_the_stream(spark, kinesis, tmp_path):
     stream = kinesis.create_stream(shards=2)
     kinesis.put_records(stream, make_records(25, "once"))

@@ -45,10 +45,15 @@ def run_spark(kind, jar, spec):
     with tempfile.TemporaryDirectory(prefix="bench-") as workdir:
         spec = {**spec, "kind": kind, "workdir": workdir}
         env = {**os.environ, **CREDENTIALS, "PYSPARK_KINESIS_JAR": str(jar)}
-        if os.environ.get("BENCH_JFR"):  # one profile per measurement: <file>-<kind>-<jar>.jfr
+        if os.environ.get("BENCH_JFR"):  # one profile per measurement: <file>-<kind>-<jar>[-<n>].jfr
             profile = Path(os.environ["BENCH_JFR"])
-            name = f"{profile.stem}-{kind}-{Path(jar).stem}{profile.suffix or '.jfr'}"
-            env["BENCH_JFR"] = str(profile.with_name(name))
+            base = f"{profile.stem}-{kind}-{Path(jar).stem}"
+            # The throughput and cold rows share a kind: a later measurement must not overwrite an earlier one's.
+            n, target = 1, profile.with_name(base + (profile.suffix or ".jfr"))
+            while target.exists():
+                n += 1
+                target = profile.with_name(f"{base}-{n}{profile.suffix or '.jfr'}")
+            env["BENCH_JFR"] = str(target)
         out = subprocess.run(
             [sys.executable, str(HERE / "bench_spark.py"), json.dumps(spec)],
             capture_output=True,

@@ -41,6 +41,8 @@ def _throughput(r):
         f"**{_n(r['records_per_cpu_s'])} records/CPU-s**{ceiling}, "
         f"{_n(r['cpu_seconds'], 1)} CPU-s for {_n(r['records'])}"
     )
+    if r.get("prefetch_rounds") is not None:
+        figures += f" in {_n(r['batches'])} batches and {_n(r['prefetch_rounds'])} prefetch rounds"
     if not r.get("cpu_by_kind"):
         return figures
     # The JIT's share is warm-up that a long-running query stops paying (code run a few hundred

@@ -228,6 +228,8 @@ def throughput(spark, pid, spec, workdir):
     return {
         "records": records,
         "batches": batches_run(query),
+        # With the batches, the Spark jobs of the backfill (each costs Spark the same, whatever it reads).
+        "prefetch_rounds": source_metric(query, "prefetchRounds"),
         "seconds": seconds,
         "cpu_seconds": cpu,
         "cpu_by_kind": kinds,

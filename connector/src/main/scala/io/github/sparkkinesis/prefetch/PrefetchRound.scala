@@ -14,8 +14,10 @@ object PrefetchRound {
    * its first shard's reader (`owners`), sharing `room` bytes of the buffer; then one task for
    * each of `cleanups`, an executor that only has readers to close.
    * The first round, and every round of Trigger.AvailableNow (`splitAt`), ends as soon as its
-   * shards are at the tip, so a trigger waiting for it is not held up. The others hand their
-   * blocks to the driver's endpoint `reportTo` as they store them, and read on.
+   * shards are at the tip, so a trigger waiting for it is not held up. Every round but the first
+   * (which the first trigger waits for) hands its blocks to the driver's endpoint `reportTo` as it
+   * stores them, and reads on: a backlog then takes a Spark job per `maxFetchDuration`, not one
+   * per `handOverBytes` (make bench, row `polling`).
    */
   def reading(
       requests: Seq[ShardFetchRequest],
@@ -40,7 +42,7 @@ object PrefetchRound {
     val returnWhenCaughtUp = splitAt.isDefined || firstRound
     val work = PrefetchWork(streamInstance, streamKey, settings.fetch, math.max(1L, room / groups.size),
       splitAt, returnWhenCaughtUp, consumers = consumers, owners = owners,
-      reportTo = if (returnWhenCaughtUp) None else Some(reportTo), handOverBytes = settings.handOverBytes)
+      reportTo = if (firstRound) None else Some(reportTo), handOverBytes = settings.handOverBytes)
     PrefetchRound(tasks, work)
   }
 

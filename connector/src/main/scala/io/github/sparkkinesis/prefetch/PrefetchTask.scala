@@ -30,8 +30,8 @@ final case class PrefetchWork(
     stopping: Boolean = false,
     /**
      * The driver endpoint the task hands its blocks to as soon as it is at the tip with new
-     * records, or holds `handOverBytes`; it then reads on, until `maxFetchDuration` or the
-     * driver says stop.
+     * records, or holds `handOverBytes`; it then reads on, until `maxFetchDuration`, the
+     * driver says stop, or (with `returnWhenCaughtUp`) every shard is at the tip.
      */
     reportTo: Option[String] = None,
     /**
@@ -47,8 +47,9 @@ final case class PrefetchWork(
  * block manager and tells the driver what each block holds. Once every shard is at the tip and
  * something was read, it stores and hands over what it has at once, so new records are not
  * held back, and so it does once it holds `handOverBytes`, so its memory stays bounded however
- * fast it reads: with a `report` to the driver, it then reads on (one Spark job reads a trickle
- * for the whole `maxFetchDuration`); without, it returns. First, it closes the readers of its query
+ * fast it reads: with a `report` to the driver, it then reads on (one Spark job reads a trickle,
+ * or a backlog, for the whole `maxFetchDuration`); without, it returns. With `returnWhenCaughtUp`
+ * it returns once every shard is at the tip, report or not. First, it closes the readers of its query
  * that its executor no longer owns.
  */
 object PrefetchTask {
@@ -143,7 +144,8 @@ object PrefetchTask {
         val held = runs.map(_.bytes).sum
         val holdsEnough = held >= work.handOverBytes
         done = clock.nanoTime() >= deadline || handedOverBytes + held >= work.maxBytes ||
-          runs.forall(_.cursor.isEnded) || ((caughtUp || holdsEnough) && report.isEmpty)
+          runs.forall(_.cursor.isEnded) || (caughtUp && (report.isEmpty || work.returnWhenCaughtUp)) ||
+          (holdsEnough && report.isEmpty)
         report.filter(_ => ((caughtUp && fetched) || holdsEnough) && !done).foreach { send =>
           val handedOver = result()
           handedOverBytes += runs.map(_.bytes).sum

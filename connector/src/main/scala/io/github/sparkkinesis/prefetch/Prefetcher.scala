@@ -157,9 +157,12 @@ final class Prefetcher(
 
   def isRunning: Boolean = running
 
-  /** Waits until more than `seen` rounds completed, or `timeoutMs` passed; rethrows a fatal error. */
-  def awaitRoundAfter(seen: Long, timeoutMs: Long): Unit = synchronized {
-    awaitWhile(rounds <= seen, timeoutMs)
+  /**
+   * Waits until more than `seen` rounds completed, more than `blocksSeen` blocks were taken in (a
+   * round hands its blocks over as it reads), or `timeoutMs` passed; rethrows a fatal error.
+   */
+  def awaitRoundAfter(seen: Long, timeoutMs: Long, blocksSeen: Long = Long.MaxValue): Unit = synchronized {
+    awaitWhile(rounds <= seen && blocksAppended <= blocksSeen, timeoutMs)
     checkHealthy()
   }
 

@@ -224,13 +224,15 @@ final class KinesisMicroBatchStream(
     }
     val fullAt = availableNowBatchSetAt + options.fetch.maxFetchDurationMs * 1000000L
     var waiting = true
-    while (waiting && !allRead && prefetcher.isRunning) {
+    while (waiting && prefetcher.isRunning) {
+      // Counted before the checks, so that what a round brings after them ends the wait at once.
+      val (rounds, blocks) = (prefetcher.completedRounds, prefetcher.appendedBlocks)
       val hasNew = newData
       val leftMs = (fullAt - System.nanoTime()) / 1000000L
-      waiting = !hasNew || (leftMs > 0 && !prefetcher.bufferFull)
+      waiting = !allRead && (!hasNew || (leftMs > 0 && !prefetcher.bufferFull))
       if (waiting) {
-        prefetcher.awaitRoundAfter(prefetcher.completedRounds,
-          if (hasNew) leftMs else options.fetch.maxFetchDurationMs + KinesisMicroBatchStream.RoundGraceMs)
+        prefetcher.awaitRoundAfter(rounds,
+          if (hasNew) leftMs else options.fetch.maxFetchDurationMs + KinesisMicroBatchStream.RoundGraceMs, blocks)
       }
     }
     availableNowBatchSetAt = System.nanoTime()

@@ -13,8 +13,9 @@ class PrefetchRoundSuite extends AnyFunSuite with Matchers {
     ShardFetchRequest(ShardKey("s", f"shard-$i%05d"),
       ShardPosition.TrimHorizon))
 
-  private def round(shards: Int, shardsPerTask: Int, slots: Int, first: Boolean = false): PrefetchRound =
-    PrefetchRound.reading(requests(shards), Map.empty, Nil, 1L << 30, None, firstRound = first, slots = slots,
+  private def round(shards: Int, shardsPerTask: Int, slots: Int, first: Boolean = false,
+      splitAt: Option[Long] = None): PrefetchRound =
+    PrefetchRound.reading(requests(shards), Map.empty, Nil, 1L << 30, splitAt, firstRound = first, slots = slots,
       reportTo = "driver",
       consumers = Map.empty, settings = PrefetchSettings(FetchSettings(100, 2.0, 0L, 1000L), shardsPerTask, 1L << 30),
       streamInstance = "q", streamKey = 1)
@@ -39,5 +40,14 @@ class PrefetchRoundSuite extends AnyFunSuite with Matchers {
     val tasks = round(shards = 1001, shardsPerTask = 5, slots = 6).tasks
     tasks.flatMap(_.requests) shouldBe requests(1001)
     tasks.size shouldBe 3
+  }
+
+  test("Trigger.AvailableNow rounds hand over blocks as they read and return at the tip; the first only returns") {
+    val later = round(shards = 8, shardsPerTask = 5, slots = 2, splitAt = Some(1000L)).work
+    (later.reportTo, later.returnWhenCaughtUp) shouldBe ((Some("driver"), true))
+    val first = round(shards = 8, shardsPerTask = 5, slots = 2, first = true, splitAt = Some(1000L)).work
+    (first.reportTo, first.returnWhenCaughtUp) shouldBe ((None, true))
+    val streaming = round(shards = 8, shardsPerTask = 5, slots = 2).work
+    (streaming.reportTo, streaming.returnWhenCaughtUp) shouldBe ((Some("driver"), false))
   }
 }

@@ -200,6 +200,16 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
     blocks.map(_.from) shouldBe ShardPosition.AfterSequence("100") +: blocks.init.map(_.to)
     sequences(sink) shouldBe fetches.flatten.map(_.sequenceNumber)
 
+    // Reading a backlog (Trigger.AvailableNow), the task hands over as it reads, and returns
+    // once at the tip without the driver saying stop.
+    val backlogReports = mutable.ArrayBuffer.empty[PrefetchResult]
+    val (backlogLast, backlogSink) = run(Some { r => backlogReports += r; true })
+    val backlogBlocks = backlogReports.flatMap(_.blocks) ++ backlogLast.blocks
+    backlogReports.size should be > 3
+    backlogLast.blocks should not be empty
+    backlogBlocks.map(_.from) shouldBe ShardPosition.AfterSequence("100") +: backlogBlocks.init.map(_.to)
+    sequences(backlogSink) shouldBe fetches.flatten.map(_.sequenceNumber)
+
     // Without a driver to hand over to, the task returns instead.
     val (alone, aloneSink) = run(None)
     alone.blocks.map(_.records) shouldBe Seq(15)
