@@ -9,13 +9,12 @@ import scala.util.control.NonFatal
 import org.apache.spark.internal.Logging
 
 import io.github.sparkkinesis.client.{
-  AwsFailures, BackOff, ConnectionConfig, KinesisClients, KinesisRecord, KplCounts, RecordBatch, RetryPolicy, Retryable,
-  ShardEvent, SubscriptionHandle, SubscriptionTransport
+  AwsFailures, BackOff, KinesisRecord, KplCounts, RecordBatch, RetryPolicy, Retryable, ShardEvent, SubscriptionHandle,
+  SubscriptionTransport
 }
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.polling.TrimHorizonCheck
 import io.github.sparkkinesis.reader.ReadNotes
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
@@ -277,18 +276,6 @@ final class SubscriptionCursor(
 }
 
 object SubscriptionCursor {
-  /**
-   * The cursor a query's executor reads a shard with, whichever mode plans it (prefetch or
-   * real-time): over the connection's clients, and checking its start against retention
-   * first ([[TrimHorizonCheck]]), so records deleted before they were read fail the read or are
-   * counted as `failOnDataLoss` says, as polling's cursor does.
-   */
-  def forQuery(connection: ConnectionConfig, shard: ShardKey, consumerArn: String, start: ShardPosition,
-      failOnDataLoss: Boolean, metrics: EfoMetrics, rangeCheck: Option[RangeCheck]): SubscriptionCursor =
-    new SubscriptionCursor(KinesisClients.transport(connection), shard, consumerArn, start, where = connection.where,
-      metrics = metrics, rangeCheck = rangeCheck,
-      startCheck = new TrimHorizonCheck(KinesisClients.api(connection), shard, failOnDataLoss).check(_, () => ()))
-
   /** The batch's millisBehindLatest before any event arrived. */
   val UnknownMillisBehind: Long = -1L
 

@@ -5,7 +5,7 @@ import org.apache.spark.{Partition, SparkContext, TaskContext}
 import org.apache.spark.rdd.RDD
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
-import io.github.sparkkinesis.efo.{EfoMetrics, SubscriptionCursor, SubscriptionShardReader}
+import io.github.sparkkinesis.efo.{EfoMetrics, SubscriptionShardReader}
 
 /**
  * One prefetch task: a few shards, and the executor that read them last time, if any. With no
@@ -35,7 +35,7 @@ final class PrefetchRDD(
     val newReader = (r: ShardFetchRequest) =>
       work.consumers.get(r.shard.stream) match {
         case Some(consumerArn) =>
-          val cursor = SubscriptionCursor.forQuery(connection, r.shard, consumerArn, r.from, work.fetch.failOnDataLoss,
+          val cursor = SubscriptionCursors.forQuery(connection, r.shard, consumerArn, r.from, work.fetch.failOnDataLoss,
             efoMetrics, r.rangeCheck)
           new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs, work.fetch.maxRecordsPerFetch)
         case None => polling(r)

@@ -5,11 +5,11 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.kinesis.KinesisBlockStore
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
-import io.github.sparkkinesis.efo.{EfoMetrics, SubscriptionCursor}
+import io.github.sparkkinesis.efo.EfoMetrics
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.polling.ShardCursor
 import io.github.sparkkinesis.time.SystemClock
-import io.github.sparkkinesis.prefetch.ExecutorCursors
+import io.github.sparkkinesis.prefetch.{ExecutorCursors, SubscriptionCursors}
 
 /**
  * The executor side of real-time reads: a task takes its shard's reader from the executor's
@@ -45,8 +45,9 @@ private[realtime] object RealTimeShardReaders extends Logging {
       case Some(arn) =>
         // Counters of this reader alone: the task reports them with its offset.
         val metrics = new EfoMetrics
-        val cursor = SubscriptionCursor.forQuery(connection, shard, arn, partition.start, fetch.failOnDataLoss, metrics,
-          partition.rangeCheck)
+        val cursor =
+          SubscriptionCursors.forQuery(connection, shard, arn, partition.start, fetch.failOnDataLoss, metrics,
+            partition.rangeCheck)
         new SubscriptionFeed(cursor, metrics)
       case None =>
         val cursor = new ShardCursor(KinesisClients.api(connection), shard, partition.start, fetch, SystemClock,
