@@ -23,11 +23,27 @@ def consumer_of(kinesis, stream, name):
     return (found[0]["ConsumerARN"], found[0]["ConsumerStatus"]) if found else None
 
 
+def deregister_while_it_reads(kinesis, stream, full_name, query, rows_in_sink):
+    """Deregisters the query's consumer once rows reach the sink (boto3, as an operator would),
+    then waits until the query registered it again and more rows came through the new one."""
+    stream_arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
+    wait_for(lambda: rows_in_sink() > 0, "the first records in the sink", query, timeout=120)
+    first_arn, _ = consumer_of(kinesis, stream, full_name)
+    kinesis.client.deregister_stream_consumer(StreamARN=stream_arn, ConsumerName=full_name)
+    wait_for(
+        lambda: (consumer_of(kinesis, stream, full_name) or (first_arn,))[0] != first_arn,
+        "the consumer registered again",
+        query,
+        timeout=120,
+    )
+    seen = rows_in_sink()
+    wait_for(lambda: rows_in_sink() > seen, "records read through the consumer registered again", query, timeout=120)
+
+
 def test_a_consumer_deregistered_while_the_query_runs_is_registered_again_and_every_record_read_once(
     spark, kinesis, fault_proxy, tmp_path
 ):
     stream = kinesis.create_stream(shards=2)
-    stream_arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
     name = f"e2e-{uuid.uuid4().hex[:8]}"
     full_name = f"sparkkinesis_{name}"
     out = tmp_path / "out"
@@ -59,17 +75,7 @@ def test_a_consumer_deregistered_while_the_query_runs_is_registered_again_and_ev
     producer = KeyedProducer(kinesis, stream)
     try:
         producer.start()
-        wait_for(lambda: sink_count() > 0, "the first records in the sink", query, timeout=120)
-        first_arn, _ = consumer_of(kinesis, stream, full_name)
-        kinesis.client.deregister_stream_consumer(StreamARN=stream_arn, ConsumerName=full_name)
-        wait_for(
-            lambda: (consumer_of(kinesis, stream, full_name) or (first_arn,))[0] != first_arn,
-            "the consumer registered again",
-            query,
-            timeout=120,
-        )
-        seen = sink_count()
-        wait_for(lambda: sink_count() > seen, "records read through the consumer registered again", query, timeout=120)
+        deregister_while_it_reads(kinesis, stream, full_name, query, sink_count)
         producer.stop()
         wait_for(lambda: sink_count() >= len(producer.produced), "every record in the sink", query, timeout=120)
     finally:
@@ -85,7 +91,6 @@ def test_in_real_time_mode_a_deregistered_consumer_ends_the_batch_and_the_next_o
     spark, kinesis, fault_proxy, tmp_path, short_batches
 ):
     stream = kinesis.create_stream(shards=2)
-    stream_arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
     name = f"e2e-{uuid.uuid4().hex[:8]}"
     full_name = f"sparkkinesis_{name}"
     sink, checkpoint = tmp_path / "sink", tmp_path / "checkpoint"
@@ -103,17 +108,7 @@ def test_in_real_time_mode_a_deregistered_consumer_ends_the_batch_and_the_next_o
     producer = KeyedProducer(kinesis, stream)
     try:
         producer.start()
-        wait_for(lambda: len(deliveries(sink)) > 0, "the first records in the sink", query, timeout=120)
-        first_arn, _ = consumer_of(kinesis, stream, full_name)
-        kinesis.client.deregister_stream_consumer(StreamARN=stream_arn, ConsumerName=full_name)
-        wait_for(
-            lambda: (consumer_of(kinesis, stream, full_name) or (first_arn,))[0] != first_arn,
-            "the consumer registered again",
-            query,
-            timeout=120,
-        )
-        seen = len(deliveries(sink))
-        wait_for(lambda: len(deliveries(sink)) > seen, "records read through the consumer registered again", query)
+        deregister_while_it_reads(kinesis, stream, full_name, query, lambda: len(deliveries(sink)))
         producer.stop()
         produced = {d.decode() for _, d in producer.produced}
         wait_for(lambda: produced <= {r["data"] for r in deliveries(sink)}, "every record in the sink", query)
