@@ -197,6 +197,12 @@ object KinesisErrors {
     error("KINESIS_EFO_SUBSCRIPTION_FAILED", cause, "shard" -> shard, "consumer" -> consumer,
       "where" -> where, "reason" -> describe(cause))
 
+  /** Whether `e` says the query's EFO consumer was deregistered behind its back ([[efoConsumerDeleted]]). */
+  def isEfoConsumerDeleted(e: Throwable): Boolean = e match {
+    case k: KinesisError => k.getCondition == "KINESIS_EFO_CONSUMER_DELETED"
+    case _ => false
+  }
+
   def efoConsumerDeleted(shard: String, consumer: String, where: String,
       cause: Throwable): KinesisConnectorException =
     error("KINESIS_EFO_CONSUMER_DELETED", cause, "shard" -> shard, "consumer" -> consumer,

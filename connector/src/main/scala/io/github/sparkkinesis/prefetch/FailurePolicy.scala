@@ -35,10 +35,7 @@ final class FailurePolicy {
     val causes = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).toSeq
     val permanent = causes.collectFirst { case k: KinesisError if !KinesisErrors.isRetryable(k) => k }
     inARow += 1
-    consumerDeleted ||= causes.exists {
-      case k: KinesisError => k.getCondition == "KINESIS_EFO_CONSUMER_DELETED"
-      case _ => false
-    }
+    consumerDeleted ||= causes.exists(KinesisErrors.isEfoConsumerDeleted)
     if (permanent.isDefined || inARow >= FailurePolicy.MaxFailuresInARow) {
       fatalError = Some(permanent.map(_.asInstanceOf[Throwable]).getOrElse(e))
       None

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.source.realtime
 
 import io.github.sparkkinesis.client.KinesisRecord
 import io.github.sparkkinesis.efo.{EfoMetrics, SubscriptionCursor}
-import io.github.sparkkinesis.errors.KinesisConnectorException
+import io.github.sparkkinesis.errors.{KinesisConnectorException, KinesisErrors}
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.polling.ShardCursor
 import io.github.sparkkinesis.time.Clock
@@ -100,7 +100,7 @@ private[realtime] final class SubscriptionFeed(cursor: SubscriptionCursor, metri
         losses += batch.dataLossEvents
         batch.records
       } catch {
-        case e: KinesisConnectorException if e.condition == SubscriptionFeed.ConsumerDeleted =>
+        case e: KinesisConnectorException if KinesisErrors.isEfoConsumerDeleted(e) =>
           deleted = true
           Nil
       }
@@ -117,8 +117,4 @@ private[realtime] final class SubscriptionFeed(cursor: SubscriptionCursor, metri
     SubscriptionStats(metrics.subscribeCalls, metrics.resubscriptions, metrics.liveSubscriptions > 0)
 
   override def close(): Unit = cursor.close()
-}
-
-private[realtime] object SubscriptionFeed {
-  val ConsumerDeleted = "KINESIS_EFO_CONSUMER_DELETED"
 }
