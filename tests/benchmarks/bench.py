@@ -365,12 +365,13 @@ def idle(args, jars):
 
 def scale(shards, busy=False):
     """`shards` shards of 2 records each: driver time per trigger and time to the first batch. With
-    `busy`, records keep arriving on every shard (twice the shard count a second, round robin), so
-    every measured trigger plans a batch over all of them. On `--scale-master` (local[2] or, say,
+    `busy`, records keep arriving on every shard (a fifth of the shard count a second, round robin:
+    a record on every shard every 5 s, which 2 cores read without a backlog), so the measured
+    triggers move blocks of many shards. On `--scale-master` (local[2] or, say,
     local-cluster[2,1,2048]: executors of their own, the connector jar shipped by spark.jars)."""
 
     def row(args, jars):
-        produce = ["--produce", f"s:{2 * shards}:100"] if busy else []
+        produce = ["--produce", f"s:{max(1, shards // 5)}:100"] if busy else []
         results = []
         for label, jar in jars:
             with BenchKinesis(["--stream", f"s:{shards}:2:100"] + produce) as k:

@@ -68,6 +68,7 @@ private[client] object AwsClientFactory {
 
   private def sync(connection: ConnectionConfig, retries: Option[RetryStrategy]): KinesisClient = {
     SdkLogging.quietSecretLoggers()
+    keepConnectionsOpen()
     val http = UrlConnectionHttpClient.builder()
       .connectionTimeout(ConnectTimeout)
       .socketTimeout(SyncSocketTimeout)
@@ -77,6 +78,22 @@ private[client] object AwsClientFactory {
     located(KinesisClient.builder().httpClientBuilder(http).overrideConfiguration(overrides.build()),
       connection.region, connection.endpoint, AwsCredentials.provider(connection.credentials)).build()
   }
+
+  /**
+   * The JDK keeps at most `http.maxConnections` (5 by default) idle connections per host open
+   * for reuse, and closes the rest as their calls end. A prefetch task keeps several calls in
+   * flight and an executor runs several tasks, so with the default most calls would open a new
+   * connection, a TLS handshake each. Raised unless the JVM was given a value; the JDK reads it once, at its first kept
+   * connection, so a JVM that had kept one before keeps its limit.
+   */
+  private def keepConnectionsOpen(): Unit = synchronized {
+    if (System.getProperty(MaxConnectionsProperty) == null) {
+      System.setProperty(MaxConnectionsProperty, IdleConnectionsPerHost.toString)
+    }
+  }
+
+  val MaxConnectionsProperty = "http.maxConnections"
+  val IdleConnectionsPerHost = 128
 
   /**
    * SubscribeToShard needs HTTP/2. On https endpoints the protocol is negotiated with ALPN
@@ -108,6 +125,7 @@ private[client] object AwsClientFactory {
   /** The STS client a role is assumed with, signed with the role's base credentials. */
   def sts(role: CredentialsConfig.AssumeRole, base: AwsCredentialsProvider): StsClient = {
     SdkLogging.quietSecretLoggers()
+    keepConnectionsOpen()
     val http = UrlConnectionHttpClient.builder()
       .connectionTimeout(ConnectTimeout)
       .socketTimeout(StsSocketTimeout)

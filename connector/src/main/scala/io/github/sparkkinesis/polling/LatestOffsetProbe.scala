@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.polling
 
-import java.util.concurrent.{Callable, ExecutionException, Executors, ThreadFactory, TimeUnit}
-
-import scala.jdk.CollectionConverters._
-
 import io.github.sparkkinesis.client.KinesisApi
 import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.threads.InFlight
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
@@ -17,27 +14,15 @@ import io.github.sparkkinesis.time.{Clock, SystemClock}
  * number it saw. The records themselves are read again on the executors, by that exact range.
  */
 final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: Clock = SystemClock,
-    rangeChecks: Map[ShardKey, RangeCheck] = Map.empty) extends AutoCloseable {
-
-  private val pool = Executors.newFixedThreadPool(LatestOffsetProbe.Threads,
-    new ThreadFactory {
-      override def newThread(r: Runnable): Thread = {
-        val t = new Thread(r, "kinesis-latest-offset-probe")
-        t.setDaemon(true)
-        t
-      }
-    })
+    rangeChecks: Map[ShardKey, RangeCheck] = Map.empty) {
 
   /** The position each of `shards` can be read up to now; none is ever behind its start. */
   def advance(shards: Map[ShardKey, ShardPosition]): Map[ShardKey, ShardPosition] = {
     val deadline = clock.nanoTime() + settings.maxFetchDurationMs * 1000000L
-    val work = shards.toSeq.map { case (key, start) =>
-      new Callable[(ShardKey, ShardPosition)] { def call() = key -> readAhead(key, start, deadline) }
-    }
-    pool.invokeAll(work.asJava).asScala.map { future =>
-      try future.get()
-      catch { case e: ExecutionException => throw e.getCause } // the clear error
-    }.toMap
+    val starts = shards.toIndexedSeq
+    starts.map(_._1).zip(InFlight.map(starts, LatestOffsetProbe.Threads) { case (key, start) =>
+      readAhead(key, start, deadline)
+    }).toMap
   }
 
   private def readAhead(key: ShardKey, start: ShardPosition, deadline: Long): ShardPosition = {
@@ -49,11 +34,6 @@ final class LatestOffsetProbe(api: KinesisApi, settings: FetchSettings, clock: C
       caughtUp = cursor.atTip
     }
     cursor.position
-  }
-
-  override def close(): Unit = {
-    pool.shutdownNow()
-    pool.awaitTermination(10, TimeUnit.SECONDS)
   }
 }
 

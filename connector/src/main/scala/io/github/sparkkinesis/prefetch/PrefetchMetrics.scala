@@ -29,14 +29,27 @@ final class PrefetchMetrics {
     dataLossEvents += dataLoss
   }
 
+  // Spark asks at every trigger, idle ones too; over thousands of shards it is worth working out only after a change.
+  private var lagAt = (-1L, -1L)
+  private var lag = Map.empty[String, String]
+
+  private def lagFigures(index: PrefetchIndex, statuses: ShardStatuses): Map[String, String] = {
+    val at = (index.version, statuses.version)
+    if (at != lagAt) {
+      val behind = statuses.millisBehindLatest(shard => !index.fetchedToEnd(shard))
+      lag = if (behind.isEmpty) Map.empty
+      else Map(
+        "avgMsBehindLatest" -> (behind.sum.toDouble / behind.size).toString,
+        "maxMsBehindLatest" -> behind.max.toString,
+        "minMsBehindLatest" -> behind.min.toString)
+      lagAt = at
+    }
+    lag
+  }
+
   def report(index: PrefetchIndex, statuses: ShardStatuses, readers: Option[ReaderOwnership],
       rounds: Long): Map[String, String] = {
-    val behind = statuses.millisBehindLatest(shard => !index.fetchedToEnd(shard))
-    val lag = if (behind.isEmpty) Map.empty[String, String]
-    else Map(
-      "avgMsBehindLatest" -> (behind.sum.toDouble / behind.size).toString,
-      "maxMsBehindLatest" -> behind.max.toString,
-      "minMsBehindLatest" -> behind.min.toString)
+    val lag = lagFigures(index, statuses)
     val efo = readers.map(r =>
       Map(
         "liveSubscriptions" -> r.liveSubscriptions.toString,

@@ -12,6 +12,7 @@ import io.github.sparkkinesis.offsets.ShardKey
 import io.github.sparkkinesis.polling.ShardCursor
 import io.github.sparkkinesis.prefetch.RecordBlock.RecordBlockWriter
 import io.github.sparkkinesis.reader.ShardReader
+import io.github.sparkkinesis.threads.InFlight
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /** What a prefetch task is asked to do, besides which shards to read. */
@@ -42,7 +43,7 @@ final case class PrefetchWork(
     handOverBytes: Long = PrefetchTask.HandOverBytes)
 
 /**
- * The executor side of prefetching: reads a few shards in turn (each paced on its own) for up
+ * The executor side of prefetching: reads its shards, up to [[CallsInFlight]] at once (each paced on its own), for up
  * to `maxFetchDuration`, then stores what it read as one block per shard in the executor's
  * block manager and tells the driver what each block holds. Once every shard is at the tip and
  * something was read, it stores and hands over what it has at once, so new records are not
@@ -53,6 +54,13 @@ final case class PrefetchWork(
  * that its executor no longer owns.
  */
 object PrefetchTask {
+
+  /**
+   * The shards a task calls Kinesis for at once. Each call waits a round trip (tens of
+   * milliseconds on AWS) and most of it is spent waiting; a task reading shards one after
+   * another would poll each of hundreds only every few seconds.
+   */
+  val CallsInFlight = 8
 
   /** [[PrefetchWork.handOverBytes]] by default: 64 MiB, 32 s of a shard at 2 MiB/s. */
   val HandOverBytes: Long = 64L * 1024 * 1024
@@ -127,16 +135,19 @@ object PrefetchTask {
     try {
       var done = false
       while (!done) {
-        runs.filterNot(_.cursor.isEnded).foreach { run =>
+        // Each run is touched by one thread at a time; the counts are summed on this one.
+        InFlight.map(runs.filterNot(_.cursor.isEnded).toIndexedSeq, CallsInFlight) { run =>
           val issuedAt = System.currentTimeMillis()
           val batch = run.cursor.fetch()
           run.add(batch.records)
-          kpl = kpl + batch.kpl
-          dataLossEvents += batch.dataLossEvents
           // Negative: not known yet (an EFO subscription before its first event).
           if (batch.millisBehindLatest >= 0) run.millisBehindLatest = batch.millisBehindLatest
           run.atTip = run.cursor.atTip
           if (run.atTip) run.caughtUpAtMillis = Some(issuedAt)
+          batch
+        }.foreach { batch =>
+          kpl = kpl + batch.kpl
+          dataLossEvents += batch.dataLossEvents
         }
         val allAtTip = runs.forall(r => r.cursor.isEnded || r.atTip)
         val fetched = runs.exists(_.count > 0)

@@ -13,6 +13,10 @@ import io.github.sparkkinesis.offsets.ShardKey
  */
 final class ShardStatuses {
   private val latest = mutable.Map.empty[ShardKey, ShardFetchStatus]
+  private var changes = 0L
+
+  /** Grows with every status taken or forgotten: while it stays, [[millisBehindLatest]] answers as before. */
+  def version: Long = changes
 
   /**
    * Takes a task's status of a shard; `current` says it stands where the shard's chain ends.
@@ -21,11 +25,14 @@ final class ShardStatuses {
    */
   def update(status: ShardFetchStatus, current: Boolean): Int = {
     val before = latest.get(status.shard).map(_.throttled).getOrElse(0)
-    if (current) latest(status.shard) = status
+    if (current) {
+      latest(status.shard) = status
+      changes += 1
+    }
     if (status.throttled >= before) status.throttled - before else status.throttled
   }
 
-  def forget(shard: ShardKey): Unit = latest.remove(shard)
+  def forget(shard: ShardKey): Unit = if (latest.remove(shard).isDefined) changes += 1
 
   /** Whether a task reached the tip of `shard` at or after `millis`. */
   def caughtUpSince(shard: ShardKey, millis: Long): Boolean =

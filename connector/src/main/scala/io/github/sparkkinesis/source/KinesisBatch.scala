@@ -26,10 +26,8 @@ final class KinesisBatch(options: KinesisSourceOptions, api: => KinesisApi) exte
       case EndingPosition.Positions(ends) => ends.shards
       case EndingPosition.Latest =>
         // Read to the tip however long that takes: a batch read is bounded by the tip, not by time.
-        val probe = new LatestOffsetProbe(kinesis, options.fetch.copy(maxFetchDurationMs = KinesisBatch.MaxPlanningMs),
-          rangeChecks = rangeChecks)
-        try probe.advance(starts)
-        finally probe.close()
+        new LatestOffsetProbe(kinesis, options.fetch.copy(maxFetchDurationMs = KinesisBatch.MaxPlanningMs),
+          rangeChecks = rangeChecks).advance(starts)
     }
     val ranges = starts.toSeq.sortBy(_._1).flatMap { case (shard, start) =>
       ends.get(shard).flatMap(ShardRange.between(shard, start, _, rangeChecks.get(shard)))

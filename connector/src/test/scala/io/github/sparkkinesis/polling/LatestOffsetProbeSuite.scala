@@ -22,9 +22,7 @@ class LatestOffsetProbeSuite extends AnyFunSuite with Matchers {
   private def withProbe(api: FakeKinesisApi, s: FetchSettings = settings)(
       body: (LatestOffsetProbe, FakeClock) => Unit): Unit = {
     val clock = new FakeClock
-    val probe = new LatestOffsetProbe(api, s, clock)
-    try body(probe, clock)
-    finally probe.close()
+    body(new LatestOffsetProbe(api, s, clock), clock)
   }
 
   test("advances each shard to its last record when caught up") {
