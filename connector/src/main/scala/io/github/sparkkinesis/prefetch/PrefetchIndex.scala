@@ -20,6 +20,14 @@ final class PrefetchIndex {
 
   private val chains = mutable.Map.empty[ShardKey, Chain]
   private var changes = 0L
+  // Kept as blocks come and go: every round and progress report asks, over thousands of shards.
+  private var bytes = 0L
+  private var records = 0L
+
+  private def counted(blocks: Iterable[PrefetchedBlock], sign: Int): Unit = blocks.foreach { block =>
+    bytes += sign * block.bytes
+    records += sign * block.records
+  }
 
   /**
    * Grows with every change of the chains: while it stays, [[reachable]] answers as before, so
@@ -58,6 +66,7 @@ final class PrefetchIndex {
   /** Starts a shard afresh at `position`; returns the blocks dropped (to be removed). */
   def reset(shard: ShardKey, position: ShardPosition): Seq[PrefetchedBlock] = {
     val dropped = chains.get(shard).map(_.blocks.toSeq).getOrElse(Nil)
+    counted(dropped, -1)
     chains(shard) = new Chain(position)
     changes += 1
     dropped
@@ -65,6 +74,7 @@ final class PrefetchIndex {
 
   def remove(shard: ShardKey): Seq[PrefetchedBlock] = chains.remove(shard).map { chain =>
     changes += 1
+    counted(chain.blocks, -1)
     chain.blocks.toSeq
   }.getOrElse(Nil)
 
@@ -72,6 +82,8 @@ final class PrefetchIndex {
   def append(block: PrefetchedBlock): Boolean = chains.get(block.shard) match {
     case Some(chain) if chain.tail == block.from && block.to != block.from =>
       chain.blocks += block
+      bytes += block.bytes
+      records += block.records
       changes += 1
       true
     case _ => false
@@ -125,24 +137,16 @@ final class PrefetchIndex {
       else {
         val released = chain.blocks.take(end + 1).toSeq
         chain.blocks.remove(0, end + 1)
+        counted(released, -1)
         chain.base = upTo
         changes += 1
         released
       }
     }
 
-  // Summed unboxed: every round and progress report asks, over the blocks of thousands of shards.
-  def bufferedBytes: Long = {
-    var sum = 0L
-    chains.valuesIterator.foreach(_.blocks.foreach(block => sum += block.bytes))
-    sum
-  }
+  def bufferedBytes: Long = bytes
 
-  def bufferedRecords: Long = {
-    var sum = 0L
-    chains.valuesIterator.foreach(_.blocks.foreach(block => sum += block.records))
-    sum
-  }
+  def bufferedRecords: Long = records
 
   /** The blocks of `shard`'s chain, oldest first. */
   def blocksOf(shard: ShardKey): Seq[PrefetchedBlock] = chains.get(shard).map(_.blocks.toSeq).getOrElse(Nil)

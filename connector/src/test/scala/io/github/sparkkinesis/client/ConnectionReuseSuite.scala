@@ -36,24 +36,26 @@ class ConnectionReuseSuite extends AnyFunSuite with Matchers with BeforeAndAfter
     })
 
   /** HTTP/1.1 with keep-alive: every request is answered with an empty CBOR map, an empty ListStreams result. */
-  private def serve(socket: Socket): Unit = try {
-    val in = new BufferedInputStream(socket.getInputStream)
-    var open = true
-    while (open) {
-      val headers = readHeaders(in)
-      if (headers == null) open = false
-      else {
-        val length = headers.collectFirst {
-          case h if h.toLowerCase.startsWith("content-length:") => h.substring(15).trim.toInt
-        }.getOrElse(0)
-        in.readNBytes(length)
-        wave.await(20, TimeUnit.SECONDS)
-        socket.getOutputStream.write(("HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-cbor-1.1\r\n" +
-          "Content-Length: 1\r\n\r\n").getBytes(US_ASCII) :+ 0xa0.toByte)
-        socket.getOutputStream.flush()
+  private def serve(socket: Socket): Unit =
+    try {
+      val in = new BufferedInputStream(socket.getInputStream)
+      var open = true
+      while (open) {
+        val headers = readHeaders(in)
+        if (headers == null) open = false
+        else {
+          val length = headers.collectFirst {
+            case h if h.toLowerCase.startsWith("content-length:") => h.substring(15).trim.toInt
+          }.getOrElse(0)
+          in.readNBytes(length)
+          wave.await(20, TimeUnit.SECONDS)
+          socket.getOutputStream.write(("HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-cbor-1.1\r\n" +
+            "Content-Length: 1\r\n\r\n").getBytes(US_ASCII) :+ 0xa0.toByte)
+          socket.getOutputStream.flush()
+        }
       }
-    }
-  } catch { case _: Exception => () } finally socket.close()
+    } catch { case _: Exception => () }
+    finally socket.close()
 
   private def readHeaders(in: InputStream): Seq[String] = {
     val lines = Seq.newBuilder[String]
@@ -81,7 +83,7 @@ class ConnectionReuseSuite extends AnyFunSuite with Matchers with BeforeAndAfter
   test("a second wave of calls in flight reuses the first wave's connections") {
     val preset = Option(System.getProperty(AwsClientFactory.MaxConnectionsProperty))
     val client = AwsClientFactory.syncKinesis(ConnectionConfig("us-east-1",
-      Some(s"http://127.0.0.1:${server.getLocalPort}"), CredentialsConfig.StaticKeys("test", "test", None)))
+        Some(s"http://127.0.0.1:${server.getLocalPort}"), CredentialsConfig.StaticKeys("test", "test", None)))
     try {
       System.getProperty(AwsClientFactory.MaxConnectionsProperty) shouldBe
         preset.getOrElse(AwsClientFactory.IdleConnectionsPerHost.toString)

@@ -147,4 +147,27 @@ class PrefetchIndexSuite extends AnyFunSuite with Matchers {
     index.shardsNot(Set(parent)) shouldBe Seq(other)
     index.shardsNot(Set(parent, other)) shouldBe empty
   }
+
+  test("what is buffered stays the sum of the blocks held, through appends, commits, resets and removals") {
+    val random = new scala.util.Random(7)
+    val shards = Seq(parent, child, other)
+    val index = new PrefetchIndex
+    shards.foreach(index.reset(_, TrimHorizon))
+    var next = 0
+    (1 to 2000).foreach { _ =>
+      val shard = shards(random.nextInt(shards.size))
+      random.nextInt(10) match {
+        case 0 => index.reset(shard, TrimHorizon)
+        case 1 =>
+          index.remove(shard)
+          index.reset(shard, TrimHorizon)
+        case 2 | 3 => index.blocksOf(shard).headOption.foreach(b => index.release(shard, b.to))
+        case _ =>
+          next += 1
+          index.append(block(shard, index.tail(shard).get, f"$next%06d", records = 1 + random.nextInt(5)))
+      }
+      index.bufferedRecords shouldBe index.allBlocks.map(_.records.toLong).sum
+      index.bufferedBytes shouldBe index.allBlocks.map(_.bytes).sum
+    }
+  }
 }

@@ -32,7 +32,7 @@ class PrefetchMetricsSuite extends AnyFunSuite with Matchers {
     lag(metrics, index, statuses)("maxMsBehindLatest") shouldBe "1000"
 
     index.append(PrefetchedBlock(first, ShardPosition.TrimHorizon, ShardPosition.ShardEnd(None), None, None, 0, 0L, 0L,
-      0L)) shouldBe true
+        0L)) shouldBe true
     lag(metrics, index, statuses) shouldBe Map(
       "avgMsBehindLatest" -> "500.0", "maxMsBehindLatest" -> "500", "minMsBehindLatest" -> "500")
 
