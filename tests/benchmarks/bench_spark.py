@@ -179,14 +179,14 @@ def read_once(spark, spec, checkpoint, **extra):
 
 
 def cpu_kinds(spent):
-    """CPU seconds by kind of thread: Spark's tasks (reading, prefetching), the AWS SDK's HTTP
-    threads (enhanced fan-out's event loops), the JIT compiler, the garbage collector, and the rest
-    (driver, RPC, listeners)."""
+    """CPU seconds by kind of thread: Spark's tasks (reading, prefetching, with a prefetch task's
+    calls in flight on `kinesis-call-<n>` threads), the AWS SDK's HTTP threads (enhanced fan-out's
+    event loops), the JIT compiler, the garbage collector, and the rest (driver, RPC, listeners)."""
     kinds = {"tasks": 0.0, "sdk": 0.0, "jit": 0.0, "gc": 0.0, "other": 0.0}
     for seconds, name in spent:
         kind = (
             "tasks"
-            if name.startswith("Executor task")
+            if name.startswith(("Executor task", "kinesis-call-"))
             else "jit"
             if "CompilerThre" in name
             else "sdk"
