@@ -83,8 +83,8 @@ private[client] object AwsClientFactory {
    * The JDK keeps at most `http.maxConnections` (5 by default) idle connections per host open
    * for reuse, and closes the rest as their calls end. A prefetch task keeps several calls in
    * flight and an executor runs several tasks, so with the default most calls would open a new
-   * connection, a TLS handshake each. Raised unless the JVM was given a value; the JDK reads it once, at its first kept
-   * connection, so a JVM that had kept one before keeps its limit.
+   * connection, a TLS handshake each. Raised unless the JVM was given a value; the JDK reads it
+   * once, at its first kept connection, so a JVM that had kept one before keeps its limit.
    */
   private def keepConnectionsOpen(): Unit = synchronized {
     if (System.getProperty(MaxConnectionsProperty) == null) {

@@ -24,9 +24,9 @@ final class PrefetchIndex {
   private var bytes = 0L
   private var records = 0L
 
-  private def counted(blocks: Iterable[PrefetchedBlock], sign: Int): Unit = blocks.foreach { block =>
-    bytes += sign * block.bytes
-    records += sign * block.records
+  private def noLongerHeld(blocks: Iterable[PrefetchedBlock]): Unit = blocks.foreach { block =>
+    bytes -= block.bytes
+    records -= block.records
   }
 
   /**
@@ -66,7 +66,7 @@ final class PrefetchIndex {
   /** Starts a shard afresh at `position`; returns the blocks dropped (to be removed). */
   def reset(shard: ShardKey, position: ShardPosition): Seq[PrefetchedBlock] = {
     val dropped = chains.get(shard).map(_.blocks.toSeq).getOrElse(Nil)
-    counted(dropped, -1)
+    noLongerHeld(dropped)
     chains(shard) = new Chain(position)
     changes += 1
     dropped
@@ -74,7 +74,7 @@ final class PrefetchIndex {
 
   def remove(shard: ShardKey): Seq[PrefetchedBlock] = chains.remove(shard).map { chain =>
     changes += 1
-    counted(chain.blocks, -1)
+    noLongerHeld(chain.blocks)
     chain.blocks.toSeq
   }.getOrElse(Nil)
 
@@ -137,7 +137,7 @@ final class PrefetchIndex {
       else {
         val released = chain.blocks.take(end + 1).toSeq
         chain.blocks.remove(0, end + 1)
-        counted(released, -1)
+        noLongerHeld(released)
         chain.base = upTo
         changes += 1
         released

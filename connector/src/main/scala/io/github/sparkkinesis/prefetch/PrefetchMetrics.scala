@@ -29,7 +29,7 @@ final class PrefetchMetrics {
     dataLossEvents += dataLoss
   }
 
-  // Spark asks at every trigger, idle ones too; over thousands of shards it is worth working out only after a change.
+  // Spark asks at every trigger, idle ones too: over thousands of shards, worked out only after a change.
   private var lagAt = (-1L, -1L)
   private var lag = Map.empty[String, String]
 
