@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
-import java.util.concurrent.{Executors, RejectedExecutionException, ThreadFactory, TimeUnit}
+import java.util.concurrent.{Executors, RejectedExecutionException, TimeUnit}
 
 import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.kinesis.KinesisBlockStore
+
+import io.github.sparkkinesis.threads.DaemonThreads
 
 /**
  * Removes released blocks from the block managers on a thread of its own, in the order asked.
@@ -17,13 +19,7 @@ import org.apache.spark.sql.kinesis.KinesisBlockStore
 final class BlockRemover(queryName: String, removeNow: Seq[String] => Unit = names => KinesisBlockStore.remove(names))
   extends Logging {
 
-  private val executor = Executors.newSingleThreadExecutor(new ThreadFactory {
-    override def newThread(r: Runnable): Thread = {
-      val thread = new Thread(r, s"kinesis-block-remover-$queryName")
-      thread.setDaemon(true)
-      thread
-    }
-  })
+  private val executor = Executors.newSingleThreadExecutor(new DaemonThreads(s"kinesis-block-remover-$queryName"))
 
   /** Removes the blocks named, soon; after [[close]] nothing (the query's stop removes all its blocks). */
   def remove(names: Seq[String]): Unit = if (names.nonEmpty) {

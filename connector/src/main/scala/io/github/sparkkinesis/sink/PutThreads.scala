@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.sink
 
-import java.util.concurrent.{ExecutorService, Executors, ScheduledExecutorService, ThreadFactory, TimeUnit}
-import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.{ExecutorService, Executors, ScheduledExecutorService, TimeUnit}
+
+import io.github.sparkkinesis.threads.DaemonThreads
 
 /**
  * The threads of one writer's batcher: put threads (`kinesis-put-<n>`, at most `maxCalls`,
@@ -10,20 +11,18 @@ import java.util.concurrent.atomic.AtomicInteger
  * stopped by the batcher's strand only; the threads themselves touch none of its state.
  */
 private[sink] final class PutThreads(maxCalls: Int) {
-  import PutThreads._
-
   private var pool: ExecutorService = _
   private var timer: ScheduledExecutorService = _
 
   /** Runs `job` on a put thread. */
   def execute(job: Runnable): Unit = {
-    if (pool == null) pool = Executors.newFixedThreadPool(maxCalls, new Named("kinesis-put-", numbered = true))
+    if (pool == null) pool = Executors.newFixedThreadPool(maxCalls, new DaemonThreads("kinesis-put-", numbered = true))
     pool.execute(job)
   }
 
   /** Runs `tick` every `periodMs` from now on; a second call does nothing. */
   def startTimer(periodMs: Long, tick: Runnable): Unit = if (timer == null) {
-    timer = Executors.newSingleThreadScheduledExecutor(new Named("kinesis-put-linger", numbered = false))
+    timer = Executors.newSingleThreadScheduledExecutor(new DaemonThreads("kinesis-put-linger"))
     timer.scheduleWithFixedDelay(tick, periodMs, periodMs, TimeUnit.MILLISECONDS)
   }
 
@@ -33,16 +32,5 @@ private[sink] final class PutThreads(maxCalls: Int) {
   def stopAll(): Unit = {
     if (timer != null) timer.shutdownNow()
     stopCalls()
-  }
-}
-
-private object PutThreads {
-  private final class Named(prefix: String, numbered: Boolean) extends ThreadFactory {
-    private val count = new AtomicInteger()
-    override def newThread(r: Runnable): Thread = {
-      val t = new Thread(r, if (numbered) s"$prefix${count.incrementAndGet()}" else prefix)
-      t.setDaemon(true)
-      t
-    }
   }
 }

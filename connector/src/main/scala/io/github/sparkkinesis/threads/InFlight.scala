@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.threads
 
-import java.util.concurrent.{ConcurrentHashMap, CountDownLatch, Executors, ThreadFactory}
+import java.util.concurrent.{ConcurrentHashMap, CountDownLatch, Executors}
 import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger}
 
 /**
@@ -16,14 +16,7 @@ import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger}
  * no call still runs on what the caller hands back when it throws.
  */
 object InFlight {
-  private val threads = new AtomicInteger()
-  private val pool = Executors.newCachedThreadPool(new ThreadFactory {
-    override def newThread(r: Runnable): Thread = {
-      val t = new Thread(r, s"kinesis-call-${threads.incrementAndGet()}")
-      t.setDaemon(true)
-      t
-    }
-  })
+  private val pool = Executors.newCachedThreadPool(new DaemonThreads("kinesis-call-", numbered = true))
 
   def map[A, B](items: IndexedSeq[A], limit: Int)(call: A => B): IndexedSeq[B] = {
     if (items.size <= 1 || limit <= 1) return items.map(call)
