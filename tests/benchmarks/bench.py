@@ -146,9 +146,40 @@ def cold(mode):
         per_shard = args.records_per_shard
         with BenchKinesis(["--stream", f"s:8:{per_shard}:{RECORD}"]) as k:
             spec = {**backfill_spec(mode, k.endpoint, per_shard), "warm_rounds": 0}
-            return [one_build(label, "throughput", jar, spec) for label, jar in jars]
+            results = [one_build(label, "throughput", jar, spec) for label, jar in jars]
+            bare = bare_sdk_reader(k.endpoint, "s", 8 * per_shard, mode)
+        measured = [r for r in results if "error" not in r]
+        if measured:
+            results += cold_floor(bare, spark_alone(measured[0], jars[0][1], cold=True))
+            for r in measured:
+                r["of_floor"] = r["records_per_cpu_s"] / results[-1]["records_per_cpu_s"]
+        return results
 
     return row
+
+
+def cold_floor(bare, alone):
+    """What no connector on the SDK goes below in a cold row: the plain SDK reading the same
+    records in a fresh JVM of its own (its class loading and JIT included), plus what Spark alone
+    spends in a fresh JVM over the same batches and seconds. Each build's share of it is its
+    figure against that sum."""
+    sdk = {
+        "build": "bare SDK, cold (own JVM)",
+        "records": bare["records"],
+        "seconds": bare["seconds"],
+        "cpu_seconds": bare["cpu_seconds"],
+        "records_per_s": bare["records"] / bare["seconds"],
+        "mb_per_s": bare["bytes"] / bare["seconds"] / 1e6,
+        "records_per_cpu_s": bare["records"] / bare["cpu_seconds"],
+    }
+    cpu = sdk["cpu_seconds"] + alone["cpu_seconds"]
+    floor = {
+        "build": "floor (the two above)",
+        "records": sdk["records"],
+        "cpu_seconds": cpu,
+        "records_per_cpu_s": sdk["records"] / cpu,
+    }
+    return [sdk, alone, floor]
 
 
 def throughput(mode):
@@ -195,24 +226,24 @@ def throughput(mode):
     return row
 
 
-def spark_alone(measured, jar):
+def spark_alone(measured, jar, cold=False):
     """What Spark itself spends in a throughput row's window, whatever the source: Spark's rate
     source at the measured build's pace (its rows per second, its number of batches in as many
-    seconds), into noop, after a warm-up as long. Its CPU (planning and running the batches,
-    listeners, the JIT compiling Spark's own code) is in every build's figure, and no connector
-    change lowers it."""
+    seconds), into noop, after a warm-up as long (or, `cold`, from its start in a fresh JVM). Its
+    CPU (planning and running the batches, listeners, the JIT compiling Spark's own code) is in
+    every build's figure, and no connector change lowers it."""
     seconds = measured["seconds"]
     spec = {
         "rows_per_s": round(measured["records"] / seconds),
         "sink": "noop",
         "trigger_s": round(seconds / max(measured["batches"], 1), 1),
-        "warmup_s": seconds,
+        "warmup_s": 0 if cold else seconds,
         "window_s": seconds,
     }
     alone = run_spark("spark_floor", jar, spec)
     cpu = alone["cores"] * alone["seconds"]
     return {
-        "build": "Spark alone (rate source, same pace)",
+        "build": f"Spark alone{', cold' if cold else ''} (rate source, same pace)",
         **alone,
         "cpu_seconds": cpu,
         "cpu_by_kind": {kind: cores * alone["seconds"] for kind, cores in alone["cores_by_kind"].items()},

@@ -35,7 +35,10 @@ def _throughput(r):
             f"**{_n(r['cpu_seconds'], 1)} CPU-s** in {_n(r['seconds'])} s at {_n(r['rows_per_s'])} rows/s, "
             f"{_n(r['batches_per_s'] * r['seconds'])} batches ({_kinds(r)})"
         )
+    if "records_per_s" not in r:  # a cold row's floor: a sum of two measurements, not one
+        return f"**{_n(r['records_per_cpu_s'])} records/CPU-s**, {_n(r['cpu_seconds'], 1)} CPU-s for {_n(r['records'])}"
     ceiling = f" ({_n(r['of_ceiling'] * 100)}% of ceiling)" if "of_ceiling" in r else ""
+    ceiling += f" ({_n(r['of_floor'] * 100)}% of floor)" if "of_floor" in r else ""
     figures = (
         f"{_n(r['records_per_s'])} records/s, {_n(r['mb_per_s'], 1)} MB/s, "
         f"**{_n(r['records_per_cpu_s'])} records/CPU-s**{ceiling}, "
