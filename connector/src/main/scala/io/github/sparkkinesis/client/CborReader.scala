@@ -57,26 +57,30 @@ private[client] object CborCodes {
  * rather than returned in tuples: a record has a dozen items, and boxing each one's head
  * was most of what reading a record allocated besides its data.
  */
-private[client] final class CborReader(bytes: Array[Byte]) {
+private[client] final class CborReader(body: BodyPieces) {
   var pos = 0
   /** The last head's major type and argument (a length, a count or a value). */
   var major = 0
   var argument = 0L
-  /** The last string read: a slice of `bytes`, or of a joined copy for an indefinite one. */
-  var array: Array[Byte] = bytes
+  /**
+   * The last string read: a slice of one of the body's pieces, or a copy of its own ([[copied]])
+   * when it spans two pieces or is an indefinite one's chunks joined.
+   */
+  var array: Array[Byte] = Array.emptyByteArray
   var offset = 0
   var length = 0
+  private var copied = false
 
   private def byte(): Int = {
-    if (pos >= bytes.length) throw new Unreadable("the answer ends early")
-    val b = bytes(pos) & 0xff
+    if (pos >= body.length) throw new Unreadable("the answer ends early")
+    val b = body(pos)
     pos += 1
     b
   }
 
   private def peek(): Int = {
-    if (pos >= bytes.length) throw new Unreadable("the answer ends early")
-    bytes(pos) & 0xff
+    if (pos >= body.length) throw new Unreadable("the answer ends early")
+    body(pos)
   }
 
   private def readArgument(info: Int): Long = info match {
@@ -113,7 +117,7 @@ private[client] final class CborReader(bytes: Array[Byte]) {
   def atNull(): Boolean = { val b = peek(); b == Null || b == Undefined }
 
   private def checkedLength(n: Long): Int = {
-    if (n < 0 || n > bytes.length - pos) throw new Unreadable("a CBOR string runs past the answer")
+    if (n < 0 || n > body.length - pos) throw new Unreadable("a CBOR string runs past the answer")
     n.toInt
   }
 
@@ -122,8 +126,10 @@ private[client] final class CborReader(bytes: Array[Byte]) {
     val stringMajor = major
     if (argument != Indefinite) {
       length = checkedLength(argument)
-      array = bytes
-      offset = pos
+      array = if (length == 0) Array.emptyByteArray else body.pieceHolding(pos, length)
+      copied = array == null
+      if (copied) array = body.copy(pos, length)
+      offset = if (copied || length == 0) 0 else body.offsetInPiece(pos)
       pos += length
     } else {
       val joined = new ByteArrayOutputStream()
@@ -132,10 +138,11 @@ private[client] final class CborReader(bytes: Array[Byte]) {
         val b = byte()
         if (b >>> 5 != stringMajor || (b & 0x1f) == 31) throw new Unreadable("a malformed CBOR string chunk")
         val len = checkedLength(readArgument(b & 0x1f))
-        joined.write(bytes, pos, len)
+        body.writeTo(joined, pos, len)
         pos += len
       }
       array = joined.toByteArray
+      copied = true
       offset = 0
       length = array.length
     }
@@ -162,7 +169,7 @@ private[client] final class CborReader(bytes: Array[Byte]) {
   def blob(): Array[Byte] = head() match {
     case MajorBytes =>
       string()
-      Arrays.copyOfRange(array, offset, offset + length)
+      if (copied) array else Arrays.copyOfRange(array, offset, offset + length)
     case MajorText =>
       string()
       try Base64.getDecoder.decode(new String(array, offset, length, UTF_8))

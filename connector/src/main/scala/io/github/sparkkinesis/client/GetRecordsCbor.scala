@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.client
 
-import java.io.ByteArrayOutputStream
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, InputStream}
 import java.nio.charset.StandardCharsets.UTF_8
 
 /**
@@ -26,7 +26,7 @@ private[client] object GetRecordsCbor {
    * Adds the answer's records to `out` and returns the answer without its `Records` field, or
    * throws [[Unreadable]] (then `out` may hold some records: the caller discards it).
    */
-  def split(body: Array[Byte], out: UserRecords.Expansion): Array[Byte] = {
+  def split(body: BodyPieces, out: UserRecords.Expansion): InputStream = {
     val in = new CborReader(body)
     if (in.head() != MajorMap) throw new Unreadable(s"the answer is CBOR major type ${in.major}, not a map")
     val count = in.argument
@@ -45,13 +45,13 @@ private[client] object GetRecordsCbor {
       } else in.skip()
       fields += 1
     }
-    if (recordsAt < 0) body
+    if (recordsAt < 0) body.inputStream()
     else {
       val rest = new ByteArrayOutputStream(body.length - (recordsEnd - recordsAt) + 9)
       if (count == Indefinite) rest.write(0xbf) else writeHead(rest, MajorMap, count - 1)
-      rest.write(body, fieldsStart, recordsAt - fieldsStart)
-      rest.write(body, recordsEnd, body.length - recordsEnd)
-      rest.toByteArray
+      body.writeTo(rest, fieldsStart, recordsAt - fieldsStart)
+      body.writeTo(rest, recordsEnd, body.length - recordsEnd)
+      new ByteArrayInputStream(rest.toByteArray)
     }
   }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.client
 
-import java.io.{ByteArrayInputStream, InputStream}
+import java.io.InputStream
 import java.util.Optional
 
 import scala.util.Try
@@ -28,7 +28,7 @@ private[client] object GetRecordsDecoding {
     def records: Option[(Seq[KinesisRecord], KplCounts)] = found
 
     /** The answer without its records, having read them; or the answer itself if it cannot be read. */
-    private[GetRecordsDecoding] def read(body: Array[Byte]): Array[Byte] =
+    private[GetRecordsDecoding] def read(body: BodyPieces): InputStream =
       try {
         val out = new UserRecords.Expansion(rangeCheck, 0)
         val rest = GetRecordsCbor.split(body, out)
@@ -37,7 +37,7 @@ private[client] object GetRecordsDecoding {
       } catch {
         case _: GetRecordsCbor.Unreadable =>
           found = None
-          body
+          body.inputStream()
       }
   }
 
@@ -47,39 +47,31 @@ private[client] object GetRecordsDecoding {
   private val Cbor = "application/x-amz-cbor-1.1"
 
   /** GetRecords answers hold at most 10 MiB of records; a larger declared length is read as if undeclared. */
-  private val MaxPresized = 64L << 20
+  private val MaxDeclared = 64L << 20
 
-  /** Registered on every synchronous Kinesis client; acts on requests that carry [[Attribute]]. */
-  object Interceptor extends ExecutionInterceptor {
+  /**
+   * Registered on every synchronous Kinesis client; acts on requests that carry [[Attribute]].
+   * It reads an answer's body in pieces of `pieceLength` bytes (see [[BodyPieces]]).
+   */
+  class Interceptor(pieceLength: Int) extends ExecutionInterceptor {
     override def modifyHttpResponseContent(
         context: Context.ModifyHttpResponse, attributes: ExecutionAttributes): Optional[InputStream] = {
       val decoded = attributes.getAttribute(Attribute)
       val body = context.responseBody()
       if (decoded == null || !body.isPresent || !readable(context.httpResponse())) body
       else {
-        val bytes =
-          try readBody(body.get(), context.httpResponse())
+        val pieces =
+          try BodyPieces.read(body.get(), declaredLength(context.httpResponse()), pieceLength)
           finally body.get().close()
-        Optional.of(new ByteArrayInputStream(decoded.read(bytes)))
+        Optional.of(decoded.read(pieces))
       }
     }
 
-    /**
-     * The whole body, into one array of the length the answer declares when it declares one:
-     * `readAllBytes` gathers a body of unknown length in pieces and copies them into a final
-     * array, which for answers of megabytes was a quarter of what a polling read allocated.
-     */
-    private def readBody(in: InputStream, response: SdkHttpResponse): Array[Byte] = {
+    /** The body's length as the answer declares it, or -1 (none, or one no GetRecords answer has). */
+    private def declaredLength(response: SdkHttpResponse): Long = {
       val header = response.firstMatchingHeader("Content-Length")
-      val declared = if (!header.isPresent) 0
-      else Try(header.get.trim.toLong).toOption.filter(n => n > 0 && n <= MaxPresized).fold(0)(_.toInt)
-      if (declared == 0) in.readAllBytes()
-      else {
-        // The HTTP client ends a body at its declared length (and fails one that ends early).
-        val bytes = new Array[Byte](declared)
-        val read = in.readNBytes(bytes, 0, declared)
-        if (read == declared) bytes else java.util.Arrays.copyOf(bytes, read)
-      }
+      if (!header.isPresent) -1L
+      else Try(header.get.trim.toLong).toOption.filter(n => n > 0 && n <= MaxDeclared).getOrElse(-1L)
     }
 
     /** A success in CBOR, with no checksum the SDK would check against the changed body, nor an encoding. */
@@ -89,4 +81,6 @@ private[client] object GetRecordsDecoding {
         !response.firstMatchingHeader("x-amz-crc32").isPresent &&
         !response.firstMatchingHeader("Content-Encoding").isPresent
   }
+
+  object Interceptor extends Interceptor(BodyPieces.PieceLength)
 }

@@ -37,13 +37,16 @@ object CannedHttp {
     b.build()
   }
 
-  /** Answers every call with `body` as CBOR (with its length declared, or not). */
-  final class Sync extends SdkHttpClient {
+  /**
+   * Answers every call with `body` as CBOR (with its length declared, or not), read by the
+   * connector's GetRecords interceptor as clients register it, or by `interceptor`.
+   */
+  final class Sync(interceptor: GetRecordsDecoding.Interceptor = GetRecordsDecoding.Interceptor) extends SdkHttpClient {
     @volatile var body: Array[Byte] = Array.emptyByteArray
     @volatile var declareLength = true
 
     val kinesis: KinesisClient = KinesisClient.builder().httpClient(this).region(Region.US_EAST_1)
-      .credentialsProvider(credentials).overrideConfiguration(config(GetRecordsDecoding.Interceptor)).build()
+      .credentialsProvider(credentials).overrideConfiguration(config(interceptor)).build()
 
     override def prepareRequest(request: HttpExecuteRequest): ExecutableHttpRequest = new ExecutableHttpRequest {
       private val bytes = body

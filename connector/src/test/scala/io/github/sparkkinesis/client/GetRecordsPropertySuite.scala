@@ -22,7 +22,9 @@ import io.github.sparkkinesis.PropertyChecks
  */
 class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with BeforeAndAfterAll {
   private val http = new CannedHttp.Sync
-  override def afterAll(): Unit = http.kinesis.close()
+  /** The same decoder on pieces of 16 bytes, so that every kind of item also lies across two pieces. */
+  private val smallPieces = new CannedHttp.Sync(new GetRecordsDecoding.Interceptor(16))
+  override def afterAll(): Unit = Seq(http, smallPieces).foreach(_.kinesis.close())
 
   private def request(decoded: Option[GetRecordsDecoding.Decoded]) = {
     val b = GetRecordsRequest.builder().shardIterator("it")
@@ -45,8 +47,15 @@ class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with Befor
     (t.getClass, root(t).getClass, String.valueOf(root(t).getMessage).split("\n at \\[Source").head)
   }
 
-  /** Reads `body` both ways and checks they agree; returns how the connector's read ended. */
+  /** Reads `body` both ways and checks they agree, with the connector's pieces and with small ones; returns how its read ended. */
   private def readBoth(body: Array[Byte], declareLength: Boolean = true): String = {
+    val outcome = readBoth(http, body, declareLength)
+    val inSmallPieces = readBoth(smallPieces, body, declareLength)
+    assert(inSmallPieces == outcome, "read in pieces of 16 bytes")
+    outcome
+  }
+
+  private def readBoth(http: CannedHttp.Sync, body: Array[Byte], declareLength: Boolean): String = {
     http.body = body
     http.declareLength = declareLength
     val sdk = Try(http.kinesis.getRecords(request(None)))

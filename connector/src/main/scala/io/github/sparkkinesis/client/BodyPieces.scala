@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.client
+
+import java.io.{IOException, InputStream, OutputStream}
+
+import scala.collection.mutable.ArrayBuffer
+
+/**
+ * An HTTP answer's body kept in pieces of `pieceLength` bytes (a power of two; the last piece
+ * may be shorter), not in one array. A GetRecords answer holds up to 10 MiB, and G1 allocates
+ * an array of half a region or more (512 KiB in the smallest regions, 4 MiB in a 16 GiB heap)
+ * outside the young generation: every answer of a backfill was one such allocation, and they
+ * started G1's concurrent cycles. Pieces are ordinary young objects, gone at the next
+ * collection once the records are read out of them.
+ */
+private[client] final class BodyPieces private (pieces: Array[Array[Byte]], shift: Int, val length: Int) {
+  private val mask = (1 << shift) - 1
+
+  /** The byte at `pos` (0 until [[length]]), unsigned. */
+  def apply(pos: Int): Int = pieces(pos >>> shift)(pos & mask) & 0xff
+
+  /** The piece that holds `pos`, when `n` (at least 1) bytes from `pos` lie in it; otherwise null. */
+  def pieceHolding(pos: Int, n: Int): Array[Byte] =
+    if ((pos & mask) + n <= (1 << shift)) pieces(pos >>> shift) else null
+
+  /** Where `pos` is in its piece. */
+  def offsetInPiece(pos: Int): Int = pos & mask
+
+  /** `n` bytes from `pos` in an array of their own. */
+  def copy(pos: Int, n: Int): Array[Byte] = {
+    val out = new Array[Byte](n)
+    copyInto(pos, out, 0, n)
+    out
+  }
+
+  private def copyInto(pos: Int, into: Array[Byte], at: Int, n: Int): Unit = {
+    var done = 0
+    while (done < n) {
+      val from = pos + done
+      val k = math.min(n - done, (1 << shift) - (from & mask))
+      System.arraycopy(pieces(from >>> shift), from & mask, into, at + done, k)
+      done += k
+    }
+  }
+
+  /** Writes `n` bytes from `pos` to `out`. */
+  def writeTo(out: OutputStream, pos: Int, n: Int): Unit = {
+    var done = 0
+    while (done < n) {
+      val at = pos + done
+      val k = math.min(n - done, (1 << shift) - (at & mask))
+      out.write(pieces(at >>> shift), at & mask, k)
+      done += k
+    }
+  }
+
+  /**
+   * The whole body again, as a stream whose reads fill what they are asked across pieces, as a
+   * stream over one array would: the SDK's parser, reading an answer the connector left to it,
+   * sees the same reads either way (on a damaged answer, even its error depends on them).
+   */
+  def inputStream(): InputStream = new InputStream {
+    private var at = 0
+    override def read(): Int =
+      if (at >= length) -1
+      else { at += 1; apply(at - 1) }
+    override def read(into: Array[Byte], off: Int, len: Int): Int =
+      if (len == 0) 0
+      else if (at >= length) -1
+      else {
+        val n = math.min(len, length - at)
+        copyInto(at, into, off, n)
+        at += n
+        n
+      }
+    override def available(): Int = length - at
+  }
+}
+
+private[client] object BodyPieces {
+
+  /** 64 KiB: an eighth of the largest array G1 keeps in the young generation with its smallest regions (1 MiB). */
+  val PieceLength: Int = 64 * 1024
+
+  /**
+   * Reads `in` to its end, or to the length the answer `declared` (-1 if it declared none), as
+   * the HTTP client ends a body there. With a declared length, each piece is allocated at the
+   * size it will hold; without one, whole.
+   */
+  def read(in: InputStream, declared: Long, pieceLength: Int = PieceLength): BodyPieces = {
+    require(Integer.bitCount(pieceLength) == 1, s"a piece length is a power of two, not $pieceLength")
+    val limit = if (declared >= 0) declared else Long.MaxValue
+    val pieces = ArrayBuffer.empty[Array[Byte]]
+    var length = 0L
+    var ended = false
+    while (!ended && length < limit) {
+      if (length > Int.MaxValue - pieceLength) throw new IOException("an answer of 2 GiB or more")
+      val size = math.min(pieceLength.toLong, limit - length).toInt
+      val piece = new Array[Byte](size)
+      val n = fill(in, piece)
+      if (n > 0) {
+        pieces += piece
+        length += n
+      }
+      ended = n < size
+    }
+    new BodyPieces(pieces.toArray, Integer.numberOfTrailingZeros(pieceLength), length.toInt)
+  }
+
+  /** Reads into `piece` until it is full or `in` ends; how many bytes it read. */
+  private def fill(in: InputStream, piece: Array[Byte]): Int = {
+    var n = 0
+    var read = 0
+    while (n < piece.length && { read = in.read(piece, n, piece.length - n); read >= 0 }) n += read
+    n
+  }
+}
