@@ -5,7 +5,7 @@ and <date>.png and prints the table. Timings here only: never pass/fail.
 
     python tests/benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--warm-rounds N] ...
 
-Rows: backend, polling, efo, cold-polling, cold-efo, limits-polling, limits-efo, latency-default, latency-low,
+Rows: backend, calls, polling, efo, cold-polling, cold-efo, limits-polling, limits-efo, latency-default, latency-low,
 latency-realtime, latency-realtime-efo, pipeline-realtime, pipeline-micro-batch, latency-floor,
 steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000, scale-10000-busy, memory,
 memory-efo, sink, sink-limits; the scale rows run on another Spark master with --scale-master (e.g.
@@ -250,6 +250,14 @@ def spark_alone(measured, jar, cold=False):
     }
 
 
+def calls(args, jars):
+    """GetRecords one after the other at an empty shard's tip, on each build's HTTP client: the
+    time and CPU a call costs besides Kinesis' own."""
+    with BenchKinesis(["--stream", "s:1:0:100"]) as k:
+        spec = {"endpoint": k.endpoint, "stream": "s", "calls": 5000}
+        return [one_build(label, "calls", jar, spec) for label, jar in jars]
+
+
 def limits(mode, queries):
     def row(args, jars):
         shards, results = 4, []
@@ -486,6 +494,7 @@ def sink(limits):
 
 ROWS = {
     "backend": backend,
+    "calls": calls,
     "polling": throughput("polling"),
     "efo": throughput("efo"),
     "cold-polling": cold("polling"),

@@ -78,6 +78,9 @@ def figures(row, r):
             "(one event-loop thread); "
             f"client {_n(r['client_records_per_cpu_s'])}/CPU-s; {_n(r['records_per_s'])} records/s wall"
         )
+    if row == "calls":
+        ms, cpu = _n(r["ms_per_call"], 3), _n(r["cpu_ms_per_call"], 3)
+        return f"**{ms} ms** a call, {cpu} ms of CPU, over {_n(r['calls'])} calls"
     if row in ("polling", "efo") or row.startswith("cold"):
         return _throughput(r)
     if row.startswith("limits"):

@@ -239,12 +239,21 @@ def throughput(spark, pid, spec, workdir):
     }
 
 
-def ceiling_polling(spark, pid, spec, workdir):
-    """A plain GetRecords loop per shard in this JVM, on the SDK the connector jar carries."""
+def sync_http(sdk):
+    """The HTTP client the connector jar builds its sync clients on (Apache HttpClient; the JDK's
+    URL connection in jars built before it)."""
+    try:
+        return sdk("http.apache.ApacheHttpClient").builder().expectContinueEnabled(False)
+    except TypeError:  # py4j's stand-in for a class the jar does not carry is not callable
+        return sdk("http.urlconnection.UrlConnectionHttpClient").builder()
+
+
+def bare_client(spark, spec):
+    """A plain Kinesis client of the SDK the connector jar carries, on its HTTP client: (client, sdk),
+    where sdk(path) is a class of that SDK (shaded) by its unshaded path."""
     jvm = spark._jvm
 
     def sdk(path):
-        """A class of the SDK as the connector jar carries it (shaded), by its unshaded path."""
         found = jvm
         for part in (SHADED_SDK + path).split("."):
             found = getattr(found, part)
@@ -260,9 +269,61 @@ def ceiling_polling(spark, pid, spec, workdir):
                 sdk("auth.credentials.AwsBasicCredentials").create("bench", "bench")
             )
         )
-        .httpClientBuilder(sdk("http.urlconnection.UrlConnectionHttpClient").builder())
+        .httpClientBuilder(sync_http(sdk))
         .build()
     )
+    return client, sdk
+
+
+def calls(spark, pid, spec, workdir):
+    """What a call costs besides Kinesis' own time: `calls` GetRecords one after the other at an
+    empty shard's tip (the benchmark Kinesis answers on loopback in microseconds), on a plain
+    client of the SDK the jar carries over its HTTP client; wall and CPU time per call, less
+    what as many calls from Python into the JVM take without one."""
+    client, sdk = bare_client(spark, spec)
+    model = "services.kinesis.model."
+    shard = (
+        client.listShards(sdk(model + "ListShardsRequest").builder().streamName(spec["stream"]).build())
+        .shards()
+        .get(0)
+        .shardId()
+    )
+    start = (
+        sdk(model + "GetShardIteratorRequest")
+        .builder()
+        .streamName(spec["stream"])
+        .shardId(shard)
+        .shardIteratorType(sdk(model + "ShardIteratorType").LATEST)
+        .build()
+    )
+    it = client.getShardIterator(start).shardIterator()
+
+    requests = sdk(model + "GetRecordsRequest")
+
+    def call(n):
+        nonlocal it
+        for _ in range(n):
+            it = client.getRecords(requests.builder().shardIterator(it).build()).nextShardIterator()
+
+    def bridge(n):  # the same calls into the JVM, without GetRecords
+        for _ in range(n):
+            requests.builder().shardIterator(it).build().shardIterator()
+
+    def timed(run, n):
+        cpu, began = cpu_seconds(pid), time.perf_counter()
+        run(n)
+        return (time.perf_counter() - began) / n, (cpu_seconds(pid) - cpu) / n
+
+    n = spec["calls"]
+    call(n)  # warm-up
+    wall, cpu = timed(call, n)
+    bridge_wall, bridge_cpu = timed(bridge, n)
+    return {"calls": n, "ms_per_call": (wall - bridge_wall) * 1e3, "cpu_ms_per_call": (cpu - bridge_cpu) * 1e3}
+
+
+def ceiling_polling(spark, pid, spec, workdir):
+    """A plain GetRecords loop per shard in this JVM, on the SDK the connector jar carries."""
+    client, sdk = bare_client(spark, spec)
     model = "services.kinesis.model."
     shards = [
         s.shardId()
@@ -647,6 +708,7 @@ KINDS = {
     for f in (
         throughput,
         ceiling_polling,
+        calls,
         at_limits,
         latency,
         latency_realtime,
