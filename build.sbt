@@ -71,8 +71,7 @@ val sparkJavaOptions = Seq(
 val shadedPrefix = "io.github.sparkkinesis.shaded"
 
 // SLF4J is Spark's: logging goes to the cluster's log4j configuration.
-// Logging APIs Spark itself carries (commons-logging as jcl-over-slf4j): Apache HttpClient logs through Spark's.
-def leftOutOfAssembly(jar: File): Boolean = Seq("slf4j-", "commons-logging-").exists(jar.getName.startsWith)
+def leftOutOfAssembly(jar: File): Boolean = jar.getName.startsWith("slf4j-")
 
 lazy val bundledLibraries = taskKey[Seq[Notice.Bundled]]("the libraries this line's assembly jar bundles")
 lazy val noticeCheck = taskKey[Unit]("fails when NOTICE does not list a library this line's assembly bundles")
@@ -143,8 +142,7 @@ def sparkLineProject(line: SparkLine, base: File): Project =
     }.taskValue,
     // Jackson is not bundled: the connector uses Spark's, and the SDK carries its own copy
     // already renamed under software.amazon.awssdk.thirdparty.
-    assembly / assemblyShadeRules := (Seq("software.amazon.**", "io.netty.**", "org.reactivestreams.**",
-      "org.apache.http.**", "org.apache.commons.codec.**") ++
+    assembly / assemblyShadeRules := (Seq("software.amazon.**", "io.netty.**", "org.reactivestreams.**") ++
       Dependencies.scalaCompatPackages(line.scalaBinary))
       .map(p => ShadeRule.rename(p -> s"$shadedPrefix.@0").inAll),
     // What is published (publishM2 / publishLocal / publish) is the assembly, under the plain

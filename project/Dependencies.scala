@@ -7,14 +7,14 @@ object Dependencies {
     "org.apache.spark" %% "spark-sql" % version % Provided
   )
 
-  // AWS SDK for Java v2 only. The sync client on Apache HttpClient serves the control plane,
-  // polling and the sink; the Netty client is kept for HTTP/2 (enhanced fan-out).
+  // AWS SDK for Java v2 only. The sync client on the JDK's URL connection serves the
+  // control plane and polling; the Netty client is kept for HTTP/2 (enhanced fan-out).
   val awsSdk = Seq(
     "software.amazon.awssdk" % "kinesis" % Versions.awsSdk,
     "software.amazon.awssdk" % "sts" % Versions.awsSdk,
-    "software.amazon.awssdk" % "apache-client" % Versions.awsSdk,
+    "software.amazon.awssdk" % "url-connection-client" % Versions.awsSdk,
     "software.amazon.awssdk" % "netty-nio-client" % Versions.awsSdk
-  ).map(_.exclude("software.amazon.awssdk", "url-connection-client"))
+  ).map(_.exclude("software.amazon.awssdk", "apache-client"))
 
   /** Scala 2.12 gets the 2.13 collection APIs the sources use from scala-collection-compat. */
   def scalaCompat(scalaBinary: String): Seq[ModuleID] =
@@ -38,8 +38,8 @@ object Dependencies {
   /** The benchmark Kinesis (Netty, as the SDK's HTTP/2 client brings it) and its bare SDK client. */
   val benchmarks = Seq(
     "software.amazon.awssdk" % "kinesis" % Versions.awsSdk,
-    "software.amazon.awssdk" % "apache-client" % Versions.awsSdk,
+    "software.amazon.awssdk" % "url-connection-client" % Versions.awsSdk,
     "software.amazon.awssdk" % "netty-nio-client" % Versions.awsSdk,
     "org.scalatest" %% "scalatest" % Versions.scalatest % Test
-  ).map(_.exclude("software.amazon.awssdk", "url-connection-client"))
+  ).map(_.exclude("software.amazon.awssdk", "apache-client"))
 }

@@ -158,13 +158,9 @@ def cold(mode):
     return row
 
 
-def cold_floor(bare, alone):
-    """What no connector on the SDK goes below in a cold row: the plain SDK reading the same
-    records in a fresh JVM of its own (its class loading and JIT included), plus what Spark alone
-    spends in a fresh JVM over the same batches and seconds. Each build's share of it is its
-    figure against that sum."""
-    sdk = {
-        "build": "bare SDK, cold (own JVM)",
+def bare_figures(bare):
+    """A bare SDK reader's run as a row's figures."""
+    return {
         "records": bare["records"],
         "seconds": bare["seconds"],
         "cpu_seconds": bare["cpu_seconds"],
@@ -172,6 +168,14 @@ def cold_floor(bare, alone):
         "mb_per_s": bare["bytes"] / bare["seconds"] / 1e6,
         "records_per_cpu_s": bare["records"] / bare["cpu_seconds"],
     }
+
+
+def cold_floor(bare, alone):
+    """What no connector on the SDK goes below in a cold row: the plain SDK reading the same
+    records in a fresh JVM of its own (its class loading and JIT included), plus what Spark alone
+    spends in a fresh JVM over the same batches and seconds. Each build's share of it is its
+    figure against that sum."""
+    sdk = {"build": "bare SDK, cold (own JVM)", **bare_figures(bare)}
     cpu = sdk["cpu_seconds"] + alone["cpu_seconds"]
     floor = {
         "build": "floor (the two above)",
@@ -199,15 +203,7 @@ def throughput(mode):
             if mode == "polling":
                 ceiling = run_spark("ceiling_polling", jars[0][1], spec)
             else:
-                bare = bare_sdk_reader(k.endpoint, "s", 8 * per_shard, "efo")
-                ceiling = {
-                    "records": bare["records"],
-                    "seconds": bare["seconds"],
-                    "cpu_seconds": bare["cpu_seconds"],
-                    "records_per_s": bare["records"] / bare["seconds"],
-                    "mb_per_s": bare["bytes"] / bare["seconds"] / 1e6,
-                    "records_per_cpu_s": bare["records"] / bare["cpu_seconds"],
-                }
+                ceiling = bare_figures(bare_sdk_reader(k.endpoint, "s", 8 * per_shard, "efo"))
         results.append({"build": "bare SDK ceiling" + (" (own JVM)" if mode == "efo" else ""), **ceiling})
         for r in results:
             if "error" not in r:

@@ -240,12 +240,12 @@ def throughput(spark, pid, spec, workdir):
 
 
 def sync_http(sdk):
-    """The HTTP client the connector jar builds its sync clients on (Apache HttpClient; the JDK's
-    URL connection in jars built before it)."""
+    """The HTTP client the connector jar builds its sync clients on: the JDK's URL connection, or
+    Apache HttpClient in a jar that carries it instead."""
     try:
-        return sdk("http.apache.ApacheHttpClient").builder().expectContinueEnabled(False)
-    except TypeError:  # py4j's stand-in for a class the jar does not carry is not callable
         return sdk("http.urlconnection.UrlConnectionHttpClient").builder()
+    except TypeError:  # py4j's stand-in for a class the jar does not carry is not callable
+        return sdk("http.apache.ApacheHttpClient").builder().expectContinueEnabled(False)
 
 
 def bare_client(spark, spec):

@@ -11,7 +11,7 @@ import scala.sys.process._
 
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
 import software.amazon.awssdk.core.SdkBytes
-import software.amazon.awssdk.http.apache.ApacheHttpClient
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
@@ -32,7 +32,7 @@ final class LocalKinesis private (val runDir: Path, val plainPort: Int, val tlsP
     ConnectionConfig(region, Some(endpointUrl), CredentialsConfig.StaticKeys(accessKey, secretKey, None))
 
   lazy val client: KinesisClient = KinesisClient.builder()
-    .httpClientBuilder(ApacheHttpClient.builder().socketTimeout(Duration.ofSeconds(30)).expectContinueEnabled(false))
+    .httpClientBuilder(UrlConnectionHttpClient.builder().socketTimeout(Duration.ofSeconds(30)))
     .region(Region.of(region))
     .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
     .endpointOverride(URI.create(endpoint))

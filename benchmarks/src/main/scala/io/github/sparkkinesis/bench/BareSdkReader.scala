@@ -11,8 +11,8 @@ import scala.jdk.CollectionConverters._
 
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
 import software.amazon.awssdk.http.{Protocol, ProtocolNegotiation}
-import software.amazon.awssdk.http.apache.ApacheHttpClient
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
 import software.amazon.awssdk.services.kinesis.model._
@@ -36,8 +36,7 @@ object BareSdkReader {
     val deadline = System.nanoTime() + options.int("seconds", 120) * 1000000000L
     val records, bytes = new AtomicLong()
     val sync = KinesisClient.builder().endpointOverride(endpoint).region(Region.US_EAST_1).credentialsProvider(credentials)
-      .httpClientBuilder(ApacheHttpClient.builder().socketTimeout(Duration.ofSeconds(60)).expectContinueEnabled(false))
-      .build()
+      .httpClientBuilder(UrlConnectionHttpClient.builder().socketTimeout(Duration.ofSeconds(60))).build()
     val shards = sync.listShards(ListShardsRequest.builder().streamName(stream).build()).shards().asScala.map(_.shardId()).toSeq
     val cpuBefore = cpuNanos()
     val began = System.nanoTime()

@@ -13,7 +13,7 @@ import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCrede
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.http.{Protocol, ProtocolNegotiation}
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient
-import software.amazon.awssdk.http.apache.ApacheHttpClient
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
 import software.amazon.awssdk.services.kinesis.model._
@@ -38,8 +38,7 @@ class BenchKinesisSuite extends AnyFunSuite with BeforeAndAfterAll {
   override def afterAll(): Unit = { server.stop(); limited.stop() }
 
   private def client(at: URI = endpoint): KinesisClient = KinesisClient.builder().endpointOverride(at)
-    .region(Region.US_EAST_1).credentialsProvider(credentials)
-    .httpClientBuilder(ApacheHttpClient.builder().expectContinueEnabled(false)).build()
+    .region(Region.US_EAST_1).credentialsProvider(credentials).httpClientBuilder(UrlConnectionHttpClient.builder()).build()
 
   private def iterator(c: KinesisClient, stream: String, shard: String, kind: ShardIteratorType, seq: String = null): String =
     c.getShardIterator(GetShardIteratorRequest.builder().streamName(stream).shardId(shard)

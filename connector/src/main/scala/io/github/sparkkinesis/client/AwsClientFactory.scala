@@ -14,7 +14,7 @@ import software.amazon.awssdk.http.{Protocol, ProtocolNegotiation}
 import software.amazon.awssdk.http.nio.netty.{
   Http2Configuration, NettyNioAsyncHttpClient, ProxyConfiguration => NettyProxyConfiguration
 }
-import software.amazon.awssdk.http.apache.{ApacheHttpClient, ProxyConfiguration => ApacheProxyConfiguration}
+import software.amazon.awssdk.http.urlconnection.{ProxyConfiguration => UrlProxyConfiguration, UrlConnectionHttpClient}
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.retries.api.RetryStrategy
 import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
@@ -68,7 +68,11 @@ private[client] object AwsClientFactory {
 
   private def sync(connection: ConnectionConfig, retries: Option[RetryStrategy]): KinesisClient = {
     SdkLogging.quietSecretLoggers()
-    val http = syncHttp(SyncSocketTimeout, connection.proxy)
+    keepConnectionsOpen()
+    val http = UrlConnectionHttpClient.builder()
+      .connectionTimeout(ConnectTimeout)
+      .socketTimeout(SyncSocketTimeout)
+    connection.proxy.foreach(p => http.proxyConfiguration(urlProxy(p)))
     val overrides = ClientOverrideConfiguration.builder().addExecutionInterceptor(GetRecordsDecoding.Interceptor)
     retries.foreach(overrides.retryStrategy)
     located(KinesisClient.builder().httpClientBuilder(http).overrideConfiguration(overrides.build()),
@@ -76,27 +80,20 @@ private[client] object AwsClientFactory {
   }
 
   /**
-   * The HTTP/1.1 client of the synchronous clients: Apache HttpClient, as the SDK uses by
-   * default. The JDK's URL connection, which the connector used before, waits a millisecond on
-   * every call it sends on a kept connection (before a POST it checks the connection is still
-   * open by reading from it with a 1 ms timeout, and allocates and throws an exception when
-   * nothing comes, which is every time), and keeps one JVM-wide limit of 5 idle connections a
-   * host. Here each client keeps a pool of its own, as large as the calls an executor's tasks
-   * may have in flight at once (a prefetch task keeps 8, a sink task `maxInFlightPuts`), so a
-   * call never waits for a connection; idle connections are closed after a minute. Requests are
-   * sent whole, without `Expect: 100-continue`, which would cost a round trip per call.
+   * The JDK keeps at most `http.maxConnections` (5 by default) idle connections per host open
+   * for reuse, and closes the rest as their calls end. A prefetch task keeps several calls in
+   * flight and an executor runs several tasks, so with the default most calls would open a new
+   * connection, a TLS handshake each. Raised unless the JVM was given a value; the JDK reads it
+   * once, at its first kept connection, so a JVM that had kept one before keeps its limit.
    */
-  private def syncHttp(socketTimeout: Duration, proxy: Option[ProxyConfig]): ApacheHttpClient.Builder = {
-    val http = ApacheHttpClient.builder()
-      .connectionTimeout(ConnectTimeout)
-      .socketTimeout(socketTimeout)
-      .maxConnections(MaxSyncConnections)
-      .expectContinueEnabled(false)
-    proxy.foreach(p => http.proxyConfiguration(apacheProxy(p)))
-    http
+  private def keepConnectionsOpen(): Unit = synchronized {
+    if (System.getProperty(MaxConnectionsProperty) == null) {
+      System.setProperty(MaxConnectionsProperty, IdleConnectionsPerHost.toString)
+    }
   }
 
-  val MaxSyncConnections = 1024
+  val MaxConnectionsProperty = "http.maxConnections"
+  val IdleConnectionsPerHost = 128
 
   /**
    * SubscribeToShard needs HTTP/2. On https endpoints the protocol is negotiated with ALPN
@@ -128,7 +125,11 @@ private[client] object AwsClientFactory {
   /** The STS client a role is assumed with, signed with the role's base credentials. */
   def sts(role: CredentialsConfig.AssumeRole, base: AwsCredentialsProvider): StsClient = {
     SdkLogging.quietSecretLoggers()
-    val http = syncHttp(StsSocketTimeout, role.proxy)
+    keepConnectionsOpen()
+    val http = UrlConnectionHttpClient.builder()
+      .connectionTimeout(ConnectTimeout)
+      .socketTimeout(StsSocketTimeout)
+    role.proxy.foreach(p => http.proxyConfiguration(urlProxy(p)))
     located(StsClient.builder().httpClientBuilder(http), role.stsRegion, role.stsEndpoint, base).build()
   }
 
@@ -136,16 +137,14 @@ private[client] object AwsClientFactory {
   def isPlainHttp(connection: ConnectionConfig): Boolean =
     connection.endpoint.exists(_.trim.toLowerCase(Locale.ROOT).startsWith("http://"))
 
-  private def apacheProxy(proxy: ProxyConfig): ApacheProxyConfiguration = {
-    val builder = ApacheProxyConfiguration.builder()
+  private def urlProxy(proxy: ProxyConfig): UrlProxyConfiguration = {
+    val builder = UrlProxyConfiguration.builder()
       .endpoint(new URI("http", null, proxy.host, proxy.port, null, null, null))
       .nonProxyHosts(proxy.nonProxyHostRegexes.asJava)
       .useSystemPropertyValues(false)
-      .useEnvironmentVariableValues(false)
+      .useEnvironmentVariablesValues(false)
     proxy.username.foreach(builder.username)
     proxy.password.foreach(builder.password)
-    // The credentials go with every request, as with the other clients, rather than after a 407 on each new connection.
-    builder.preemptiveBasicAuthenticationEnabled(proxy.username.isDefined)
     builder.build()
   }
 

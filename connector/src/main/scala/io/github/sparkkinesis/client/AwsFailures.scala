@@ -49,7 +49,6 @@ object AwsFailures {
   /** Whether a failed call failed only because its thread was interrupted (a query stopping, a task killed). */
   def interrupted(e: Throwable): Boolean = causes(e).exists {
     case _: SocketTimeoutException => false // an InterruptedIOException, but a silent endpoint
-    case c if c.getClass.getSimpleName == "ConnectTimeoutException" => false // Apache HttpClient's (shaded): the same
     case _: AbortedException | _: InterruptedException | _: InterruptedIOException => true
     case _ => false
   }

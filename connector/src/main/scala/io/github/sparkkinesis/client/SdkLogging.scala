@@ -8,7 +8,6 @@ import org.apache.logging.log4j.{Level, LogManager}
 import org.apache.logging.log4j.core.config.Configurator
 import io.netty.handler.codec.http2.Http2FrameLogger
 import io.netty.handler.logging.LoggingHandler
-import org.apache.http.HttpHost
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider
 import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner
 
@@ -17,8 +16,7 @@ import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner
  * holds the `x-amz-security-token` header: the session token of `awsSessionToken`, or of an
  * assumed role. The SDK's HTTP/2 client (SubscribeToShard) installs Netty's frame logger and
  * logging handler at DEBUG, which print every header (the signature, the access key id, the
- * session token) and every byte sent; so do Apache HttpClient's `headers` and `wire` loggers
- * (the synchronous clients). The SDK, Netty and HttpClient are shaded into this jar, so their
+ * session token) and every byte sent. The SDK and Netty are shaded into this jar, so their
  * loggers live under `io.github.sparkkinesis.shaded...`, and turning the connector's logging
  * to DEBUG would turn those on too. The connector therefore pins these loggers at INFO (or
  * quieter, if they already are) before it builds any client, in every JVM (ARCHITECTURE.md
@@ -28,14 +26,12 @@ import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner
  * Spark logs through log4j 2; where another backend is in use this does nothing.
  */
 private[sparkkinesis] object SdkLogging {
-  /** The signer packages and Netty's and HttpClient's wire loggers, by their names in this jar (shaded or not). */
+  /** The signer packages and Netty's wire loggers, by their names in this jar (shaded or not). */
   lazy val secretLoggers: Seq[String] = {
     val httpAuth = classOf[AwsV4HttpSigner].getPackageName // ...http.auth.aws.signer
     val auth = classOf[AwsCredentialsProvider].getPackageName // ...auth.credentials
-    // HttpClient names these two by text ("org.apache.http.headers"), renamed with its classes.
-    val apacheHttp = classOf[HttpHost].getPackageName // ...org.apache.http
     Seq(httpAuth, httpAuth.stripSuffix(".signer") + ".internal.signer", auth.stripSuffix(".credentials") + ".signer",
-      classOf[Http2FrameLogger].getName, classOf[LoggingHandler].getName, s"$apacheHttp.headers", s"$apacheHttp.wire")
+      classOf[Http2FrameLogger].getName, classOf[LoggingHandler].getName)
   }
 
   def quietSecretLoggers(): Unit =

@@ -241,8 +241,5 @@ class AwsFailuresSuite extends AnyFunSuite with Matchers {
           new java.net.SocketException("Connection reset"))))
     assert(!AwsFailures.interrupted(SdkClientException.create("slow",
           new java.net.SocketTimeoutException("Read timed out"))))
-    // Apache HttpClient's connect time-out is an InterruptedIOException too, wrapping the JDK's.
-    assert(!AwsFailures.interrupted(SdkClientException.create("silent",
-          new org.apache.http.conn.ConnectTimeoutException("Connect to 10.255.255.1:443 failed: connect timed out"))))
   }
 }
