@@ -150,9 +150,10 @@ def cold(mode):
             bare = bare_sdk_reader(k.endpoint, "s", 8 * per_shard, mode)
         measured = [r for r in results if "error" not in r]
         if measured:
-            results += cold_floor(bare, spark_alone(measured[0], jars[0][1], cold=True))
+            sdk, alone, floor = cold_floor(bare, spark_alone(measured[0], jars[0][1], cold=True))
+            results += [sdk, alone, floor]
             for r in measured:
-                r["of_floor"] = r["records_per_cpu_s"] / results[-1]["records_per_cpu_s"]
+                r["of_floor"] = r["records_per_cpu_s"] / floor["records_per_cpu_s"]
         return results
 
     return row

@@ -33,23 +33,20 @@ private[client] final class BodyPieces private (pieces: Array[Array[Byte]], shif
     out
   }
 
-  private def copyInto(pos: Int, into: Array[Byte], at: Int, n: Int): Unit = {
-    var done = 0
-    while (done < n) {
-      val from = pos + done
-      val k = math.min(n - done, (1 << shift) - (from & mask))
-      System.arraycopy(pieces(from >>> shift), from & mask, into, at + done, k)
-      done += k
-    }
-  }
+  private def copyInto(pos: Int, into: Array[Byte], at: Int, n: Int): Unit =
+    slices(pos, n)((piece, from, done, k) => System.arraycopy(piece, from, into, at + done, k))
 
   /** Writes `n` bytes from `pos` to `out`. */
-  def writeTo(out: OutputStream, pos: Int, n: Int): Unit = {
+  def writeTo(out: OutputStream, pos: Int, n: Int): Unit =
+    slices(pos, n)((piece, from, _, k) => out.write(piece, from, k))
+
+  /** The `n` bytes from `pos` piece by piece: `f(piece, offset in it, bytes before it, bytes in it)`. */
+  private def slices(pos: Int, n: Int)(f: (Array[Byte], Int, Int, Int) => Unit): Unit = {
     var done = 0
     while (done < n) {
       val at = pos + done
       val k = math.min(n - done, (1 << shift) - (at & mask))
-      out.write(pieces(at >>> shift), at & mask, k)
+      f(pieces(at >>> shift), at & mask, done, k)
       done += k
     }
   }

@@ -126,10 +126,10 @@ private[client] final class CborReader(body: BodyPieces) {
     val stringMajor = major
     if (argument != Indefinite) {
       length = checkedLength(argument)
-      array = if (length == 0) Array.emptyByteArray else body.pieceHolding(pos, length)
-      copied = array == null
-      if (copied) array = body.copy(pos, length)
-      offset = if (copied || length == 0) 0 else body.offsetInPiece(pos)
+      val piece = if (length == 0) Array.emptyByteArray else body.pieceHolding(pos, length)
+      copied = piece == null
+      if (copied) { array = body.copy(pos, length); offset = 0 }
+      else { array = piece; offset = if (length == 0) 0 else body.offsetInPiece(pos) }
       pos += length
     } else {
       val joined = new ByteArrayOutputStream()

@@ -44,8 +44,8 @@ final case class PrefetchWork(
 
 /**
  * The executor side of prefetching: reads its shards, up to [[CallsInFlight]] at once (each
- * paced on its own), for up to `maxFetchDuration`, then stores what it read as one block per shard in the executor's
- * block manager and tells the driver what each block holds. Once every shard is at the tip and
+ * paced on its own), for up to `maxFetchDuration`, then stores what it read as one block per
+ * shard in the executor's block manager and tells the driver what each block holds. Once every shard is at the tip and
  * something was read, it stores and hands over what it has at once, so new records are not
  * held back, and so it does once it holds `handOverBytes`, so its memory stays bounded however
  * fast it reads: with a `report` to the driver, it then reads on (one Spark job reads a trickle,
