@@ -103,10 +103,17 @@ def figures(row, r):
         waited = f" of which waiting for records {_n(r['idle_wait_ms'])}" if r.get("idle_wait_ms") else ""
         # Not in the driver figure: the batch's job (the noop sink's).
         added = f"; addBatch {_n(r['add_batch_ms'])}" if r.get("add_batch_ms") is not None else ""
+        calls = (
+            f"; GetRecords {_n(r['get_records_per_s_to_first'])}/s before the first batch "
+            f"({_n(r['cpu_ms_per_get_records_to_first'], 2)} CPU ms a call), "
+            f"{_n(r['get_records_per_s_after'])}/s after it ({_n(r['cpu_ms_per_get_records_after'], 2)})"
+            if "get_records_per_s_to_first" in r
+            else ""
+        )
         return (
             f"driver **{_n(r['driver_ms_per_trigger'])} ms/trigger** (latestOffset {_n(r['latest_offset_ms'])}"
             f"{waited}, planning {_n(r['planning_ms'])}{added}), first batch after {_n(r['first_batch_s'], 1)} s, "
-            f"driver heap {_n(r['driver_heap_mb'])} MB, {r['triggers']} triggers"
+            f"driver heap {_n(r['driver_heap_mb'])} MB, {r['triggers']} triggers{calls}"
         )
     if row.startswith("memory"):
         return (

@@ -239,13 +239,16 @@ def throughput(spark, pid, spec, workdir):
     }
 
 
-def sync_http(sdk):
-    """The HTTP client the connector jar builds its sync clients on: the JDK's URL connection, or
-    Apache HttpClient in a jar that carries it instead."""
-    try:
+def sync_http(jvm, sdk):
+    """The HTTP client the connector jar builds its sync clients on: its own (client/SyncHttp), or in
+    a jar from before it, the JDK's URL connection or Apache HttpClient, whichever it carries."""
+    seconds = jvm.java.time.Duration.ofSeconds
+    # py4j's stand-in for a class or method the jar does not have is not callable.
+    with contextlib.suppress(TypeError):
+        return jvm.io.github.sparkkinesis.client.SyncHttp.builder(seconds(10), seconds(60), jvm.scala.Option.empty())
+    with contextlib.suppress(TypeError):
         return sdk("http.urlconnection.UrlConnectionHttpClient").builder()
-    except TypeError:  # py4j's stand-in for a class the jar does not carry is not callable
-        return sdk("http.apache.ApacheHttpClient").builder().expectContinueEnabled(False)
+    return sdk("http.apache.ApacheHttpClient").builder().expectContinueEnabled(False)
 
 
 def bare_client(spark, spec):
@@ -269,7 +272,7 @@ def bare_client(spark, spec):
                 sdk("auth.credentials.AwsBasicCredentials").create("bench", "bench")
             )
         )
-        .httpClientBuilder(sync_http(sdk))
+        .httpClientBuilder(sync_http(jvm, sdk))
         .build()
     )
     return client, sdk
@@ -555,11 +558,28 @@ def input_rows_so_far(query):
     return [progresses[i].numInputRows() for i in range(len(progresses))]
 
 
+def calls_so_far(spec, pid):
+    """The calls the benchmark Kinesis has answered so far, by operation, with the time and the
+    Spark JVM's CPU seconds."""
+    import urllib.request
+
+    with urllib.request.urlopen(spec["endpoint"] + "/calls", timeout=10) as answer:
+        return {**json.loads(answer.read()), "at": time.time(), "cpu": cpu_seconds(pid)}
+
+
+def calls_between(before, after):
+    """GetRecords calls a second between two `calls_so_far`, and the Spark JVM's CPU ms per call."""
+    calls = after.get("GetRecords", 0) - before.get("GetRecords", 0)
+    return calls / max(after["at"] - before["at"], 1e-3), (after["cpu"] - before["cpu"]) * 1000 / max(calls, 1)
+
+
 def scale(spark, pid, spec, workdir):
-    """Many shards: driver time per trigger, driver heap, time to the first batch. With `busy`, only
-    the triggers that read records count (Spark also reports a trigger that found none now and then)."""
+    """Many shards: driver time per trigger, driver heap, time to the first batch, and the GetRecords
+    calls a second before it and after it. With `busy`, only the triggers that read records count
+    (Spark also reports a trigger that found none now and then)."""
     busy = spec.get("busy", False)
     began = time.time()
+    at_start = calls_so_far(spec, pid)
     with profiled(pid):
         query = (
             reader(spark, spec)
@@ -567,15 +587,17 @@ def scale(spark, pid, spec, workdir):
             .option("checkpointLocation", str(workdir / "checkpoint"))
             .start()
         )
-        first = None
+        first = at_first = None
         counted = 0
         while time.time() - began < spec["timeout_s"] and counted < spec["triggers"]:
             rows = input_rows_so_far(query)
             if first is None and any(rows):
                 first = time.time() - began
+                at_first = calls_so_far(spec, pid)
             counted = sum(1 for r in rows if r) if busy else len(rows)
             time.sleep(0.2)
         progress = query.recentProgress
+        at_end = calls_so_far(spec, pid)
         query.stop()
     if first is None and rows_read(query) > 0:
         first = time.time() - began
@@ -589,6 +611,18 @@ def scale(spark, pid, spec, workdir):
         values = list(values)
         return statistics.median(values) if values else None
 
+    calls = {}
+    if first is not None and at_first is not None:  # how often shards were polled, and at what CPU a call
+        (before_rate, before_cpu), (after_rate, after_cpu) = (
+            calls_between(at_start, at_first),
+            calls_between(at_first, at_end),
+        )
+        calls = {
+            "get_records_per_s_to_first": before_rate,
+            "cpu_ms_per_get_records_to_first": before_cpu,
+            "get_records_per_s_after": after_rate,
+            "cpu_ms_per_get_records_after": after_cpu,
+        }
     spark._jvm.java.lang.System.gc()
     runtime = spark._jvm.java.lang.Runtime.getRuntime()
     return {
@@ -601,6 +635,7 @@ def scale(spark, pid, spec, workdir):
         "first_batch_s": first,
         "records": rows_read(query),
         "driver_heap_mb": (runtime.totalMemory() - runtime.freeMemory()) / 2**20,
+        **calls,
     }
 
 

@@ -38,9 +38,15 @@ final class ProtocolDetector(operations: Operations) extends ByteToMessageDecode
   }
 }
 
-/** HTTP/1.1, keep-alive; SubscribeToShard is refused here, as Kinesis refuses it without HTTP/2. */
+/**
+ * HTTP/1.1, keep-alive; SubscribeToShard is refused here, as Kinesis refuses it without HTTP/2.
+ * `GET /calls` answers the calls so far by operation, as JSON, for the bench to read.
+ */
 final class Http1Handler(operations: Operations) extends SimpleChannelInboundHandler[FullHttpRequest] {
-  override def channelRead0(ctx: ChannelHandlerContext, request: FullHttpRequest): Unit = {
+  override def channelRead0(ctx: ChannelHandlerContext, request: FullHttpRequest): Unit =
+    if (request.method() == HttpMethod.GET && request.uri() == "/calls") callCounts(ctx) else answer(ctx, request)
+
+  private def answer(ctx: ChannelHandlerContext, request: FullHttpRequest): Unit = {
     val contentType = request.headers().get(HttpHeaderNames.CONTENT_TYPE)
     val target = request.headers().get("x-amz-target")
     val body = ByteBufUtil.getBytes(request.content())
@@ -60,6 +66,15 @@ final class Http1Handler(operations: Operations) extends SimpleChannelInboundHan
     } else {
       ctx.writeAndFlush(response)
     }
+  }
+
+  private def callCounts(ctx: ChannelHandlerContext): Unit = {
+    val json = operations.callCounts.toSeq.sorted.map { case (operation, n) => s"\"$operation\":$n" }.mkString("{", ",", "}")
+    val response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+      Unpooled.copiedBuffer(json, java.nio.charset.StandardCharsets.UTF_8))
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json")
+    response.headers().set(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes())
+    ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE)
   }
 
   override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit = ctx.close()

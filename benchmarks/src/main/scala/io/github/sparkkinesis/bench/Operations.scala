@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.bench
 
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.LongAdder
+
+import scala.jdk.CollectionConverters._
+
 import io.netty.buffer.{ByteBuf, ByteBufAllocator}
 
 /** What an operation answers: a whole document, or (SubscribeToShard) an event stream. */
@@ -19,11 +24,16 @@ final case class EventStream(subscription: Subscription) extends Reply
 final class Operations(streams: BenchStreams, limits: Option[Limits]) {
   private val reads = new ReadOperations(streams, limits)
   private val control = new ControlOperations(streams, limits)
+  private val calls = new ConcurrentHashMap[String, LongAdder]()
+
+  /** Calls answered so far, by operation: what a row did to Kinesis, besides what it read. */
+  def callCounts: Map[String, Long] = calls.asScala.map { case (operation, n) => operation -> n.sum() }.toMap
 
   def handle(target: String, contentType: String, body: Array[Byte], alloc: ByteBufAllocator): Reply = {
     val cbor = DocWriter.isCbor(contentType)
     val responseType = if (cbor) DocWriter.CborType else DocWriter.JsonType
     val operation = Option(target).map(_.substring(target.lastIndexOf('.') + 1)).getOrElse("")
+    calls.computeIfAbsent(operation, _ => new LongAdder()).increment()
     try {
       val request = RequestDoc.parse(body, contentType)
       operation match {

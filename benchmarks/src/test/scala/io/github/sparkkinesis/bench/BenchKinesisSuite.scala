@@ -151,6 +151,20 @@ class BenchKinesisSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(big.records().asScala.map(r => Option(r.errorCode()).isEmpty) == Seq(true, true, false))
   }
 
+  test("GET /calls answers the calls so far by operation, failed ones included") {
+    val counting = new BenchKinesis(new BenchStreams(), None, 1)
+    counting.streams.create("counted", 1, 1, 10)
+    val at = URI.create(s"http://127.0.0.1:${counting.start(0)}")
+    def calls(): String = new String(at.resolve("/calls").toURL.openStream().readAllBytes(), "UTF-8")
+    try {
+      assert(calls() == "{}")
+      val c = client(at)
+      intercept[ResourceNotFoundException](iterator(c, "missing", "shardId-000000000000", ShardIteratorType.TRIM_HORIZON))
+      (1 to 2).foreach(_ => c.listShards(ListShardsRequest.builder().streamName("counted").build()))
+      assert(calls() == """{"GetShardIterator":1,"ListShards":2}""")
+    } finally counting.stop()
+  }
+
   test("an unknown stream is ResourceNotFoundException, a bad limit InvalidArgumentException") {
     val c = client()
     intercept[ResourceNotFoundException](iterator(c, "missing", "shardId-000000000000", ShardIteratorType.TRIM_HORIZON))

@@ -14,7 +14,6 @@ import software.amazon.awssdk.http.{Protocol, ProtocolNegotiation}
 import software.amazon.awssdk.http.nio.netty.{
   Http2Configuration, NettyNioAsyncHttpClient, ProxyConfiguration => NettyProxyConfiguration
 }
-import software.amazon.awssdk.http.urlconnection.{ProxyConfiguration => UrlProxyConfiguration, UrlConnectionHttpClient}
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.retries.api.RetryStrategy
 import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
@@ -68,32 +67,12 @@ private[client] object AwsClientFactory {
 
   private def sync(connection: ConnectionConfig, retries: Option[RetryStrategy]): KinesisClient = {
     SdkLogging.quietSecretLoggers()
-    keepConnectionsOpen()
-    val http = UrlConnectionHttpClient.builder()
-      .connectionTimeout(ConnectTimeout)
-      .socketTimeout(SyncSocketTimeout)
-    connection.proxy.foreach(p => http.proxyConfiguration(urlProxy(p)))
+    val http = SyncHttp.builder(ConnectTimeout, SyncSocketTimeout, connection.proxy)
     val overrides = ClientOverrideConfiguration.builder().addExecutionInterceptor(GetRecordsDecoding.Interceptor)
     retries.foreach(overrides.retryStrategy)
     located(KinesisClient.builder().httpClientBuilder(http).overrideConfiguration(overrides.build()),
       connection.region, connection.endpoint, AwsCredentials.provider(connection.credentials)).build()
   }
-
-  /**
-   * The JDK keeps at most `http.maxConnections` (5 by default) idle connections per host open
-   * for reuse, and closes the rest as their calls end. A prefetch task keeps several calls in
-   * flight and an executor runs several tasks, so with the default most calls would open a new
-   * connection, a TLS handshake each. Raised unless the JVM was given a value; the JDK reads it
-   * once, at its first kept connection, so a JVM that had kept one before keeps its limit.
-   */
-  private def keepConnectionsOpen(): Unit = synchronized {
-    if (System.getProperty(MaxConnectionsProperty) == null) {
-      System.setProperty(MaxConnectionsProperty, IdleConnectionsPerHost.toString)
-    }
-  }
-
-  val MaxConnectionsProperty = "http.maxConnections"
-  val IdleConnectionsPerHost = 128
 
   /**
    * SubscribeToShard needs HTTP/2. On https endpoints the protocol is negotiated with ALPN
@@ -125,28 +104,13 @@ private[client] object AwsClientFactory {
   /** The STS client a role is assumed with, signed with the role's base credentials. */
   def sts(role: CredentialsConfig.AssumeRole, base: AwsCredentialsProvider): StsClient = {
     SdkLogging.quietSecretLoggers()
-    keepConnectionsOpen()
-    val http = UrlConnectionHttpClient.builder()
-      .connectionTimeout(ConnectTimeout)
-      .socketTimeout(StsSocketTimeout)
-    role.proxy.foreach(p => http.proxyConfiguration(urlProxy(p)))
+    val http = SyncHttp.builder(ConnectTimeout, StsSocketTimeout, role.proxy)
     located(StsClient.builder().httpClientBuilder(http), role.stsRegion, role.stsEndpoint, base).build()
   }
 
   /** Whether an endpoint is plain http (h2c with prior knowledge) rather than https (ALPN h2). */
   def isPlainHttp(connection: ConnectionConfig): Boolean =
     connection.endpoint.exists(_.trim.toLowerCase(Locale.ROOT).startsWith("http://"))
-
-  private def urlProxy(proxy: ProxyConfig): UrlProxyConfiguration = {
-    val builder = UrlProxyConfiguration.builder()
-      .endpoint(new URI("http", null, proxy.host, proxy.port, null, null, null))
-      .nonProxyHosts(proxy.nonProxyHostRegexes.asJava)
-      .useSystemPropertyValues(false)
-      .useEnvironmentVariablesValues(false)
-    proxy.username.foreach(builder.username)
-    proxy.password.foreach(builder.password)
-    builder.build()
-  }
 
   private def nettyProxy(proxy: ProxyConfig): NettyProxyConfiguration = {
     val builder = NettyProxyConfiguration.builder()
