@@ -578,6 +578,8 @@ def main():
     if args.pipeline_rates != parser.get_default("pipeline_rates"):
         changed += " --pipeline-rates " + " ".join(map(str, args.pipeline_rates))
     started = datetime.now(timezone.utc)
+    # The Spark JVM's own options are part of what was measured (bench_spark.py passes them on).
+    java_opts = f'BENCH_JAVA_OPTS="{os.environ["BENCH_JAVA_OPTS"]}" ' if os.environ.get("BENCH_JAVA_OPTS") else ""
     rows = []
     for name in args.rows:
         print(f"bench: {name} ...", flush=True)
@@ -592,7 +594,7 @@ def main():
                 "row": name,
                 "seconds": time.time() - began,
                 "results": results,
-                "command": f'make bench BENCH_ARGS="--rows {name}{changed}"',
+                "command": f'{java_opts}make bench BENCH_ARGS="--rows {name}{changed}"',
             }
         )
         # After every row: a run stopped half-way keeps what it measured.
