@@ -5,6 +5,8 @@ import java.net.URI
 import java.time.Duration
 
 import scala.jdk.CollectionConverters._
+import scala.jdk.OptionConverters._
+import scala.util.Try
 
 import software.amazon.awssdk.http.{ExecutableHttpRequest, HttpExecuteRequest, SdkHttpClient}
 import software.amazon.awssdk.http.urlconnection.{ProxyConfiguration, UrlConnectionHttpClient}
@@ -56,10 +58,14 @@ object SyncHttp {
     override def close(): Unit = url.close()
   }
 
-  /** `request` without its Content-Length when its body is small enough to be buffered. */
+  /**
+   * `request` without its Content-Length when it has a body small enough to be buffered (without
+   * a body, the JDK would send no Content-Length, and the signature may cover it).
+   */
   def buffered(request: HttpExecuteRequest): HttpExecuteRequest = {
-    val length = request.httpRequest().firstMatchingHeader("Content-Length").map[Long](_.trim.toLong)
-    if (!length.isPresent || length.get > BufferedBodyLimit) request
+    val length =
+      request.httpRequest().firstMatchingHeader("Content-Length").toScala.flatMap(n => Try(n.trim.toLong).toOption)
+    if (!request.contentStreamProvider().isPresent || length.forall(_ > BufferedBodyLimit)) request
     else {
       val copy =
         HttpExecuteRequest.builder().request(request.httpRequest().toBuilder.removeHeader("Content-Length").build())

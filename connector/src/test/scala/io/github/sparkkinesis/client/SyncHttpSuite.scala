@@ -173,7 +173,7 @@ class SyncHttpSuite extends AnyFunSuite with Matchers with BeforeAndAfterAll {
     HttpExecuteRequest.builder().request(http.build()).contentStreamProvider(body).build()
   }
 
-  test("only a request with a Content-Length up to the limit loses the header, and keeps the rest") {
+  test("only a request with a body and a Content-Length up to the limit loses the header, and keeps the rest") {
     val small = SyncHttp.buffered(request(Some(SyncHttp.BufferedBodyLimit)))
     small.httpRequest().firstMatchingHeader("Content-Length").isPresent shouldBe false
     small.httpRequest().firstMatchingHeader("X-Amz-Target").get shouldBe "Kinesis_20131202.GetRecords"
@@ -182,5 +182,12 @@ class SyncHttpSuite extends AnyFunSuite with Matchers with BeforeAndAfterAll {
     SyncHttp.buffered(large) should be theSameInstanceAs large
     val unknown = request(None)
     SyncHttp.buffered(unknown) should be theSameInstanceAs unknown
+    val unreadable = request(None)
+    val withText = HttpExecuteRequest.builder().request(unreadable.httpRequest().toBuilder.putHeader("Content-Length",
+        "n/a").build())
+      .contentStreamProvider(unreadable.contentStreamProvider().get).build()
+    SyncHttp.buffered(withText) should be theSameInstanceAs withText
+    val bodiless = HttpExecuteRequest.builder().request(request(Some(0)).httpRequest()).build()
+    SyncHttp.buffered(bodiless) should be theSameInstanceAs bodiless
   }
 }
