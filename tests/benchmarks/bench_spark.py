@@ -612,11 +612,9 @@ def scale(spark, pid, spec, workdir):
         return statistics.median(values) if values else None
 
     calls = {}
-    if first is not None and at_first is not None:  # how often shards were polled, and at what CPU a call
-        (before_rate, before_cpu), (after_rate, after_cpu) = (
-            calls_between(at_start, at_first),
-            calls_between(at_first, at_end),
-        )
+    if at_first is not None:  # how often shards were polled, and at what CPU a call
+        before_rate, before_cpu = calls_between(at_start, at_first)
+        after_rate, after_cpu = calls_between(at_first, at_end)
         calls = {
             "get_records_per_s_to_first": before_rate,
             "cpu_ms_per_get_records_to_first": before_cpu,
