@@ -10,10 +10,11 @@ import scala.collection.mutable.ArrayBuffer
  * may be shorter), not in one array. A GetRecords answer holds up to 10 MiB, and G1 allocates
  * an array of half a region or more (512 KiB in the smallest regions, 4 MiB in a 16 GiB heap)
  * outside the young generation: every answer of a backfill was one such allocation, and they
- * started G1's concurrent cycles. Pieces are ordinary young objects, gone at the next
- * collection once the records are read out of them.
+ * started G1's concurrent cycles. Pieces are ordinary objects; whole ones come from a
+ * [[PiecePool]] and go back to it ([[release]]) once the records are read out of them.
  */
-private[client] final class BodyPieces private (pieces: Array[Array[Byte]], shift: Int, val length: Int) {
+private[client] final class BodyPieces private (pool: PiecePool, pieces: Array[Array[Byte]], val length: Int) {
+  private val shift = Integer.numberOfTrailingZeros(pool.pieceLength)
   private val mask = (1 << shift) - 1
 
   /** The byte at `pos` (0 until [[length]]), unsigned. */
@@ -52,6 +53,15 @@ private[client] final class BodyPieces private (pieces: Array[Array[Byte]], shif
   }
 
   /**
+   * Hands the pieces back to the pool, for other answers to be read into: nothing read from
+   * this body may refer to them any more, and this body is not read again.
+   */
+  def release(): Unit = {
+    pool.give(pieces)
+    java.util.Arrays.fill(pieces.asInstanceOf[Array[AnyRef]], null)
+  }
+
+  /**
    * The whole body again, as a stream whose reads fill what they are asked across pieces, as a
    * stream over one array would: the SDK's parser, reading an answer the connector left to it,
    * sees the same reads either way (on a damaged answer, even its error depends on them).
@@ -81,27 +91,26 @@ private[client] object BodyPieces {
 
   /**
    * Reads `in` to its end, or to the length the answer `declared` (-1 if it declared none), as
-   * the HTTP client ends a body there. With a declared length, each piece is allocated at the
-   * size it will hold; without one, whole.
+   * the HTTP client ends a body there, into whole pieces of `pool` and, with a declared
+   * length, a last piece of the size it will hold.
    */
-  def read(in: InputStream, declared: Long, pieceLength: Int = PieceLength): BodyPieces = {
-    require(Integer.bitCount(pieceLength) == 1, s"a piece length is a power of two, not $pieceLength")
+  def read(in: InputStream, declared: Long, pool: PiecePool): BodyPieces = {
     val limit = if (declared >= 0) declared else Long.MaxValue
     val pieces = ArrayBuffer.empty[Array[Byte]]
     var length = 0L
     var ended = false
     while (!ended && length < limit) {
-      if (length > Int.MaxValue - pieceLength) throw new IOException("an answer of 2 GiB or more")
-      val size = math.min(pieceLength.toLong, limit - length).toInt
-      val piece = new Array[Byte](size)
+      if (length > Int.MaxValue - pool.pieceLength) throw new IOException("an answer of 2 GiB or more")
+      val size = math.min(pool.pieceLength.toLong, limit - length).toInt
+      val piece = if (size == pool.pieceLength) pool.take() else new Array[Byte](size)
       val n = fill(in, piece)
       if (n > 0) {
         pieces += piece
         length += n
-      }
+      } else pool.give(Array(piece))
       ended = n < size
     }
-    new BodyPieces(pieces.toArray, Integer.numberOfTrailingZeros(pieceLength), length.toInt)
+    new BodyPieces(pool, pieces.toArray, length.toInt)
   }
 
   /** Reads into `piece` until it is full or `in` ends; how many bytes it read. */

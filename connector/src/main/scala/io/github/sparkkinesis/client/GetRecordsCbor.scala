@@ -23,8 +23,9 @@ private[client] object GetRecordsCbor {
   import CborCodes._
 
   /**
-   * Adds the answer's records to `out` and returns the answer without its `Records` field, or
-   * throws [[Unreadable]] (then `out` may hold some records: the caller discards it).
+   * Adds the answer's records to `out` and returns the answer without its `Records` field, in
+   * an array of its own, or throws [[Unreadable]] (then `out` may hold some records: the caller
+   * discards it).
    */
   def split(body: BodyPieces, out: UserRecords.Expansion): InputStream = {
     val in = new CborReader(body)
@@ -45,7 +46,8 @@ private[client] object GetRecordsCbor {
       } else in.skip()
       fields += 1
     }
-    if (recordsAt < 0) body.inputStream()
+    // The rest is a copy either way: the caller hands the body's pieces on to other answers.
+    if (recordsAt < 0) new ByteArrayInputStream(body.copy(0, body.length))
     else {
       val rest = new ByteArrayOutputStream(body.length - (recordsEnd - recordsAt) + 9)
       if (count == Indefinite) rest.write(0xbf) else writeHead(rest, MajorMap, count - 1)

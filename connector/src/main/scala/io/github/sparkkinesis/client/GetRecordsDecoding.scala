@@ -27,12 +27,16 @@ private[client] object GetRecordsDecoding {
 
     def records: Option[(Seq[KinesisRecord], KplCounts)] = found
 
-    /** The answer without its records, having read them; or the answer itself if it cannot be read. */
+    /**
+     * The answer without its records, having read them, and the body's pieces released (the
+     * records and the rest are copies); or the answer itself if it cannot be read.
+     */
     private[GetRecordsDecoding] def read(body: BodyPieces): InputStream =
       try {
         val out = new UserRecords.Expansion(rangeCheck, 0)
         val rest = GetRecordsCbor.split(body, out)
         found = Some(out.result())
+        body.release()
         rest
       } catch {
         case _: GetRecordsCbor.Unreadable =>
@@ -51,9 +55,9 @@ private[client] object GetRecordsDecoding {
 
   /**
    * Registered on every synchronous Kinesis client; acts on requests that carry [[Attribute]].
-   * It reads an answer's body in pieces of `pieceLength` bytes (see [[BodyPieces]]).
+   * It reads an answer's body in pieces of `pool` (see [[BodyPieces]]).
    */
-  class Interceptor(pieceLength: Int) extends ExecutionInterceptor {
+  class Interceptor(pool: PiecePool) extends ExecutionInterceptor {
     override def modifyHttpResponseContent(
         context: Context.ModifyHttpResponse, attributes: ExecutionAttributes): Optional[InputStream] = {
       val decoded = attributes.getAttribute(Attribute)
@@ -61,7 +65,7 @@ private[client] object GetRecordsDecoding {
       if (decoded == null || !body.isPresent || !readable(context.httpResponse())) body
       else {
         val pieces =
-          try BodyPieces.read(body.get(), declaredLength(context.httpResponse()), pieceLength)
+          try BodyPieces.read(body.get(), declaredLength(context.httpResponse()), pool)
           finally body.get().close()
         Optional.of(decoded.read(pieces))
       }
@@ -82,5 +86,7 @@ private[client] object GetRecordsDecoding {
         !response.firstMatchingHeader("Content-Encoding").isPresent
   }
 
-  object Interceptor extends Interceptor(BodyPieces.PieceLength)
+  /** The JVM's: its clients share one pool. */
+  object Interceptor
+    extends Interceptor(new PiecePool(BodyPieces.PieceLength, PiecePool.capacityFor(BodyPieces.PieceLength)))
 }
