@@ -135,7 +135,9 @@ object PrefetchTask {
     try {
       var done = false
       while (!done) {
-        // Each run is touched by one thread at a time; the counts are summed on this one.
+        // Each run is touched by one thread at a time; the counts are summed on this one. A call
+        // returns its counts, not its answer: the records are garbage once laid out in the block,
+        // instead of living (and being promoted by a young collection) until the slowest call ends.
         InFlight.map(runs.filterNot(_.cursor.isEnded).toIndexedSeq, CallsInFlight) { run =>
           val issuedAt = System.currentTimeMillis()
           val batch = run.cursor.fetch()
@@ -144,10 +146,10 @@ object PrefetchTask {
           if (batch.millisBehindLatest >= 0) run.millisBehindLatest = batch.millisBehindLatest
           run.atTip = run.cursor.atTip
           if (run.atTip) run.caughtUpAtMillis = Some(issuedAt)
-          batch
-        }.foreach { batch =>
-          kpl = kpl + batch.kpl
-          dataLossEvents += batch.dataLossEvents
+          (batch.kpl, batch.dataLossEvents)
+        }.foreach { case (callKpl, callDataLoss) =>
+          kpl = kpl + callKpl
+          dataLossEvents += callDataLoss
         }
         val allAtTip = runs.forall(r => r.cursor.isEnded || r.atTip)
         val fetched = runs.exists(_.count > 0)
