@@ -45,6 +45,16 @@ object KinesisOffsetJson {
     }
     if (stream != null) json.writeEndObject()
     json.writeEndObject()
+    if (offset.coalesced.nonEmpty) {
+      // Shards sharing a task in the batch ending here, by stream: written only for packed batches.
+      json.writeObjectFieldStart("coalesced")
+      offset.coalesced.groupBy(_._1.stream).toSeq.sortBy(_._1).foreach { case (name, tasks) =>
+        json.writeObjectFieldStart(name)
+        tasks.toSeq.sortBy(_._1.shardId).foreach { case (shard, task) => json.writeNumberField(shard.shardId, task) }
+        json.writeEndObject()
+      }
+      json.writeEndObject()
+    }
     if (offset.streamsCreatedAt.nonEmpty) {
       json.writeObjectFieldStart("streamsCreatedAt")
       offset.streamsCreatedAt.toSeq.sorted.foreach { case (name, ms) => json.writeNumberField(name, ms) }
@@ -75,7 +85,18 @@ object KinesisOffsetJson {
       if (!e.getValue.canConvertToLong) throw malformed(s"streamsCreatedAt.${e.getKey} is not an integer")
       e.getKey -> e.getValue.asLong
     }
-    KinesisSourceOffset(shards.toMap, created.toMap)
+    // Optional: offsets written before batches named their tasks plan one task per shard.
+    val coalesced = for {
+      stream <- Option(root.get("coalesced")).toSeq.flatMap(fields(_, "coalesced"))
+      shard <- fields(stream.getValue, s"coalesced.${stream.getKey}")
+    } yield {
+      val task = shard.getValue
+      if (!task.isIntegralNumber || !task.canConvertToInt || task.asInt < 0) {
+        throw malformed(s"coalesced.${stream.getKey}.${shard.getKey} is not a non-negative integer")
+      }
+      ShardKey(stream.getKey, shard.getKey) -> task.asInt
+    }
+    KinesisSourceOffset(shards.toMap, created.toMap, coalesced.toMap)
   }
 
   private def fields(node: JsonNode, path: String) =

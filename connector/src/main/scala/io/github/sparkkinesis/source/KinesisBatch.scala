@@ -32,7 +32,8 @@ final class KinesisBatch(options: KinesisSourceOptions, api: => KinesisApi) exte
     val ranges = starts.toSeq.sortBy(_._1).flatMap { case (shard, start) =>
       ends.get(shard).flatMap(ShardRange.between(shard, start, _, rangeChecks.get(shard)))
     }
-    PartitionPlanner.plan(ranges, options.buffer.coalesceThresholdBlockSize, options.buffer.coalesceBinSize).toArray
+    // Nothing is prefetched for a batch read: one task per shard.
+    PartitionPlanner.plan(ranges, coalesced = Map.empty).toArray
   }
 
   override def planInputPartitions(): Array[InputPartition] = partitions

@@ -129,7 +129,13 @@ final class KinesisMicroBatchStream(
         val streamsCreatedAt = start.streamsCreatedAt ++ createdAt
         val end =
           if ((tracked eq start.shards) && advanced.isEmpty && streamsCreatedAt == start.streamsCreatedAt) start
-          else KinesisSourceOffset(tracked ++ advanced, streamsCreatedAt)
+          else {
+            // The batch's tasks are decided here, from the blocks held now, and kept in its end offset.
+            val positions = tracked ++ advanced
+            KinesisSourceOffset(positions, streamsCreatedAt, PartitionPlanner.coalesce(
+              rangesBetween(start.shards, positions), options.buffer.coalesceThresholdBlockSize,
+              options.buffer.coalesceBinSize))
+          }
         lastEnd = Some(LastEnd(start, tracked, listing, createdAt, availableNowSince, version, end))
         end
       }
@@ -159,8 +165,14 @@ final class KinesisMicroBatchStream(
   }
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
-    val from = start.asInstanceOf[KinesisSourceOffset].shards
-    val until = end.asInstanceOf[KinesisSourceOffset].shards
+    val until = end.asInstanceOf[KinesisSourceOffset]
+    PartitionPlanner.plan(rangesBetween(start.asInstanceOf[KinesisSourceOffset].shards, until.shards),
+      until.coalesced).toArray
+  }
+
+  /** The ranges a batch from `from` to `until` reads, in shard order, with the blocks now holding their records. */
+  private def rangesBetween(
+      from: Map[ShardKey, ShardPosition], until: Map[ShardKey, ShardPosition]): Vector[ShardRange] = {
     // In shard order, without sorting again while the shards stay the same (10,000: milliseconds).
     val moved = ShardOrder.of(until).flatMap { shard =>
       val to = until(shard)
@@ -171,14 +183,13 @@ final class KinesisMicroBatchStream(
     }
     val held = prefetcher.blocks(moved)
     val checks = shards.rangeChecks
-    val ranges = moved.iterator.zip(held.iterator).flatMap { case ((shard, since, to), blocks) =>
+    moved.iterator.zip(held.iterator).flatMap { case ((shard, since, to), blocks) =>
       ShardRange.between(shard, since, to, checks.get(shard),
         blocks.collect {
           case b if b.blockName.isDefined && b.records > 0 =>
             BlockRef(b.blockName.get, b.from, b.to, b.bytes, b.location.get)
         })
     }.toVector
-    PartitionPlanner.plan(ranges, options.buffer.coalesceThresholdBlockSize, options.buffer.coalesceBinSize).toArray
   }
 
   override def createReaderFactory(): PartitionReaderFactory =

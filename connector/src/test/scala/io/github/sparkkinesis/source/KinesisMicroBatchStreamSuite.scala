@@ -95,8 +95,11 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
       rows
     }
 
-    def read(start: KinesisSourceOffset, end: KinesisSourceOffset): Seq[Out] =
-      partitions(start, end).flatMap { p =>
+    def read(start: KinesisSourceOffset, end: KinesisSourceOffset): Seq[Out] = readTasks(start, end).flatten
+
+    /** Each task's rows, in the order the task returns them. */
+    def readTasks(start: KinesisSourceOffset, end: KinesisSourceOffset): Seq[Seq[Out]] =
+      partitions(start, end).map { p =>
         val reader = source.createReaderFactory().createReader(p)
         try Iterator.continually(reader).takeWhile(_.next()).map { r =>
             val row = r.get()
@@ -264,6 +267,26 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
       q.partitions(q.committed, end).map(_.ranges.size) shouldBe Seq.fill(6)(1)
       perShard(q.read(q.committed, end)) shouldBe put
     }
+  }
+
+  test("a batch run again after a restart has the same tasks, each with the same rows in the same order") {
+    val api = new FakeKinesisApi().createStream("clicks", 4)
+    (0 until 4).foreach(i => api.putMany("clicks", shardId(i), s"s$i", 5 + 3 * i))
+    val metadataPath = newMetadataPath()
+    val first = new Query(api, options(), metadataPath)
+    val (start, end, tasks) =
+      try {
+        val end = first.settledEnd()
+        (first.committed, end, first.readTasks(first.committed, end))
+      } finally first.stop()
+    tasks should have size 1 // small blocks of one executor: packed into one task
+    tasks.flatten should have size (0 until 4).map(i => 5 + 3 * i).sum
+    // Started again from the checkpoint: the offset log's end, nothing prefetched, a new stream.
+    val again = new Query(api, options(), metadataPath)
+    try {
+      def logged(offset: KinesisSourceOffset) = again.source.deserializeOffset(offset.json()).asInstanceOf[KinesisSourceOffset]
+      again.readTasks(logged(start), logged(end)) shouldBe tasks
+    } finally again.stop()
   }
 
   test("rows carry the record and where it came from") {

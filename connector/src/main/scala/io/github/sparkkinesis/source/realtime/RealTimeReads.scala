@@ -82,7 +82,7 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
       consumerDeleted = true
     }
     progress.batchEnded(ends)
-    start.copy(shards = start.shards ++ ends.map(e => e.shard -> e.position))
+    KinesisSourceOffset(start.shards ++ ends.map(e => e.shard -> e.position), start.streamsCreatedAt)
   }
 
   def metrics: Map[String, String] = progress.toMap(efo = options.efo.isDefined, expiredShards = shards.dataLossEvents)
