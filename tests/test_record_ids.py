@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from pyspark.errors import PySparkException
-from realtime import realtime_reader, wait_for
+from realtime import committed_batches, realtime_reader, wait_for
 
 from faults import Fault
 from pyspark_kinesis import KinesisSinkOptions, foreach_kinesis
@@ -182,4 +182,42 @@ def test_a_real_time_pipeline_whose_put_answers_were_lost_reads_exactly_once_aft
         query.stop()
     assert fault_proxy.injected[("PutRecords", "reset")] == 2
 
+    _assert_repeats_then_exactly_once(spark, kinesis, target, records, tmp_path)
+
+
+def test_a_query_stopped_in_the_middle_of_a_batch_on_four_shards_keeps_every_row_once_after_deduplication(
+    spark, kinesis, fault_proxy, tmp_path
+):
+    """docs/writing.md's recipe as a user meets it: several shards (whose small blocks the first
+    run packs into one task), a query stopped while its first batch writes, started again from
+    its checkpoint; the batch runs again with the same tasks, so each id names one row."""
+    source, target = kinesis.create_stream(shards=4), kinesis.create_stream(shards=4)
+    records = make_records(8000)
+    kinesis.put_records(source, records)
+
+    # Slow puts, one at a time, so that the stop comes in the middle of the batch's writes, once
+    # it wrote more rows than any one shard holds.
+    fault_proxy.add(Fault.delay("PutRecords", 1.0, share=1.0))
+    checkpoint = tmp_path / "chk"
+    stopped = (
+        kinesis_reader(spark, kinesis, source)
+        .select("partitionKey", "data")
+        .writeStream.format("kinesis")
+        .option("streamName", target)
+        .option("endpoint", fault_proxy.endpoint)
+        .option("region", kinesis.region)
+        .option("recordIds", "true")
+        .option("maxInFlightPuts", "1")
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+        .start()
+    )
+    wait_for(lambda: fault_proxy.calls["PutRecords"] >= 8, "half the first batch's writes", stopped)
+    stopped.stop()
+    assert not committed_batches(checkpoint), "stopped before its first batch committed"
+    fault_proxy.clear()
+
+    again = _copy(spark, kinesis, fault_proxy.endpoint, source, target, checkpoint)
+    assert again.exception() is None, again.exception()
+    assert again.id == stopped.id
     _assert_repeats_then_exactly_once(spark, kinesis, target, records, tmp_path)
