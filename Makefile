@@ -44,13 +44,14 @@ JARS_DIR := python/pyspark_kinesis/jars
 BENCH_JAR := benchmarks/target/scala-2.13/kinesis-bench.jar
 BENCH_SOURCES := $(shell find benchmarks/src/main -type f) project/Dependencies.scala build.sbt
 
-.PHONY: coverage-summary notice release test-release release-line test-tested-lines help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline
+.PHONY: test-chaos coverage-summary notice release test-release release-line test-tested-lines help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
 	@echo "make test   - build everything and run every test (Scala, Python, end to end, the docs)"
 	@echo "make docs   - build the documentation site (target/site) with --strict, and check its links"
 	@echo "make test-compat - every Spark line: Scala tests; end-to-end core, --packages, Connect on 3.5/4.0/4.1/4.2; Java 21"
+	@echo "make test-chaos - the randomized fault harness: CHAOS_RUNS drawn runs (200), or CHAOS_SEEDS=a,b to replay"
 	@echo "make test-reliability - every row of the reliability suite: faults x mode x trigger (< 30 min)"
 	@echo "make bench  - benchmark against a memory-speed Kinesis: throughput, CPU per record, limits, latency, scale (BENCH_ARGS, on demand)"
 	@echo "make bench-realtime - real-time mode latency (put -> sink), both modes vs micro-batch (BENCH_ARGS, on demand)"
@@ -134,6 +135,17 @@ test-e2e: wheel $(BENCH_JAR)
 	  --ignore=tests/test_license_headers.py -n $(E2E_WORKERS) --dist loadfile $(PY_COV) --cov-append \
 	  -v -rs --durations=10
 	$(PY) -m pytest tests/test_connect.py -v -rs
+
+# The randomized fault harness (tests/chaos/): CHAOS_RUNS drawn runs from seed CHAOS_FIRST_SEED,
+# or exactly CHAOS_SEEDS=a,b,c (a failure prints the command that replays it). make test runs
+# the harness's default seeds with the other end-to-end tests.
+CHAOS_RUNS ?= 200
+CHAOS_FIRST_SEED ?= 1000
+test-chaos: venv
+	$(WHEEL_4.2)
+	localstack/install.sh
+	CHAOS_RUNS=$(CHAOS_RUNS) CHAOS_FIRST_SEED=$(CHAOS_FIRST_SEED) CHAOS_SEEDS=$(CHAOS_SEEDS) \
+	  $(PY) -m pytest tests/chaos -m chaos -v -rs --durations=10
 
 # All of the reliability suite (tests/reliability/): each row adds a line to
 # tests/reliability/results/latest.md. pytest fails when nothing is selected (exit code 5).

@@ -17,9 +17,12 @@ class Producer:
     partition key carries {"key": key, "n": n}, n counting from 1 per key, so a reader can
     tell lost, repeated and reordered records apart. `produced` lists (key, n) once written."""
 
-    def __init__(self, kinesis, stream, total, rate=150, keys=16, tag=None, aggregate=False):
+    def __init__(self, kinesis, stream, total, rate=150, keys=16, tag=None, aggregate=False, pad_every=0, pad_bytes=0):
         self.kinesis, self.stream, self.total, self.rate, self.keys = kinesis, stream, total, rate, keys
-        self.aggregate = aggregate  # KPL aggregates (aws-kinesis-agg), one per shard and put
+        # KPL aggregates (aws-kinesis-agg): True, one per shard and put; "mixed", of keys of any
+        # shard under the first one's key, as the AWS aggregation libraries pack on purpose.
+        self.aggregate = aggregate
+        self.pad_every, self.pad_bytes = pad_every, pad_bytes  # every n-th record padded to about pad_bytes
         self.tag = tag or uuid.uuid4().hex[:6]
         self.produced = []
         self.error = None
@@ -56,10 +59,17 @@ class Producer:
                 for _ in range(min(chunk, self.total - len(self.produced) - len(batch))):
                     key = f"{self.tag}-k{(len(self.produced) + len(batch)) % self.keys}"
                     counters[key] = counters.get(key, 0) + 1
-                    batch.append((key, json.dumps({"key": key, "n": counters[key]}).encode()))
-                self.kinesis.put_records(
-                    self.stream, kpl_aggregates(self.kinesis, self.stream, batch) if self.aggregate else batch
-                )
+                    body = {"key": key, "n": counters[key]}
+                    if self.pad_every and (len(self.produced) + len(batch)) % self.pad_every == 0:
+                        body["pad"] = "x" * self.pad_bytes
+                    batch.append((key, json.dumps(body).encode()))
+                if self.aggregate == "mixed":
+                    batch_put = mixed_aggregates(batch)
+                elif self.aggregate:
+                    batch_put = kpl_aggregates(self.kinesis, self.stream, batch)
+                else:
+                    batch_put = batch
+                self.kinesis.put_records(self.stream, batch_put)
                 self.produced.extend((k, json.loads(d)["n"]) for k, d in batch)
                 ahead = len(self.produced) / self.rate - (time.monotonic() - started)
                 if ahead > 0:
@@ -90,6 +100,25 @@ def kpl_aggregates(kinesis, stream, records):
             aggregator.add_user_record(key, data)
         outer_key, _, data = aggregator.clear_and_get().get_contents()
         puts.append((outer_key, data))
+    return puts
+
+
+def mixed_aggregates(records, per_aggregate=8, max_bytes=900_000):
+    """(partition key, bytes) records packed in order into aggregates of up to `per_aggregate`
+    (and about `max_bytes`), whatever shard each key hashes to, each put under its first key."""
+    from aws_kinesis_agg.aggregator import RecordAggregator
+
+    puts, aggregator, count, size = [], RecordAggregator(), 0, 0
+    for key, data in records:
+        if count and (count == per_aggregate or size + len(data) > max_bytes):
+            outer_key, _, body = aggregator.clear_and_get().get_contents()
+            puts.append((outer_key, body))
+            count, size = 0, 0
+        aggregator.add_user_record(key, data)
+        count, size = count + 1, size + len(data)
+    if count:
+        outer_key, _, body = aggregator.clear_and_get().get_contents()
+        puts.append((outer_key, body))
     return puts
 
 
@@ -294,3 +323,36 @@ def read_while_producing(
         if time.monotonic() > deadline:
             raise TimeoutError("available-now runs did not read every produced record")
         time.sleep(1)
+
+
+def open_shards(client, stream):
+    shards = client.list_shards(StreamName=stream)["Shards"]
+    return sorted(
+        (s for s in shards if "EndingSequenceNumber" not in s["SequenceNumberRange"]),
+        key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]),
+    )
+
+
+class Resharder:
+    """A `during` callback: splits a shard once a quarter of the records are in the table, and
+    merges two adjacent shards at half; `done` says what it did."""
+
+    def __init__(self, kinesis, stream, total):
+        self.kinesis, self.stream, self.total = kinesis, stream, total
+        self.done: list = []
+
+    def __call__(self, count):
+        client, stream, done = self.kinesis.client, self.stream, self.done
+        if not done and count >= self.total // 4:
+            shard = open_shards(client, stream)[0]
+            low, high = int(shard["HashKeyRange"]["StartingHashKey"]), int(shard["HashKeyRange"]["EndingHashKey"])
+            client.split_shard(
+                StreamName=stream, ShardToSplit=shard["ShardId"], NewStartingHashKey=str((low + high) // 2)
+            )
+            self.kinesis.wait_active(stream)
+            done.append("split")
+        elif done == ["split"] and count >= self.total // 2:
+            a, b = open_shards(client, stream)[:2]
+            client.merge_shards(StreamName=stream, ShardToMerge=a["ShardId"], AdjacentShardToMerge=b["ShardId"])
+            self.kinesis.wait_active(stream)
+            done.append("merge")

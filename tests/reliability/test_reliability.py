@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 import pytest
-from harness import Producer, compare, read_while_producing, reader_options, table_rows
+from harness import Producer, Resharder, compare, read_while_producing, reader_options, table_rows
 from results import record
 
 THROTTLED = "ProvisionedThroughputExceededException"
@@ -276,39 +276,6 @@ def params(rows):
         )
         for row in rows
     ]
-
-
-def open_shards(client, stream):
-    shards = client.list_shards(StreamName=stream)["Shards"]
-    return sorted(
-        (s for s in shards if "EndingSequenceNumber" not in s["SequenceNumberRange"]),
-        key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]),
-    )
-
-
-class Resharder:
-    """A `during` callback: splits a shard once a quarter of the records are in the table, and
-    merges two adjacent shards at half; `done` says what it did."""
-
-    def __init__(self, kinesis, stream, total):
-        self.kinesis, self.stream, self.total = kinesis, stream, total
-        self.done: list = []
-
-    def __call__(self, count):
-        client, stream, done = self.kinesis.client, self.stream, self.done
-        if not done and count >= self.total // 4:
-            shard = open_shards(client, stream)[0]
-            low, high = int(shard["HashKeyRange"]["StartingHashKey"]), int(shard["HashKeyRange"]["EndingHashKey"])
-            client.split_shard(
-                StreamName=stream, ShardToSplit=shard["ShardId"], NewStartingHashKey=str((low + high) // 2)
-            )
-            self.kinesis.wait_active(stream)
-            done.append("split")
-        elif done == ["split"] and count >= self.total // 2:
-            a, b = open_shards(client, stream)[:2]
-            client.merge_shards(StreamName=stream, ShardToMerge=a["ShardId"], AdjacentShardToMerge=b["ShardId"])
-            self.kinesis.wait_active(stream)
-            done.append("merge")
 
 
 @pytest.mark.reliability

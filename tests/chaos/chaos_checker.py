@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The checker: the promises the docs make, checked on what a run left behind. Each check
+returns the broken promises as sentences; an empty list means the run kept every one."""
+
+import json
+
+from harness import compare
+
+MIB = 1024 * 1024
+
+
+def source_reads_each_record_once(produced, rows, ordered):
+    """Reading (the table sink): every produced record once, none nobody produced and, where
+    each key's records go to one shard (`ordered`), each key's records in order
+    (ARCHITECTURE.md invariants 1 and 2)."""
+    c = compare(produced, rows)
+    broken = []
+    if c.lost:
+        broken.append(f"{c.lost} records lost, e.g. {c.examples['lost']}")
+    if c.duplicated:
+        broken.append(f"{c.duplicated} records read twice")
+    if c.unexpected:
+        broken.append(f"{c.unexpected} records nobody produced, e.g. {c.examples['unexpected']}")
+    if ordered:
+        broken += [f"order: {e}" for e in c.order_errors[:5]]
+    return broken
+
+
+def sink_stores_each_row(produced, target_rows, record_ids, ordered):
+    """Writing (the kinesis sink): every row stored at least once, first copies in order per
+    key where the source had each key on one shard (`ordered`); with record ids, each id names
+    one row, and dropping repeats by id leaves each row once (docs/writing.md, "Exactly once
+    after deduplication")."""
+    broken = []
+    pairs = [(json.loads(data)["key"], json.loads(data)["n"]) for _, data, _ in target_rows]
+    missing = set(produced) - set(pairs)
+    if missing:
+        broken.append(f"{len(missing)} rows never stored, e.g. {sorted(missing)[:5]}")
+    unexpected = set(pairs) - set(produced)
+    if unexpected:
+        broken.append(f"{len(unexpected)} rows nobody produced, e.g. {sorted(unexpected)[:5]}")
+    seen, firsts = set(), {}
+    for pair in pairs:
+        if pair not in seen:
+            seen.add(pair)
+            firsts.setdefault(pair[0], []).append(pair[1])
+    wrong = [key for key, ns in firsts.items() if ns != sorted(ns)]
+    if wrong and ordered:
+        broken.append(f"{len(wrong)} keys' first copies out of order, e.g. {wrong[0]}: {firsts[wrong[0]][:10]}")
+    if record_ids:
+        rows_of_id = {}
+        for pair, (_, _, record_id) in zip(pairs, target_rows):
+            if record_id is None:
+                broken.append("a row without an id")
+                break
+            rows_of_id.setdefault(record_id, set()).add(pair)
+        shared = [i for i, rows in rows_of_id.items() if len(rows) > 1]
+        if shared:
+            broken.append(
+                f"{len(shared)} ids name more than one row, e.g. {shared[0]}: {sorted(rows_of_id[shared[0]])}"
+            )
+        once = sorted(next(iter(rows)) for rows in rows_of_id.values())
+        if once != sorted(set(produced)):
+            broken.append(f"after dropping repeats by id: {len(once)} rows where {len(produced)} were produced")
+    return broken
+
+
+def nothing_outlives_the_query(leaked):
+    """After stop(): no thread the query started (prefetcher, release, remover, put threads,
+    the SDK's event loops of its clients) is left."""
+    return [f"threads left after stop: {sorted(leaked)[:8]}"] if leaked else []
+
+
+def memory_stays_bounded(prefetched_peak, run):
+    """Prefetched blocks stay within fetchBufferSize, plus what the round running when it
+    filled reads: per task at most its hand-over (64 MiB) and the answers in flight (8 calls of
+    up to 10 MiB each; ARCHITECTURE.md invariant 5)."""
+    if not run.fetch_buffer:
+        return []
+    limit = _bytes(run.fetch_buffer)
+    tasks = -(-run.shards // run.shards_per_task)
+    bound = limit + tasks * (64 * MIB + 8 * 10 * MIB)
+    return [f"{prefetched_peak} bytes prefetched, over the bound of {bound}"] if prefetched_peak > bound else []
+
+
+def _bytes(size):
+    units = {"kb": 1024, "mb": MIB, "gb": 1024 * MIB}
+    return int(size[:-2]) * units[size[-2:]]

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The generator: a seed draws one run, a topology, a workload and a schedule of faults. The
+same seed always draws the same run, so a failure replays from its seed alone."""
+
+import random
+from dataclasses import dataclass
+from typing import Optional
+
+from chaos_nemesis import CATALOG
+
+TRIGGERS = ("available-now", "micro-batch", "real-time")
+
+
+@dataclass(frozen=True)
+class Run:
+    seed: int
+    shards: int  # of the source stream
+    records: int
+    rate: int  # records/s the producer puts while the query reads
+    payload: str  # plain | kpl (aggregates of one shard's keys) | mixed (aggregates of any keys)
+    pad_every: int  # every n-th record padded to pad_bytes (0: none)
+    pad_bytes: int
+    mode: str  # polling | efo
+    trigger: str  # one of TRIGGERS
+    sink: str  # table (foreachBatch into Parquet) | kinesis (the sink; the foreach writer in real time)
+    record_ids: bool  # the sink tags rows with ids (kinesis sink only)
+    target_shards: int
+    shards_per_task: int
+    fetch_buffer: Optional[str]  # fetchBufferSize, None for the default
+    faults: tuple  # names of chaos_nemesis.CATALOG
+    restart_at: Optional[float]  # share of the records read when the query is stopped and started again
+    reshard: bool  # split then merge source shards while the query reads
+
+    def describe(self):
+        parts = [
+            f"seed {self.seed}: {self.shards} shards, {self.records} {self.payload} records",
+            f"every {self.pad_every}th of {self.pad_bytes} bytes" if self.pad_every else "",
+            f"{self.mode}, {self.trigger}, sink {self.sink}" + (" with recordIds" if self.record_ids else ""),
+            f"shardsPerTask {self.shards_per_task}" if self.trigger != "real-time" else "",
+            f"fetchBufferSize {self.fetch_buffer}" if self.fetch_buffer else "",
+            f"faults {', '.join(self.faults) or 'none'}",
+            f"restart at {self.restart_at:.0%}" if self.restart_at else "",
+            "reshard" if self.reshard else "",
+        ]
+        return "; ".join(p for p in parts if p)
+
+
+def draw(seed):
+    rng = random.Random(seed)
+    trigger = rng.choice(TRIGGERS)
+    # Real-time mode writes through the foreach writer only (Spark checks its sinks).
+    sink = "kinesis" if trigger == "real-time" else rng.choice(("table", "table", "kinesis"))
+    mode = rng.choice(("polling", "efo"))
+    padded = rng.random() < 0.2
+    applicable = sorted(name for name, fault in CATALOG.items() if fault.applies(mode, trigger, sink))
+    # Real-time mode reads every open shard in a task of its own for the whole batch: the test
+    # session's local[2] has two slots (more open shards fail, as documented, with
+    # KINESIS_REAL_TIME_NOT_ENOUGH_SLOTS), and a split of one of two shards would make three.
+    shards = rng.choice((1, 2)) if trigger == "real-time" else rng.choice((1, 1, 2, 2, 3, 4, 4, 6, 8, 16))
+    reshard = rng.random() < 0.25 and (trigger != "real-time" or shards == 1)
+    return Run(
+        seed=seed,
+        shards=shards,
+        records=rng.randrange(200, 1201, 50),
+        rate=rng.choice((200, 400, 800)),
+        payload=rng.choice(("plain", "plain", "kpl", "mixed")),
+        pad_every=rng.choice((10, 25)) if padded else 0,
+        pad_bytes=rng.choice((20_000, 100_000, 200_000)) if padded else 0,
+        mode=mode,
+        trigger=trigger,
+        sink=sink,
+        record_ids=sink == "kinesis" and rng.random() < 0.7,
+        target_shards=rng.choice((1, 2, 4)),
+        shards_per_task=rng.choice((1, 2, 5)),
+        fetch_buffer=rng.choice((None, None, "1mb", "8mb")) if trigger != "real-time" else None,
+        faults=tuple(rng.sample(applicable, k=rng.randint(0, min(3, len(applicable))))),
+        restart_at=rng.choice((None, 0.3, 0.6)),
+        reshard=reshard,
+    )

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The nemesis: the faults a run can draw, each a few lines. A fault says where it applies
+(consumer mode, trigger, sink) and programs the fault proxy; resharding and restarts are
+done by the runner at the share of records the run drew."""
+
+from dataclasses import dataclass
+from typing import Callable
+
+from faults import Fault
+
+THROTTLED = "ProvisionedThroughputExceededException"
+
+
+@dataclass(frozen=True)
+class ChaosFault:
+    program: Callable  # program(proxy): adds its faults
+    modes: tuple = ("polling", "efo")
+    triggers: tuple = ("available-now", "micro-batch", "real-time")
+    sinks: tuple = ("table", "kinesis")
+
+    def applies(self, mode, trigger, sink):
+        return mode in self.modes and trigger in self.triggers and sink in self.sinks
+
+
+def _add(*faults):
+    def program(proxy):
+        for fault in faults:
+            proxy.add(fault)
+
+    return program
+
+
+CATALOG = {
+    "GetRecords throttled": ChaosFault(_add(Fault.error("GetRecords", THROTTLED, share=0.3)), modes=("polling",)),
+    "GetRecords answers lost": ChaosFault(_add(Fault.reset("GetRecords", share=0.05)), modes=("polling",)),
+    "GetRecords slow": ChaosFault(_add(Fault.delay("GetRecords", 0.5, share=0.1)), modes=("polling",)),
+    "GetShardIterator failing": ChaosFault(
+        _add(Fault.error("GetShardIterator", "InternalFailure", first=2)), modes=("polling",)
+    ),
+    "ListShards failing": ChaosFault(_add(Fault.error("ListShards", "LimitExceededException", share=0.2))),
+    "subscriptions ended early": ChaosFault(
+        _add(Fault.end_subscription_early(after_events=3, first=3)), modes=("efo",)
+    ),
+    "subscriptions cut mid-event": ChaosFault(_add(Fault.cut_mid_event(after_events=2, first=2)), modes=("efo",)),
+    "SubscribeToShard refused": ChaosFault(
+        _add(Fault.error("SubscribeToShard", "LimitExceededException", first=2)), modes=("efo",)
+    ),
+    "Kinesis limits": ChaosFault(lambda proxy: proxy.limits(True)),
+    "PutRecords answers lost": ChaosFault(_add(Fault.reset("PutRecords", first=2)), sinks=("kinesis",)),
+    "PutRecords entries refused": ChaosFault(_add(Fault.partial_put(share=0.2)), sinks=("kinesis",)),
+}

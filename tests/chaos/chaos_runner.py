@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: Apache-2.0
+"""One drawn run, end to end: a producer puts keyed records into the source stream while a
+streaming query reads them through the fault proxy (programmed by the nemesis) into its
+sink; the runner restarts and reshards as drawn, then hands what is left to the checker."""
+
+import json
+import time
+
+import chaos_checker as check
+from chaos_nemesis import CATALOG
+from harness import Producer, Resharder, reader_options, start_query, table_count, table_rows
+from realtime import MIN_BATCH_DURATION
+
+from pyspark_kinesis import KinesisSinkOptions, foreach_kinesis
+from streaming import read_deaggregated
+
+TIMEOUT = 300  # seconds a run may take to bring every record to its sink
+SETTLE = 3  # seconds after the last record, so that anything read twice would have arrived
+# Threads a query starts (the connector's, and the SDK's for its clients); kinesis-call-* is
+# the JVM's shared pool of blocking calls, whose idle threads end on their own.
+OWNED = ("kinesis-", "aws-java-sdk-NettyEventLoop", "sdk-async-response")
+SHARED = ("kinesis-call-",)
+
+
+def replay_command(seed):
+    return f"make test-chaos CHAOS_SEEDS={seed}"
+
+
+class Sink:
+    """Where a run's query writes, how to start the query and how far it got."""
+
+    def __init__(self, run, spark, kinesis, proxy, tmp):
+        self.run, self.spark, self.kinesis, self.proxy = run, spark, kinesis, proxy
+        self.out, self.checkpoint = tmp / "out", tmp / "checkpoint"
+        self.target = kinesis.create_stream(shards=run.target_shards) if run.sink == "kinesis" else None
+
+    def start(self, options):
+        run = self.run
+        if run.sink == "table":
+            return start_query(self.spark, options, self.out, self.checkpoint, run.trigger)
+        df = self.spark.readStream.format("kinesis").options(**options).load().select("partitionKey", "data")
+        assert self.target is not None
+        if run.trigger == "real-time":
+            out = KinesisSinkOptions().stream_name(self.target).region(self.kinesis.region)
+            out = out.endpoint(self.proxy.endpoint).record_ids(run.record_ids)
+            writer = foreach_kinesis(df, out).outputMode("update").trigger(realTime="2 seconds")  # type: ignore[call-overload]
+        else:
+            writer = (
+                df.writeStream.format("kinesis")
+                .option("streamName", self.target)
+                .option("endpoint", self.proxy.endpoint)
+                .option("region", self.kinesis.region)
+                .option("recordIds", str(run.record_ids).lower())
+            )
+            writer = (
+                writer.trigger(availableNow=True)
+                if run.trigger == "available-now"
+                else writer.trigger(processingTime="1 second")
+            )
+        return writer.option("checkpointLocation", str(self.checkpoint)).start()
+
+    def stored(self):
+        """How many distinct produced records reached the sink."""
+        if self.run.sink == "table":
+            return table_count(self.spark, self.out)
+        return len({_pair(data) for _, _, data, _ in read_deaggregated(self.kinesis, self.target)})
+
+    def check(self, produced):
+        # Aggregates of keys of any shard put a key's records on several shards: no order per key then.
+        ordered = self.run.payload != "mixed"
+        if self.run.sink == "table":
+            return check.source_reads_each_record_once(produced, table_rows(self.spark, self.out), ordered)
+        rows = (
+            self.spark.read.format("kinesis")
+            .option("streamName", self.target)
+            .option("endpoint", self.kinesis.endpoint)
+            .option("region", self.kinesis.region)
+            .option("includeRecordIds", "true")
+            .load()
+            .select("partitionKey", "data", "recordId")
+            .collect()
+        )
+        target_rows = [(r.partitionKey, bytes(r.data), r.recordId) for r in rows]
+        return check.sink_stores_each_row(produced, target_rows, self.run.record_ids, ordered)
+
+
+def _pair(data):
+    body = json.loads(data)
+    return body["key"], body["n"]
+
+
+def source_options(run, kinesis, proxy, source):
+    options = reader_options(proxy.endpoint, kinesis.region, source, run.mode, consumer=f"chaos-{run.seed}")
+    if run.trigger == "real-time":
+        options.pop("maxFetchDuration")  # real-time mode prefetches nothing
+    else:
+        options["shardsPerTask"] = str(run.shards_per_task)
+        if run.fetch_buffer:
+            options["fetchBufferSize"] = run.fetch_buffer
+    return options
+
+
+def jvm_threads(spark):
+    threads = spark.sparkContext._jvm.java.lang.Thread.getAllStackTraces().keySet().toArray()
+    return {t.getName() for t in threads}
+
+
+def owned(names):
+    return {n for n in names if n.startswith(OWNED) and not n.startswith(SHARED)}
+
+
+def prefetched_peak(query):
+    peak = 0
+    for progress in query.recentProgress:
+        for source in progress.sources:
+            peak = max(peak, int((source.metrics or {}).get("prefetchedBytes", 0)))
+    return peak
+
+
+def execute(run, spark, kinesis, proxy, tmp):
+    """Runs `run`; the broken promises, as sentences (empty when it kept every one)."""
+    before = owned(jvm_threads(spark))
+    source = kinesis.create_stream(shards=run.shards)
+    for name in run.faults:
+        CATALOG[name].program(proxy)
+    aggregate = {"plain": False, "kpl": True, "mixed": "mixed"}[run.payload]
+    producer = Producer(
+        kinesis,
+        source,
+        run.records,
+        rate=run.rate,
+        keys=8,
+        aggregate=aggregate,
+        pad_every=run.pad_every,
+        pad_bytes=run.pad_bytes,
+    )
+    sink = Sink(run, spark, kinesis, proxy, tmp)
+    options = source_options(run, kinesis, proxy, source)
+    reshard = Resharder(kinesis, source, run.records) if run.reshard else None
+    if run.trigger == "real-time":
+        spark.conf.set(MIN_BATCH_DURATION, "1000")
+    broken, peak, restarted = [], 0, False
+    query = sink.start(options)
+    producer.start()
+    deadline = time.monotonic() + TIMEOUT
+    try:
+        while True:
+            if query.exception():
+                broken.append(f"the query failed: {str(query.exception())[:2000]}")
+                break
+            stored = sink.stored()
+            if reshard:
+                reshard(stored)
+            if producer.done() and stored >= len(producer.produced):
+                time.sleep(SETTLE)
+                break
+            if run.restart_at and not restarted and stored >= run.restart_at * run.records and query.isActive:
+                peak = max(peak, prefetched_peak(query))
+                query.stop()
+                query, restarted = sink.start(options), True
+            elif not query.isActive:  # an available-now run ended: the next one reads what came since
+                peak = max(peak, prefetched_peak(query))
+                query = sink.start(options)
+            if time.monotonic() > deadline:
+                broken.append(f"{stored} of {len(producer.produced)} records reached the sink within {TIMEOUT}s")
+                break
+            time.sleep(1)
+    finally:
+        peak = max(peak, prefetched_peak(query))
+        query.stop()
+        producer.stop()
+        producer.join()
+        proxy.clear()
+        proxy.limits(False)
+        if run.trigger == "real-time":
+            spark.conf.unset(MIN_BATCH_DURATION)
+    if not broken:
+        broken += sink.check(producer.produced)
+    broken += check.memory_stays_bounded(peak, run)
+    leaked = owned(jvm_threads(spark)) - before
+    settle_by = time.monotonic() + 20  # readers and clients close asynchronously after stop
+    while leaked and time.monotonic() < settle_by:
+        time.sleep(1)
+        leaked = owned(jvm_threads(spark)) - before
+    broken += check.nothing_outlives_the_query(leaked)
+    return broken
