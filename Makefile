@@ -139,9 +139,12 @@ test-e2e: wheel $(BENCH_JAR)
 # The randomized fault harness (tests/chaos/): CHAOS_RUNS drawn runs from seed CHAOS_FIRST_SEED,
 # or exactly CHAOS_SEEDS=a,b,c (a failure prints the command that replays it). make test runs
 # the harness's default seeds with the other end-to-end tests.
+# CHAOS_JVM_CASES: the runs the harness draws in one JVM, without PySpark (SourceChaosSuite).
 CHAOS_RUNS ?= 200
 CHAOS_FIRST_SEED ?= 1000
+CHAOS_JVM_CASES ?= 300
 test-chaos: venv
+	CHAOS_JVM_CASES=$(CHAOS_JVM_CASES) $(SBT) "connector/testOnly *SourceChaosSuite" | build/test-summary
 	$(WHEEL_4.2)
 	localstack/install.sh
 	CHAOS_RUNS=$(CHAOS_RUNS) CHAOS_FIRST_SEED=$(CHAOS_FIRST_SEED) CHAOS_SEEDS=$(CHAOS_SEEDS) \
