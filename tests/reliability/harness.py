@@ -97,7 +97,10 @@ def kpl_aggregates(kinesis, stream, records):
     for group in by_shard.values():
         aggregator = RecordAggregator()
         for key, data in group:
-            aggregator.add_user_record(key, data)
+            full = aggregator.add_user_record(key, data)  # an aggregate that had no room left for this record
+            if full is not None:
+                outer_key, _, body = full.get_contents()
+                puts.append((outer_key, body))
         outer_key, _, data = aggregator.clear_and_get().get_contents()
         puts.append((outer_key, data))
     return puts
