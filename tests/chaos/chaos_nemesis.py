@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """The nemesis: the faults a run can draw, each a few lines. A fault says where it applies
-(consumer mode, trigger, sink) and programs the fault proxy; resharding and restarts are
-done by the runner at the share of records the run drew."""
+(consumer mode, trigger, sink) and programs the fault proxy when the run starts, or acts once
+a share of the records reached the sink (`at`, `act`); resharding and restarts are done by
+the runner at the share of records the run drew."""
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Optional
 
 from faults import Fault
 
@@ -13,13 +14,25 @@ THROTTLED = "ProvisionedThroughputExceededException"
 
 @dataclass(frozen=True)
 class ChaosFault:
-    program: Callable  # program(proxy): adds its faults
+    program: Callable = lambda proxy: None  # program(proxy): adds its faults
+    at: Optional[float] = None  # the share of the records in the sink when `act` runs
+    act: Callable = lambda kinesis, source, run: None  # act(kinesis, source stream, run)
     modes: tuple = ("polling", "efo")
     triggers: tuple = ("available-now", "micro-batch", "real-time")
     sinks: tuple = ("table", "kinesis")
 
     def applies(self, mode, trigger, sink):
         return mode in self.modes and trigger in self.triggers and sink in self.sinks
+
+
+def deregister_consumer(kinesis, source, run):
+    """An operator deregisters the query's EFO consumer while it reads (boto3)."""
+    arn = kinesis.client.describe_stream_summary(StreamName=source)["StreamDescriptionSummary"]["StreamARN"]
+    kinesis.client.deregister_stream_consumer(StreamARN=arn, ConsumerName=f"sparkkinesis_{consumer_name(run)}")
+
+
+def consumer_name(run):
+    return f"chaos-{run.seed}"
 
 
 def _add(*faults):
@@ -48,4 +61,5 @@ CATALOG = {
     "Kinesis limits": ChaosFault(lambda proxy: proxy.limits(True)),
     "PutRecords answers lost": ChaosFault(_add(Fault.reset("PutRecords", first=2)), sinks=("kinesis",)),
     "PutRecords entries refused": ChaosFault(_add(Fault.partial_put(share=0.2)), sinks=("kinesis",)),
+    "consumer deleted outside the query": ChaosFault(at=0.4, act=deregister_consumer, modes=("efo",)),
 }

@@ -7,7 +7,7 @@ import json
 import time
 
 import chaos_checker as check
-from chaos_nemesis import CATALOG
+from chaos_nemesis import CATALOG, consumer_name
 from harness import Producer, Resharder, reader_options, start_query, table_count, table_rows
 from realtime import MIN_BATCH_DURATION
 
@@ -90,7 +90,9 @@ def _pair(data):
 
 
 def source_options(run, kinesis, proxy, source):
-    options = reader_options(proxy.endpoint, kinesis.region, source, run.mode, consumer=f"chaos-{run.seed}")
+    options = reader_options(proxy.endpoint, kinesis.region, source, run.mode, consumer=consumer_name(run))
+    if run.mode == "efo":
+        options["consumerRefreshInterval"] = "1s"  # a consumer deleted outside the query is found again soon
     if run.trigger == "real-time":
         options.pop("maxFetchDuration")  # real-time mode prefetches nothing
     else:
@@ -137,6 +139,7 @@ def execute(run, spark, kinesis, proxy, tmp):
     sink = Sink(run, spark, kinesis, proxy, tmp)
     options = source_options(run, kinesis, proxy, source)
     reshard = Resharder(kinesis, source, run.records) if run.reshard else None
+    pending = [CATALOG[name] for name in run.faults if CATALOG[name].at is not None]
     if run.trigger == "real-time":
         spark.conf.set(MIN_BATCH_DURATION, "1000")
     broken, peak, restarted = [], 0, False
@@ -151,6 +154,9 @@ def execute(run, spark, kinesis, proxy, tmp):
             stored = sink.stored()
             if reshard:
                 reshard(stored)
+            for fault in [f for f in pending if stored >= f.at * run.records]:
+                fault.act(kinesis, source, run)
+                pending.remove(fault)
             if producer.done() and stored >= len(producer.produced):
                 time.sleep(SETTLE)
                 break
