@@ -16,7 +16,8 @@ THROTTLED = "ProvisionedThroughputExceededException"
 class ChaosFault:
     program: Callable = lambda proxy: None  # program(proxy): adds its faults
     at: Optional[float] = None  # the share of the records in the sink when `act` runs
-    act: Callable = lambda kinesis, source, run: None  # act(kinesis, source stream, run)
+    # act(kinesis, source stream, run): True once done; False to be called again at the next look.
+    act: Callable = lambda kinesis, source, run: True
     modes: tuple = ("polling", "efo")
     triggers: tuple = ("available-now", "micro-batch", "real-time")
     sinks: tuple = ("table", "kinesis")
@@ -26,9 +27,15 @@ class ChaosFault:
 
 
 def deregister_consumer(kinesis, source, run):
-    """An operator deregisters the query's EFO consumer while it reads (boto3)."""
-    arn = kinesis.client.describe_stream_summary(StreamName=source)["StreamDescriptionSummary"]["StreamARN"]
-    kinesis.client.deregister_stream_consumer(StreamARN=arn, ConsumerName=f"sparkkinesis_{consumer_name(run)}")
+    """An operator deregisters the query's EFO consumer while it reads (boto3): done (True)
+    once it is ACTIVE, since a query started a moment ago may still be registering it."""
+    client, name = kinesis.client, f"sparkkinesis_{consumer_name(run)}"
+    arn = client.describe_stream_summary(StreamName=source)["StreamDescriptionSummary"]["StreamARN"]
+    consumers = client.list_stream_consumers(StreamARN=arn)["Consumers"]
+    if not any(c["ConsumerName"] == name and c["ConsumerStatus"] == "ACTIVE" for c in consumers):
+        return False
+    client.deregister_stream_consumer(StreamARN=arn, ConsumerName=name)
+    return True
 
 
 def consumer_name(run):

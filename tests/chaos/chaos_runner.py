@@ -155,8 +155,8 @@ def execute(run, spark, kinesis, proxy, tmp):
             if reshard:
                 reshard(stored)
             for fault in [f for f in pending if stored >= f.at * run.records]:
-                fault.act(kinesis, source, run)
-                pending.remove(fault)
+                if fault.act(kinesis, source, run):
+                    pending.remove(fault)
             if producer.done() and stored >= len(producer.produced):
                 time.sleep(SETTLE)
                 break
