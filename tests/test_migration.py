@@ -53,7 +53,7 @@ def test_awslabs_readme_read_and_write_run_as_written(spark, kinesis, tmp_path, 
     records = make_records(30, "awslabs")
     kinesis.put_records(source, records)
     reader = (
-        spark.readStream.format("kinesis")
+        spark.readStream.format("aws-kinesis")
         .option("kinesis.region", kinesis.region)
         .option("kinesis.streamName", source)
         .option("kinesis.consumerType", consumer_type)
@@ -65,7 +65,7 @@ def test_awslabs_readme_read_and_write_run_as_written(spark, kinesis, tmp_path, 
     query = (
         reader.load()
         .selectExpr("CAST(rand() AS STRING) as partitionKey", "CAST(data AS STRING)")
-        .writeStream.format("kinesis")
+        .writeStream.format("aws-kinesis")
         .outputMode("append")
         .option("kinesis.region", kinesis.region)
         .option("kinesis.streamName", copy)

@@ -82,6 +82,16 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
     }
   }
 
+  test("awslabs' format name aws-kinesis is this connector, with awslabs' option names") {
+    val awslabs = Map("kinesis.streamName" -> "in", "kinesis.region" -> "us-east-1",
+      "kinesis.endpointUrl" -> "http://127.0.0.1:1")
+    val read = spark.readStream.format("aws-kinesis").options(awslabs).load()
+    read.schema.fieldNames should contain allOf ("partitionKey", "data", "stream", "shardId", "sequenceNumber")
+    val e = intercept[KinesisOptionException](
+      spark.readStream.format("aws-kinesis").options(awslabs + ("kinesis.getRecords.fetchIntervalMs" -> "x")).load())
+    condition(e) shouldBe "KINESIS_INVALID_OPTION_VALUE"
+  }
+
   // ---- batch writes fail at save() ----
 
   test("a batch write with a missing or mistyped column fails at save(), whatever the mode") {

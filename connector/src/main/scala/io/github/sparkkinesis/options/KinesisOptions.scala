@@ -243,11 +243,11 @@ object KinesisOptions extends CredentialAndProxySpecs with SinkSpecs {
    * user wrote them; values are never shown, so a misspelt secret option stays secret.
    */
   private[sparkkinesis] def rejectMisplaced(
-      names: Iterable[String],
+      options: Map[String, String],
       usage: Usage,
       passThrough: Set[String] = Set.empty): Unit = {
     val pass = passThrough.map(_.toLowerCase(Locale.ROOT))
-    val typed = names.filterNot(k => pass.contains(k.toLowerCase(Locale.ROOT))).toSeq
+    val typed = options.keys.filterNot(k => pass.contains(k.toLowerCase(Locale.ROOT))).toSeq
     val resolved = typed.map { k =>
       resolve(k) match {
         case None =>
@@ -259,13 +259,16 @@ object KinesisOptions extends CredentialAndProxySpecs with SinkSpecs {
           throw KinesisErrors.optionNotApplicable(k, spec.usage.described, usage.described)
         case Some((spec, alias)) =>
           alias.foreach(AliasLog.used(_, spec.name))
-          spec -> k
+          (spec, k, alias.fold(options(k))(_.translate(options(k))).trim)
       }
     }
+    // One option under several names is fine when they agree (awslabs documents both
+    // kinesis.region and kinesis.kinesisRegion, and users set both); values are never shown.
     resolved.groupBy(_._1).collectFirst {
-      case (spec, twice) if twice.size > 1 =>
+      case (spec, twice) if twice.map(_._3).distinct.size > 1 =>
         throw KinesisErrors.conflictingOptions(twice.map(_._2).sorted,
-          s"they are names of one option, ${spec.name} (other connectors' names are read as aliases): give it once")
+          s"they are names of one option, ${spec.name} (other connectors' names are read as aliases), with " +
+            "different values: give it once")
     }
   }
 

@@ -58,7 +58,7 @@ object KinesisSinkOptions {
    * another (the foreach writer's, for real-time queries).
    */
   def parse(options: Map[String, String], putLingerDefaultMs: Option[Long] = None): KinesisSinkOptions = {
-    rejectMisplaced(options.keys, Usage.Write, SparkWriterOptions)
+    rejectMisplaced(options, Usage.Write, SparkWriterOptions)
     val values = new OptionValues(options)
 
     val stream = values.get(StreamName).map { text =>

@@ -92,7 +92,7 @@ object KinesisSourceOptions {
    */
   def parse(options: Map[String, String], sessionConf: Map[String, String] = Map.empty): KinesisSourceOptions = {
     // As the user wrote them, so the error names what they typed.
-    rejectMisplaced(options.keys, Usage.Read)
+    rejectMisplaced(options, Usage.Read)
     val values = new OptionValues(options, sessionConf)
 
     // Parse every option first, so a bad value is reported even for an unsupported option.

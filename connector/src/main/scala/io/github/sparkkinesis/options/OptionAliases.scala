@@ -27,6 +27,7 @@ object OptionAliases {
     AwsAccessKey -> qubole("awsAccessKeyId"),
     AwsAccessKey -> awslabs("kinesis.awsAccessKeyId"),
     AwsSecretKey -> awslabs("kinesis.awsSecretKey"),
+    AwsSessionToken -> awslabs("kinesis.sessionToken"),
     RoleArn -> qubole("awsSTSRoleARN"),
     RoleArn -> awslabs("kinesis.stsRoleArn"),
     RoleSessionName -> qubole("awsSTSSessionName"),
@@ -76,6 +77,9 @@ object OptionAliases {
     RetiredOption("kinesis.client.avoidEmptyBatches", Qubole,
       "a trigger with nothing new runs no batch; remove the option"),
     RetiredOption("kinesis.executor.flushwaittimemillis", Qubole, flush),
+    // Misspelt so in qubole's code and README, and copied by its users.
+    RetiredOption("kniesis.executor.flushwaittimemillis", Qubole, flush),
+    RetiredOption("kinesis.executor.metadata.path", Qubole, noStore),
     RetiredOption("kinesis.sink.flushWaitTimeMs", Awslabs, flush),
     RetiredOption("kinesis.sink.recordTtl", Awslabs,
       "a record is sent until maxPutRetries is spent, then its task fails (nothing is dropped); use maxPutRetries"),

@@ -62,6 +62,26 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
     e.getMessage should (include("'kinesis.consumerType'") and include("'Kafka'"))
   }
 
+  test("one option under two names that agree is taken, as awslabs documents both region names") {
+    val parsed = KinesisSourceOptions.parse(Map("kinesis.streamName" -> "s", "kinesis.region" -> "us-east-1",
+      "kinesis.kinesisRegion" -> "us-east-1", "kinesis.sessionToken" -> "token", "kinesis.awsAccessKeyId" -> "AKIA",
+      "kinesis.awsSecretKey" -> "secret"))
+    parsed.connection.region shouldBe "us-east-1"
+    val e = failure(Map("kinesis.streamName" -> "s", "kinesis.region" -> "us-east-1",
+      "kinesis.kinesisRegion" -> "eu-west-1"))
+    e.getCondition shouldBe "KINESIS_CONFLICTING_OPTIONS"
+    e.getMessage should (include("different values") and not include "eu-west-1")
+  }
+
+  test("qubole's sink keys without a counterpart, misspelt as its README writes one, say what to do") {
+    Seq("kniesis.executor.flushwaittimemillis", "kinesis.executor.metadata.path").foreach { key =>
+      val e = intercept[KinesisOptionException](KinesisSinkOptions.parse(Map("streamName" -> "s",
+        "region" -> "us-east-1", key -> "1000")))
+      e.getCondition shouldBe "KINESIS_OPTION_WITHOUT_COUNTERPART"
+      e.getMessage should include(key)
+    }
+  }
+
   test("one option given under two names is refused, naming both") {
     val e = failure(Map("streamName" -> "a", "kinesis.streamName" -> "b", "region" -> "us-east-1"))
     e.getCondition shouldBe "KINESIS_CONFLICTING_OPTIONS"
