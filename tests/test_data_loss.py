@@ -4,7 +4,11 @@ by retention fails with KINESIS_DATA_LOSS, or with failOnDataLoss=false goes on 
 left and counts the loss, in micro-batch and in real-time mode. Two ways records expire, both
 emulated by the fault proxy (the local Kinesis keeps records a day at least): the oldest
 records of an open shard are trimmed, or a reshard closed the shard the checkpoint names and
-the shard itself expired, so ListShards no longer lists it."""
+the shard itself expired, so ListShards no longer lists it. A batch already in the offset log
+whose records expired before it ran again fails the same way, or reads what is left."""
+
+import json
+from pathlib import Path
 
 import pytest
 from pyspark.errors import StreamingQueryException
@@ -113,3 +117,69 @@ def test_in_real_time_mode_records_trimmed_before_a_restart_are_counted_and_the_
     finally:
         query.stop()
     assert sorted(r["seq"] for r in deliveries(sink)) == seqs[3:]
+
+
+def batch_keys(spark, out, batch):
+    """The partition keys of the rows a file sink stored for one batch (its log names the files)."""
+    lines = (Path(out) / "_spark_metadata" / str(batch)).read_text().splitlines()[1:]
+    files = [json.loads(line)["path"] for line in lines]
+    rows = spark.read.parquet(*files).collect() if files else []
+    return [(r.shardId, r.partitionKey) for r in rows]
+
+
+def batch_start(checkpoint, batch, stream, shard):
+    """Where a batch of the offset log starts on a shard: the previous batch's end, else the trim horizon."""
+    if batch == 0:
+        return "trim_horizon"
+    offset = json.loads((Path(checkpoint) / "offsets" / str(batch - 1)).read_text().splitlines()[-1])
+    return offset["shards"][stream].get(shard, {"type": "trim_horizon"})["type"]
+
+
+def test_a_batch_in_the_offset_log_whose_records_expired_fails_or_reads_what_is_left(
+    spark, kinesis, fault_proxy, tmp_path
+):
+    """A batch planned before a stop runs again at the restart, from the offset log; by then
+    retention deleted its records on one shard. failOnDataLoss=true fails with the documented
+    error on every restart; false runs the batch with what is left (the other shard's records),
+    counts the loss, and goes on."""
+    stream = kinesis.create_stream(shards=2)
+    out, checkpoint, rerun = tmp_path / "out", tmp_path / "checkpoint", tmp_path / "rerun"
+    first = make_records(20, "first")
+    kinesis.put_records(stream, first)
+    run_available_now(kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint), out, checkpoint)
+    last = committed_batches(checkpoint)[-1]
+    # The batch is in the offset log, not done: it runs again at the next start (its checksum goes too,
+    # or the commit written then could not take its name).
+    for name in (str(last), f".{last}.crc"):
+        (checkpoint / "commits" / name).unlink(missing_ok=True)
+    in_batch = batch_keys(spark, out, last)
+    lost_shard = min(shard for shard, _ in in_batch)
+
+    later = make_records(20, "later")
+    placed = kinesis.put_records(stream, later)
+    on_lost_shard = [seq for shard, seq in placed if shard == lost_shard]
+    assert on_lost_shard, f"no later record landed on {lost_shard}"
+    fault_proxy.trim(stream, lost_shard, on_lost_shard[0])  # the batch's records of lost_shard expire
+
+    expected_error = (
+        "KINESIS_RECORDS_UNAVAILABLE"
+        if batch_start(checkpoint, last, stream, lost_shard) == "trim_horizon"
+        else "KINESIS_DATA_LOSS"
+    )
+    for _ in range(2):
+        with pytest.raises(StreamingQueryException, match=expected_error) as failure:
+            run_available_now(kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint), rerun, checkpoint)
+        assert f"{stream}/{lost_shard}" in str(failure.value)
+        assert last not in committed_batches(checkpoint)
+
+    query = run_available_now(
+        kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint, failOnDataLoss="false"),
+        rerun,
+        checkpoint,
+    )
+    kept = [key for shard, key in in_batch if shard != lost_shard]
+    assert sorted(batch_keys(spark, rerun, last)) == sorted((s, k) for s, k in in_batch if s != lost_shard)
+    assert sink_keys(spark, rerun) == sorted(kept + [k for k, _ in later])
+    rerun_progress = [p for p in query.recentProgress if p["batchId"] == last]
+    assert rerun_progress, f"no progress reported for the batch run again ({last})"
+    assert int(rerun_progress[0]["sources"][0]["metrics"]["dataLossEvents"]) == 1

@@ -8,7 +8,7 @@ and <date>.png and prints the table. Timings here only: never pass/fail.
 Rows: backend, calls, polling, efo, cold-polling, cold-efo, limits-polling, limits-efo, latency-default, latency-low,
 latency-realtime, latency-realtime-efo, pipeline-realtime, pipeline-micro-batch, latency-floor,
 steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000, scale-10000-busy, memory,
-memory-efo, sink, sink-limits; the scale rows run on another Spark master with --scale-master (e.g.
+memory-efo, memory-many-shards, sink, sink-limits; the scale rows run on another Spark master with --scale-master (e.g.
 local-cluster[2,1,2048]). Builds: --jar label=path (repeatable); by default "now" (the jar `make wheel`
 built) and "before" (.bench/baseline.jar, made by `make bench-baseline` from BENCH_BASELINE) when it
 exists. Every figure is of one run on one machine: compare the builds with each other, not with
@@ -447,6 +447,22 @@ def memory(mode):
     return row
 
 
+def memory_many_shards(args, jars):
+    """A backlog of 2 MiB on each of 500 shards, read by 2 slots: the first round's 2 tasks read 250
+    shards each. A task stops calling once it holds 64 MiB, so its heap stays under that plus its
+    calls in flight (8 answers of up to 10 MiB; 2 MiB here); a task that checked only after a pass
+    over its shards held 250 answers. fetchBufferSize 100 MB keeps the stored blocks apart from what
+    the tasks hold; the sink is fast."""
+    shards, per_shard = 500, 2048
+    options = {"fetchBufferSize": "100mb", "maxFetchRate": "2.0", "maxFetchDuration": "10s"}
+    results = []
+    for label, jar in jars:
+        with BenchKinesis(["--stream", f"s:{shards}:{per_shard}:{RECORD}"]) as k:
+            spec = {"endpoint": k.endpoint, "stream": "s", "sink_sleep_s": 0, "window_s": 90, "options": options}
+            results.append({"fetch_buffer_mb": 100, "shards": shards, **one_build(label, "memory", jar, spec)})
+    return results
+
+
 def sink(limits):
     """Writing small rows (SMALL bytes, data plus partition key) with aggregation none and kpl,
     side by side in one Spark session per build; without and with the per-shard write limits
@@ -514,6 +530,7 @@ ROWS = {
     "scale-10000-busy": scale(10000, busy=True),
     "memory": memory("polling"),
     "memory-efo": memory("efo"),
+    "memory-many-shards": memory_many_shards,
     "sink": sink(limits=False),
     "sink-limits": sink(limits=True),
 }

@@ -37,6 +37,7 @@ final class ShardCursor(
   private var current: ShardPosition = start
   private var limit = settings.maxRecordsPerFetch
   private var throttled = 0
+  private var throttledInARow = 0 // reset by a call that gets through
   private var pending: Seq[KinesisRecord] = Nil // user records of the last call not handed out yet
   private var lastMillisBehind = 0L
   private val trimCheck = new TrimHorizonCheck(api, shard, settings.failOnDataLoss)
@@ -68,10 +69,18 @@ final class ShardCursor(
   override def isEnded: Boolean = current.isInstanceOf[ShardPosition.ShardEnd]
 
   /** One GetRecords call (after waiting for its turn); the records follow [[position]]. */
-  override def fetch(): RecordBatch = {
+  override def fetch(): RecordBatch = fetchUntil(Long.MaxValue)
+
+  /**
+   * [[fetch]], giving up at `deadlineNanos` (of the cursor's clock): when Kinesis throttles the
+   * call and the back-off would end past it, this returns no records instead of sleeping (a
+   * real-time task must end on time); the next fetch waits out the back-off and calls again,
+   * still reading half as much per call. Throttled calls in a row are counted across fetches,
+   * so a shard throttled again and again still fails after as many as [[fetch]] allows.
+   */
+  def fetchUntil(deadlineNanos: Long): RecordBatch = {
     require(!isEnded, s"shard $shard was already read to its end")
     if (pending.nonEmpty) return handOut(KplCounts.Zero)
-    var attempts = 0
     var expired = 0
     while (true) {
       try {
@@ -80,6 +89,7 @@ final class ShardCursor(
         pacer.awaitTurn()
         val batch = api.getRecords(shard.stream, it, limit, rangeCheck)
         pacer.recordFetch(batch.bytes)
+        throttledInARow = 0
         lastCallAtTip = batch.millisBehindLatest == 0 && batch.records.size < limit
         limit = math.min(settings.maxRecordsPerFetch, limit * 2)
         iterator = batch.nextIterator
@@ -96,15 +106,16 @@ final class ShardCursor(
           expired += 1
           iterator = None // Ask again from the last concrete position.
           if (expired > 1) logWarning(s"Shard iterator of $shard expired again: ${e.getMessage}")
-        case e: ThrottledException if attempts < MaxThrottledRetries =>
+        case e: ThrottledException if throttledInARow < MaxThrottledRetries =>
           // As the Databricks connector does: read half as much per call, wait, and try again.
-          attempts += 1
+          throttledInARow += 1
           throttled += 1
           limit = math.max(1, limit / 2)
-          val wait = Throttled.backOff.delayMs(attempts - 1, RetryPolicy.uniform())
+          val wait = Throttled.backOff.delayMs(throttledInARow - 1, RetryPolicy.uniform())
           logWarning(s"Hit rate limit on shard $shard. Sleeping for ${wait / 1000.0} seconds; " +
             s"reading at most $limit records per call. (${e.getMessage})")
           pacer.backOff(wait)
+          if (pacer.nanosUntilTurn > deadlineNanos - clock.nanoTime()) return handOut(KplCounts.Zero)
           pacer.awaitTurn()
       }
     }

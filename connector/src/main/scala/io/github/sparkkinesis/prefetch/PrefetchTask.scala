@@ -3,6 +3,7 @@ package io.github.sparkkinesis.prefetch
 
 import java.nio.ByteBuffer
 import java.util.concurrent.ThreadLocalRandom
+import java.util.concurrent.atomic.AtomicLong
 
 import org.apache.spark.sql.kinesis.KinesisBlockStore
 
@@ -48,7 +49,8 @@ final case class PrefetchWork(
  * shard in the executor's block manager and tells the driver what each block holds. Once every shard is at the tip and
  * something was read, it stores and hands over what it has at once, so new records are not
  * held back, and so it does once it holds `handOverBytes`, so its memory stays bounded however
- * fast it reads: with a `report` to the driver, it then reads on (one Spark job reads a trickle,
+ * fast it reads and however many shards it reads (no call starts once it holds that much; see
+ * [[CallsInFlight]]): with a `report` to the driver, it then reads on (one Spark job reads a trickle,
  * or a backlog, for the whole `maxFetchDuration`); without, it returns. With `returnWhenCaughtUp`
  * it returns once every shard is at the tip, report or not. First, it closes the readers of its query
  * that its executor no longer owns.
@@ -58,7 +60,10 @@ object PrefetchTask {
   /**
    * The shards a task calls Kinesis for at once. Each call waits a round trip (tens of
    * milliseconds on AWS) and most of it is spent waiting; a task reading shards one after
-   * another would poll each of hundreds only every few seconds.
+   * another would poll each of hundreds only every few seconds. It is also what a task may hold
+   * beyond its bound: a call starts only while the task holds less than `handOverBytes` (and
+   * its share of `fetchBufferSize`), so it holds less than that plus the answers of the calls
+   * in flight when the bound was reached: at most 8, a GetRecords answer being at most 10 MiB.
    */
   val CallsInFlight = 8
 
@@ -132,25 +137,43 @@ object PrefetchTask {
             run.caughtUpAtMillis, run.cursor.throttleEvents, location)
         }, location, kpl = kpl, dataLossEvents = dataLossEvents)
     }
+    // Where the next pass over the shards starts: after the last one read, so that a pass cut
+    // short by the memory bound does not leave the same shards unread every time.
+    var resumeAt: Option[ShardKey] = None
     try {
       var done = false
       while (!done) {
+        val open = runs.filterNot(_.cursor.isEnded).toIndexedSeq
+        val first = resumeAt.map(s => open.indexWhere(_.request.shard == s)).filter(_ >= 0).getOrElse(0)
+        val pass = open.drop(first) ++ open.take(first)
+        // A call starts only while the task holds less than it may: the memory bound holds per
+        // call, whatever the number of shards, with at most the answers of the calls in flight
+        // beyond it (see [[CallsInFlight]]).
+        val limit = math.min(work.handOverBytes, work.maxBytes - handedOverBytes)
+        val holding = new AtomicLong(runs.map(_.bytes).sum)
         // Each run is touched by one thread at a time; the counts are summed on this one. A call
         // returns its counts, not its answer: the records are garbage once laid out in the block,
         // instead of living (and being promoted by a young collection) until the slowest call ends.
-        InFlight.map(runs.filterNot(_.cursor.isEnded).toIndexedSeq, CallsInFlight) { run =>
-          val issuedAt = System.currentTimeMillis()
-          val batch = run.cursor.fetch()
-          run.add(batch.records)
-          // Negative: not known yet (an EFO subscription before its first event).
-          if (batch.millisBehindLatest >= 0) run.millisBehindLatest = batch.millisBehindLatest
-          run.atTip = run.cursor.atTip
-          if (run.atTip) run.caughtUpAtMillis = Some(issuedAt)
-          (batch.kpl, batch.dataLossEvents)
-        }.foreach { case (callKpl, callDataLoss) =>
+        val calls = InFlight.map(pass, CallsInFlight) { run =>
+          if (holding.get >= limit) None
+          else {
+            val issuedAt = System.currentTimeMillis()
+            val batch = run.cursor.fetch()
+            val before = run.bytes
+            run.add(batch.records)
+            holding.addAndGet(run.bytes - before)
+            // Negative: not known yet (an EFO subscription before its first event).
+            if (batch.millisBehindLatest >= 0) run.millisBehindLatest = batch.millisBehindLatest
+            run.atTip = run.cursor.atTip
+            if (run.atTip) run.caughtUpAtMillis = Some(issuedAt)
+            Some((batch.kpl, batch.dataLossEvents))
+          }
+        }
+        calls.flatten.foreach { case (callKpl, callDataLoss) =>
           kpl = kpl + callKpl
           dataLossEvents += callDataLoss
         }
+        resumeAt = pass.zip(calls).collectFirst { case (run, None) => run.request.shard }
         val allAtTip = runs.forall(r => r.cursor.isEnded || r.atTip)
         val fetched = runs.exists(_.count > 0)
         val caughtUp = allAtTip && (fetched || work.returnWhenCaughtUp)

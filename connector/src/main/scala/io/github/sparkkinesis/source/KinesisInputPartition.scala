@@ -3,6 +3,7 @@ package io.github.sparkkinesis.source
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
+import org.apache.spark.util.LongAccumulator
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
 import io.github.sparkkinesis.kpl.RangeCheck
@@ -51,13 +52,20 @@ final case class KinesisInputPartition(ranges: Seq[ShardRange]) extends InputPar
       .toSeq.sortBy(-_._2).headOption.map(_._1).toArray
 }
 
-final class KinesisPartitionReaderFactory(connection: ConnectionConfig, fetch: FetchSettings)
-  extends PartitionReaderFactory {
+/**
+ * Reads a batch's partitions. `dataLoss`, when given, counts the ranges whose records retention
+ * deleted before the batch read them (`failOnDataLoss` false): the driver adds it to the
+ * query's `dataLossEvents`.
+ */
+final class KinesisPartitionReaderFactory(connection: ConnectionConfig, fetch: FetchSettings,
+    dataLoss: Option[LongAccumulator] = None) extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val ranges = partition.asInstanceOf[KinesisInputPartition].ranges
     lazy val api = KinesisClients.api(connection)
-    new KinesisPartitionReader(ranges.iterator.flatMap(r => ShardRangeRecords(r, api, fetch)))
+    val countLoss = () => dataLoss.foreach(_.add(1L))
+    new KinesisPartitionReader(
+      ranges.iterator.flatMap(r => ShardRangeRecords(r, api, fetch, onDataLoss = countLoss)))
   }
 }
 

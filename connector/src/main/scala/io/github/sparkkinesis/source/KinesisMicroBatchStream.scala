@@ -57,6 +57,8 @@ final class KinesisMicroBatchStream(
   // Spark reads the start offset back from its JSON at every trigger: the offset it came from is kept.
   @volatile private var lastOffset: Option[KinesisSourceOffset] = None
   @volatile private var lastIdleWaitMs = 0L
+  // Ranges of batches the tasks found deleted by retention (failOnDataLoss false); see ShardRangeReader.
+  private lazy val rangesLost = sparkContext.longAccumulator(s"$name dataLossEvents")
 
   override def initialOffset(): Offset = {
     val store = new InitialOffsetStore(metadataPath, sparkContext.hadoopConfiguration)
@@ -193,7 +195,7 @@ final class KinesisMicroBatchStream(
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    new KinesisPartitionReaderFactory(options.connection, options.fetch)
+    new KinesisPartitionReaderFactory(options.connection, options.fetch, Some(rangesLost))
 
   override def deserializeOffset(json: String): Offset =
     lastOffset.filter(_.json() == json).getOrElse {
@@ -206,8 +208,10 @@ final class KinesisMicroBatchStream(
 
   override def metrics(latestConsumedOffset: Optional[Offset]): java.util.Map[String, String] = {
     val prefetched = prefetcher.metrics
-    // Losses the readers found, and shards that expired before the query read them to their end.
-    val lost = prefetched.get("dataLossEvents").map(_.toLong).getOrElse(0L) + shards.dataLossEvents
+    // Losses the readers found, shards that expired before the query read them to their end, and
+    // ranges of batches whose records expired before the batch read them (a batch re-run after a restart).
+    val lost = prefetched.get("dataLossEvents").map(_.toLong).getOrElse(0L) + shards.dataLossEvents +
+      rangesLost.value
     (prefetched + ("dataLossEvents" -> lost.toString) + ("idleWaitMs" -> lastIdleWaitMs.toString)).asJava
   }
 

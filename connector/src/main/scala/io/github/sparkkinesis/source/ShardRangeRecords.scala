@@ -18,12 +18,14 @@ import io.github.sparkkinesis.prefetch.RecordBlockCursor
  * Kinesis by sequence range for whatever is not (an executor holding a block died, or the
  * driver restarted and knows no blocks). Either way the same records come out. A block's rows
  * are read in place from its bytes ([[BlockRecordRow]]); records read again are written into
- * one reused buffer ([[KinesisRowWriter]]).
+ * one reused buffer ([[KinesisRowWriter]]). Records retention deleted since fail the read or,
+ * with `failOnDataLoss` false, are skipped and counted with `onDataLoss` (see [[ShardRangeReader]]).
  */
 object ShardRangeRecords extends Logging {
 
   def apply(range: ShardRange, api: => KinesisApi, fetch: FetchSettings,
-      readBlock: String => Option[Array[ByteBuffer]] = KinesisBlockStore.get): Iterator[InternalRow] = {
+      readBlock: String => Option[Array[ByteBuffer]] = KinesisBlockStore.get,
+      onDataLoss: () => Unit = () => ()): Iterator[InternalRow] = {
     var position = range.start
     val fromBlocks = range.blocks.iterator
       .takeWhile(block => block.from == position)
@@ -48,8 +50,8 @@ object ShardRangeRecords extends Logging {
       if (ShardPosition.covers(position, range.end)) Iterator.empty
       else {
         val rows = new KinesisRowWriter(range.shard, fetch.recordIds)
-        new ShardRangeReader(api, range.shard, position, range.end, fetch, rangeCheck = range.rangeCheck).map(
-          rows.write)
+        new ShardRangeReader(api, range.shard, position, range.end, fetch, rangeCheck = range.rangeCheck,
+          onDataLoss = onDataLoss).map(rows.write)
       }
     }
   }

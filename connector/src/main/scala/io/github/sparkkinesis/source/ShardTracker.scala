@@ -171,10 +171,14 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
       lineage = ShardLineage.parents(listed)
       listingChanges += 1
     }
-    // A shard's range never changes: only shards new to this listing need theirs.
+    // A shard's range never changes: only shards new to this listing need theirs. Their parents'
+    // ranges come from the whole listing (a parent Kinesis no longer lists has them from its
+    // children, see RangeChecks.ranges); a range listed before wins over one derived.
     val added = listed.filter { case (key, _) => !checks.contains(key) }
-    ranges ++= RangeChecks.ranges(added)
-    checks ++= RangeChecks.of(added, ranges, options.outOfRangeUserRecords)
+    if (added.nonEmpty) {
+      ranges = RangeChecks.ranges(listed) ++ ranges
+      checks ++= RangeChecks.of(added, ranges, options.outOfRangeUserRecords)
+    }
     lastListingNanos = clock.nanoTime()
     listingTookNanos = lastListingNanos - began
     listed

@@ -63,4 +63,29 @@ class DataLossSuite extends AnyFunSuite with Matchers {
         new FakeClock).toList)
     e.getCondition shouldBe "KINESIS_DATA_LOSS"
   }
+
+  /** A batch's range read again with failOnDataLoss false: its records, and how often the loss was counted. */
+  private def reread(f: Fixture, start: ShardPosition, end: Int): (Seq[String], Int) = {
+    var losses = 0
+    val records = new ShardRangeReader(f.api, shard, start, AfterSequence(f.seqs(end)), settings(false),
+      new FakeClock, onDataLoss = () => losses += 1).toList
+    (records.map(FakeKinesisApi.text), losses)
+  }
+
+  test("with failOnDataLoss false, a batch whose last record retention deleted reads what is left and counts it once") {
+    val f = new Fixture
+    reread(f, AfterSequence(f.seqs(1)), 4) shouldBe ((Nil, 1))
+    reread(f, TrimHorizon, 4) shouldBe ((Nil, 1))
+    reread(f, AfterSequence(f.seqs(1)), 8) shouldBe (((6 to 8).map(i => s"r-$i"), 1))
+    reread(f, AfterSequence(f.seqs(6)), 8) shouldBe (((7 to 8).map(i => s"r-$i"), 0))
+  }
+
+  test("with failOnDataLoss false, a range deleted with nothing after it ends, counted, instead of failing") {
+    val f = new Fixture
+    f.api.trim(stream, shardId, 10)
+    reread(f, AfterSequence(f.seqs(1)), 4) shouldBe ((Nil, 1))
+    val e = intercept[KinesisConnectorException](
+      new ShardRangeReader(f.api, shard, TrimHorizon, AfterSequence(f.seqs(4)), settings(true), new FakeClock).toList)
+    e.getCondition shouldBe "KINESIS_RECORDS_UNAVAILABLE"
+  }
 }

@@ -3,6 +3,8 @@ package io.github.sparkkinesis.prefetch
 
 import java.nio.ByteBuffer
 import java.util.UUID
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicLong
 
 import scala.collection.mutable
 
@@ -214,5 +216,47 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
     val (alone, aloneSink) = run(None)
     alone.blocks.map(_.records) shouldBe Seq(15)
     sequences(aloneSink) shouldBe fetches.flatten.take(15).map(_.sequenceNumber)
+  }
+
+  test("a task reading hundreds of shards over a backlog holds at most handOverBytes and its calls' answers, " +
+    "and reads every shard") {
+    val shards = (0 until 300).map(i => ShardKey("clicks", f"shardId-$i%012d"))
+    val answer = 64 * 1024 // the bytes of each answer: a backlog, never at the tip
+    val handOver = 2L << 20
+    val held = new AtomicLong // read and not stored yet
+    val peak = new AtomicLong
+    val read = ConcurrentHashMap.newKeySet[ShardKey]()
+    final class BacklogReader(val shard: ShardKey) extends ShardReader {
+      private var next = 0
+      override def position: ShardPosition = ShardPosition.AfterSequence((1000 + next).toString)
+      override def isEnded: Boolean = false
+      override def atTip: Boolean = false
+      override def throttleEvents: Int = 0
+      override def fetch(): RecordBatch = {
+        next += 1
+        val record = KinesisRecord("k", new Array[Byte](answer - 1), (1000 + next).toString, 1L)
+        peak.accumulateAndGet(held.addAndGet(record.bytes), math.max(_, _))
+        read.add(shard)
+        RecordBatch(Seq(record), Some("next"), 1000L)
+      }
+      override def close(): Unit = ()
+    }
+    val sink = new BlockSink {
+      override def put(name: String, block: Array[ByteBuffer]): Option[String] = {
+        held.addAndGet(-RecordBlock.decode(block).map(_.bytes).sum)
+        Some(location)
+      }
+      override def location: String = "executor_host_1"
+    }
+    val instance = UUID.randomUUID().toString
+    val work = PrefetchWork(instance, 7, FetchSettings(100, 2.0, 0L, 60000L), 1L << 40, None,
+      returnWhenCaughtUp = false, reportTo = Some("driver"), handOverBytes = handOver)
+    var reports = 0
+    try {
+      PrefetchTask.run(r => new BacklogReader(r.shard), shards.map(ShardFetchRequest(_, ShardPosition.TrimHorizon)),
+        work, store = sink, report = Some { _ => reports += 1; reports < 20 })
+    } finally ExecutorCursors.forget(instance)
+    peak.get should be <= handOver + PrefetchTask.CallsInFlight * answer
+    read.size shouldBe shards.size // a pass cut short by the bound resumes where it stopped
   }
 }

@@ -10,7 +10,7 @@ import org.scalatest.matchers.should.Matchers
 import io.github.sparkkinesis.{FakeClock, FakeKinesisApi, PropertyChecks}
 import io.github.sparkkinesis.client.{KinesisApi, RecordBatch, ShardDescription}
 import io.github.sparkkinesis.errors.KinesisConnectorException
-import io.github.sparkkinesis.kpl.RangeCheck
+import io.github.sparkkinesis.kpl.{HashKeyRange, RangeCheck}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 
@@ -177,5 +177,35 @@ class ShardTrackerSuite extends AnyFunSuite with Matchers with PropertyChecks {
         shards.readable(tracked) == readableFromScratch(tracked, listed)
       }
     }
+  }
+
+  test("dropAfterSplit after a restart that finds a split's parent expired checks the children as the first run did") {
+    val max = HashKeyRange.MaxHashKey
+    val mid = max / 2
+    val parent = ShardDescription("shardId-000000000000", None, None, closed = true, Some(HashKeyRange(0, max)))
+    val left = ShardDescription("shardId-000000000001", Some(parent.shardId), None, closed = false,
+      Some(HashKeyRange(0, mid)))
+    val right = ShardDescription("shardId-000000000002", Some(parent.shardId), None, closed = false,
+      Some(HashKeyRange(mid + 1, max)))
+    final class Listing(var shards: Seq[ShardDescription])
+      extends ListingOverFake(new FakeKinesisApi().createStream("clicks", 1)) {
+      override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = shards
+    }
+    val options = KinesisSourceOptions.parse(Map("streamName" -> "clicks", "region" -> "us-east-1",
+        "outOfRangeUserRecords" -> "dropAfterSplit"))
+    // The first run lists the parent while it is open, then its children once it is split.
+    val firstListing = new Listing(Seq(parent.copy(closed = false)))
+    val first = new ShardTracker(options, firstListing, "first")
+    first.listShards()
+    firstListing.shards = Seq(parent, left, right)
+    first.listShards()
+    // Started again once the parent passed the retention period: Kinesis lists the children alone.
+    val restarted = new ShardTracker(options, new Listing(Seq(left, right)), "restarted")
+    restarted.listShards()
+    val children = Seq(left, right).map(d => ShardKey("clicks", d.shardId))
+    children.map(restarted.rangeChecks) shouldBe children.map(first.rangeChecks)
+    // An aggregate a producer with a stale map put on the left child, holding a record of the right one's range.
+    val staleAggregate = IndexedSeq(BigInt(1), mid + 5)
+    restarted.rangeChecks(children.head).dropsOutside(staleAggregate, markedByProducer = false) shouldBe true
   }
 }

@@ -52,7 +52,8 @@ object SubscriptionStats {
 /**
  * GetRecords in a loop, paced by the cursor (`minFetchPeriod`, `maxFetchRate`, 5 calls/s per
  * shard, back-off after throttling). When the next call is not allowed before the deadline,
- * it sleeps until the deadline instead, so an idle shard never holds a task past its end.
+ * it sleeps until the deadline instead, so an idle shard never holds a task past its end; nor
+ * does a throttled one: the cursor gives up waiting out its back-off at the deadline.
  */
 private[realtime] final class PollingFeed(cursor: ShardCursor, clock: Clock) extends ShardFeed {
   private var behind: Option[Long] = None
@@ -65,7 +66,8 @@ private[realtime] final class PollingFeed(cursor: ShardCursor, clock: Clock) ext
       clock.sleepNanos(maxWaitNanos)
       Nil
     } else {
-      val batch = cursor.fetch()
+      // A throttled call's back-off past the deadline ends the wait there: the next batch goes on.
+      val batch = cursor.fetchUntil(clock.nanoTime() + maxWaitNanos)
       behind = Some(batch.millisBehindLatest)
       losses += batch.dataLossEvents
       batch.records

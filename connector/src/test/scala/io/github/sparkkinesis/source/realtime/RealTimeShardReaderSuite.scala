@@ -89,6 +89,23 @@ class RealTimeShardReaderSuite extends AnyFunSuite with Matchers {
     drain(reader, p.clock) shouldBe seqs.drop(2)
   }
 
+  test("polling: a throttled shard ends the task at its deadline, reading half as much, and the next batch goes on") {
+    val p = new Polling
+    val seqs = p.api.putMany("clicks", shard.shardId, "r", 3)
+    val reader = p.reader()
+    p.api.throttleNextGetRecords(4) // back-offs of 1 to 10 s each
+    val deadline = p.clock.nanoTime() + Second / 2
+    reader.next(deadline) shouldBe None
+    p.clock.nanoTime() shouldBe deadline
+    reader.throttleEvents shouldBe 1
+    reader.position shouldBe TrimHorizon
+    // The next batches' tasks wait out the back-offs, each within its own deadline, then read on.
+    val read = Iterator.continually(reader.next(p.clock.nanoTime() + Second / 2)).take(200).flatten
+      .map(_.sequenceNumber).take(3).toList
+    read shouldBe seqs
+    reader.throttleEvents shouldBe 4
+  }
+
   test("polling: a closed shard ends the reader at once after its last record, at a ShardEnd") {
     val p = new Polling(shards = 1)
     val seqs = p.api.putMany("clicks", shard.shardId, "r", 3)
