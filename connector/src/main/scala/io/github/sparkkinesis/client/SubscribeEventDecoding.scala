@@ -70,8 +70,6 @@ private[client] object SubscribeEventDecoding extends Logging {
   private val EventStream = "application/vnd.amazon.eventstream"
   private val MessageType = ":message-type".getBytes(UTF_8)
   private val EventType = ":event-type".getBytes(UTF_8)
-  /** Larger than any event Kinesis sends (it caps records per call at 10 MiB); past it the SDK reads the stream alone. */
-  private[client] val MaxMessage = 64 << 20
 
   /**
    * A SubscribeToShardEvent: the SDK reads its payload as JSON whatever its `:content-type` says
@@ -107,7 +105,7 @@ private[client] object SubscribeEventDecoding extends Logging {
       upstream: Publisher[ByteBuffer], decoded: Decoded) extends Publisher[ByteBuffer] {
     override def subscribe(downstream: Subscriber[_ >: ByteBuffer]): Unit =
       upstream.subscribe(new Subscriber[ByteBuffer] {
-        private val splitter = new EventStreamFrames.Splitter(MaxMessage)
+        private val splitter = new EventStreamFrames.Splitter
         private var following = true
 
         override def onSubscribe(s: Subscription): Unit = downstream.onSubscribe(s)

@@ -35,7 +35,7 @@ class SubscribeEventFuzzSuite extends AnyFunSuite with Fuzz {
   /** The framing, fed in buffers of up to 1 KiB, each message's headers and checksum looked at. */
   private def frames(bytes: Array[Byte]): String =
     try {
-      val splitter = new EventStreamFrames.Splitter(SubscribeEventDecoding.MaxMessage)
+      val splitter = new EventStreamFrames.Splitter
       var messages = 0
       buffers(bytes).foreach(b =>
         splitter.feed(b) { whole =>
@@ -127,4 +127,16 @@ class SubscribeEventFuzzSuite extends AnyFunSuite with Fuzz {
   fuzz("events with damaged payloads through the interceptor", damagedPayloads, cases = 500, seed = 56L)(intercepted)
 
   // ---- inputs that once broke a decoder ----
+
+  private def prelude(total: Int, headers: Int): Array[Byte] = {
+    val lengths = bigEndian(total) ++ bigEndian(headers)
+    lengths ++ bigEndian(crc(lengths))
+  }
+
+  corpus("a message said to be 64 MiB long, more than the SDK takes, is not followed (it took 64 MiB at once)",
+    prelude(64 << 20, 0), "malformed")(frames)
+  corpus("a message with 1 MiB of headers, more than the SDK takes, is not followed",
+    prelude(2 << 20, 1 << 20), "malformed")(frames)
+  corpus("a message of the largest payload and headers the SDK takes is followed",
+    prelude((24 << 20) + (128 << 10) + 16, 128 << 10), "followed")(frames)
 }
