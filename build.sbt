@@ -111,6 +111,8 @@ def sparkLineProject(line: SparkLine, base: File): Project =
       Dependencies.awsSdk ++ Dependencies.test(line.spark),
     Test / fork := true,
     Test / javaOptions ++= sparkJavaOptions,
+    // A long fuzz run (CONTRIBUTING.md, "Fuzzing the decoders"): -Dkinesis.fuzz.* given to sbt reach the forked tests.
+    Test / javaOptions ++= sys.props.toSeq.collect { case (k, v) if k.startsWith("kinesis.fuzz.") => s"-D$k=$v" },
     Test / parallelExecution := false,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
 

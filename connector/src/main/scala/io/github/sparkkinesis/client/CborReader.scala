@@ -109,6 +109,13 @@ private[client] final class CborReader(body: BodyPieces) {
     major = b >>> 5
     val info = b & 0x1f
     argument = if (major == MajorSimple) info.toLong else readArgument(info)
+    if (major >= MajorBytes && major <= MajorMap) {
+      // A length or count is unsigned: one of 2^63 or more would read as negative (2^64 - 1 as
+      // indefinite), and none can be more than the bytes left, as each item takes one at least.
+      if (info != 31 && (argument < 0 || argument > body.length - pos))
+        throw new Unreadable(s"a CBOR length or count of ${java.lang.Long.toUnsignedString(argument)} " +
+          s"with ${body.length - pos} bytes left")
+    } else if (info == 31 && major != MajorSimple) throw new Unreadable(s"CBOR major type $major of indefinite length")
     major
   }
 
@@ -208,42 +215,59 @@ private[client] final class CborReader(body: BodyPieces) {
     else { utf8(); -1 }
   }
 
-  /** Past one whole data item (nested ones included). */
-  def skip(): Unit = {
+  /**
+   * Past one whole data item (nested ones included), found `depth` arrays or maps deep in the
+   * item the caller skips; one nested deeper than [[CborReader.MaxDepth]] is [[Unreadable]].
+   */
+  def skip(depth: Int = 0): Unit = {
     head()
     major match {
       case MajorUnsigned | MajorNegative =>
       case MajorBytes | MajorText => string()
-      case MajorArray => items(argument, 1)
-      case MajorMap => fields(argument)
+      case MajorArray | MajorMap =>
+        if (depth >= CborReader.MaxDepth) throw new Unreadable(s"CBOR nested more than ${CborReader.MaxDepth} deep")
+        if (major == MajorArray) items(argument, depth + 1) else fields(argument, depth + 1)
       case MajorSimple =>
         argument match {
           case 24 => byte()
           case 25 | 26 | 27 => readArgument(argument.toInt)
+          // Reserved (28 to 30), or a break outside an item of indefinite length: malformed CBOR.
+          case 28 | 29 | 30 | 31 => throw new Unreadable(s"CBOR simple value $argument where an item was expected")
           case _ =>
         }
       case _ => throw new Unreadable(s"CBOR major type $major cannot be skipped")
     }
   }
 
-  private def items(count: Long, per: Int): Unit =
-    if (count == Indefinite) while (!atBreak()) skip()
+  private def items(count: Long, depth: Int): Unit =
+    if (count == Indefinite) while (!atBreak()) skip(depth)
     else {
       var i = 0L
-      while (i < count * per) { skip(); i += 1 }
+      while (i < count) { skip(depth); i += 1 }
     }
 
   /** Past a map's entries. The SDK's parser takes only UTF-8 text and integers (untagged) as keys. */
-  private def fields(count: Long): Unit = {
+  private def fields(count: Long, depth: Int): Unit = {
     var i = 0L
     while (if (count == Indefinite) !atBreak() else i < count) {
       peek() >>> 5 match {
         case MajorText => head(); string(); utf8()
-        case MajorUnsigned | MajorNegative => skip()
+        case MajorUnsigned | MajorNegative => skip(depth)
         case other => throw new Unreadable(s"CBOR major type $other as a map key")
       }
-      skip()
+      skip(depth)
       i += 1
     }
   }
+}
+
+private[client] object CborReader {
+
+  /**
+   * How deep an item [[CborReader.skip]] steps over may nest. Kinesis answers nest four deep
+   * (answer, `ChildShards`, a child shard, its `HashKeyRange`); 64 leaves room for fields it may
+   * add, and keeps the recursion far from the end of any thread's stack. The SDK reads deeper
+   * answers itself.
+   */
+  val MaxDepth = 64
 }

@@ -14,6 +14,13 @@ import java.util.zip.CRC32
 private[client] object EventStreamFrames {
   val PreludeLength = 12
   val CrcLength = 4
+  /**
+   * The most headers and payload a message holds: the SDK's own event stream decoder refuses
+   * more (and so fails the stream), so past them there is nothing for this framing to follow,
+   * and no claimed length makes it hold more than the SDK would.
+   */
+  val MaxHeadersLength: Int = 128 * 1024
+  val MaxPayloadLength: Int = 24 * 1024 * 1024
 
   /** The framing could not be followed (a length or prelude checksum that cannot be right). */
   final class Malformed(why: String) extends RuntimeException(why, null, false, false)
@@ -75,10 +82,11 @@ private[client] object EventStreamFrames {
 
   /**
    * Cuts a stream of buffers into whole messages, each copied once into an array of its own
-   * length. At most `maxMessage` bytes are held; a message said to be longer, or a prelude whose
-   * checksum does not match, is [[Malformed]] (then [[pending]] gives back what was held).
+   * length. A message said to hold more than [[MaxHeadersLength]] of headers or
+   * [[MaxPayloadLength]] of payload, or a prelude whose checksum does not match, is
+   * [[Malformed]] (then [[pending]] gives back what was held).
    */
-  final class Splitter(maxMessage: Int) {
+  final class Splitter {
     private val prelude = new Array[Byte](PreludeLength)
     private var preludeFilled = 0
     private var message: Array[Byte] = _
@@ -115,8 +123,8 @@ private[client] object EventStreamFrames {
       val headers = intAt(prelude, 4)
       if (crc(prelude, 0, 8) != intAt(prelude, 8))
         throw new Malformed("an event stream prelude checksum does not match")
-      if (total < PreludeLength + CrcLength || total > maxMessage || headers < 0 ||
-        headers > total - PreludeLength - CrcLength) {
+      if (total < PreludeLength + CrcLength || headers < 0 || headers > MaxHeadersLength ||
+        headers > total - PreludeLength - CrcLength || total - PreludeLength - CrcLength - headers > MaxPayloadLength) {
         throw new Malformed(s"an event stream message of $total bytes with $headers bytes of headers")
       }
       message = new Array[Byte](total)

@@ -12,7 +12,8 @@ import java.nio.charset.StandardCharsets.UTF_8
  * time is epoch milliseconds (any number a long holds, fractions cut off, other tags ignored),
  * data is a byte string (or base64 text), `null` is a missing field and unknown fields are skipped.
  *
- * Anything else (not a map, a truncated body, an unexpected type), and whatever the SDK's parser
+ * Anything else (not a map, a truncated body, an unexpected type, a length or count beyond
+ * the bytes left, items nested more than [[CborReader.MaxDepth]] deep), and whatever the SDK's parser
  * refuses or reads otherwise (text that is not UTF-8, base64 it cannot decode, a number beyond a
  * long, tags it gives a meaning, map keys other than text and integers) is a
  * [[GetRecordsCbor.Unreadable]], on which the caller lets the SDK read the answer instead.

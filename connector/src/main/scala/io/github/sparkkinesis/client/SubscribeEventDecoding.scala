@@ -70,8 +70,6 @@ private[client] object SubscribeEventDecoding extends Logging {
   private val EventStream = "application/vnd.amazon.eventstream"
   private val MessageType = ":message-type".getBytes(UTF_8)
   private val EventType = ":event-type".getBytes(UTF_8)
-  /** Larger than any event Kinesis sends (it caps records per call at 10 MiB); past it the SDK reads the stream alone. */
-  private val MaxMessage = 64 << 20
 
   /**
    * A SubscribeToShardEvent: the SDK reads its payload as JSON whatever its `:content-type` says
@@ -103,10 +101,11 @@ private[client] object SubscribeEventDecoding extends Logging {
    * followed, the rest of the answer (and what was held of it) goes to the SDK as it came, for
    * it to fail as it would.
    */
-  private final class RecordsAside(upstream: Publisher[ByteBuffer], decoded: Decoded) extends Publisher[ByteBuffer] {
+  private[client] final class RecordsAside(
+      upstream: Publisher[ByteBuffer], decoded: Decoded) extends Publisher[ByteBuffer] {
     override def subscribe(downstream: Subscriber[_ >: ByteBuffer]): Unit =
       upstream.subscribe(new Subscriber[ByteBuffer] {
-        private val splitter = new EventStreamFrames.Splitter(MaxMessage)
+        private val splitter = new EventStreamFrames.Splitter
         private var following = true
 
         override def onSubscribe(s: Subscription): Unit = downstream.onSubscribe(s)

@@ -12,6 +12,11 @@ final case class HashKeyRange(start: BigInt, end: BigInt) {
 object HashKeyRange {
   val MaxHashKey: BigInt = (BigInt(1) << 128) - 1
 
+  /** What an explicit hash key beyond [[MaxHashKey]] is read as: a number outside every shard's range. */
+  val BeyondMaxHashKey: BigInt = MaxHashKey + 1
+
+  private val MaxHashKeyDigits = MaxHashKey.toString.length
+
   def apply(start: String, end: String): HashKeyRange = HashKeyRange(BigInt(start), BigInt(end))
 
   /**
@@ -20,7 +25,12 @@ object HashKeyRange {
    */
   def hashKeyOf(partitionKey: String, explicitHashKey: Option[String]): BigInt =
     explicitHashKey match {
-      case Some(key) => BigInt(key)
+      case Some(key) =>
+        // A key of more digits than 2^128 has is outside every shard: reading it as a number would
+        // take time that grows with the square of its length (minutes for a record's megabytes).
+        var first = 0
+        while (first < key.length - 1 && key.charAt(first) == '0') first += 1
+        if (key.length - first > MaxHashKeyDigits) BeyondMaxHashKey else BigInt(key)
       case None =>
         BigInt(1, MessageDigest.getInstance("MD5").digest(partitionKey.getBytes(StandardCharsets.UTF_8)))
     }
