@@ -36,7 +36,7 @@ object KinesisClients {
 
   /** SubscribeToShard, over HTTP/2. */
   def transport(connection: ConnectionConfig): SubscriptionTransport =
-    new SdkSubscriptionTransport(() => asyncClients.get(connection), connection.sdkDecoding)
+    new SdkSubscriptionTransport(() => asyncClients.get(connection), connection.credentials, connection.sdkDecoding)
 
   /** A query starts using `connection` in this JVM. */
   def acquire(connection: ConnectionConfig): Unit = users.merge(connection, 1, (a, b) => a + b)
