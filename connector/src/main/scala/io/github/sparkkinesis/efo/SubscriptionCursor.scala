@@ -199,6 +199,7 @@ final class SubscriptionCursor(
     try {
       val handle = transport.subscribe(consumerArn, shard.shardId, resumeFrom, rangeCheck, receiver)
       current = Some(new Live(receiver, handle))
+      SubscriptionCursor.live.incrementAndGet()
     } catch {
       case NonFatal(e) =>
         metrics.ended(failed = true)
@@ -249,6 +250,7 @@ final class SubscriptionCursor(
   }
 
   private def finish(failed: Boolean): Unit = {
+    if (current.isDefined) SubscriptionCursor.live.decrementAndGet()
     current = None
     metrics.ended(failed)
   }
@@ -282,6 +284,11 @@ final class SubscriptionCursor(
 object SubscriptionCursor {
   /** The batch's millisBehindLatest before any event arrived. */
   val UnknownMillisBehind: Long = -1L
+
+  private val live = new java.util.concurrent.atomic.AtomicInteger()
+
+  /** How many subscriptions the cursors of this JVM hold open (made and not yet ended or cancelled). */
+  def openSubscriptions: Int = live.get()
 
   /** Whether a subscription failure is worth another SubscribeToShard ([[Retryable]]). */
   def isRetryable(error: Throwable): Boolean = Retryable(error)

@@ -57,12 +57,14 @@ final class KinesisPartitionReaderFactory(connection: ConnectionConfig, fetch: F
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val ranges = partition.asInstanceOf[KinesisInputPartition].ranges
     lazy val api = KinesisClients.api(connection)
-    new KinesisPartitionReader(ranges.iterator.flatMap(r => ShardRangeRecords(r, api, fetch)))
+    new KinesisPartitionReader(ranges.iterator.flatMap(r => ShardRangeRecords(r, api, fetch)),
+      KinesisClients.lease(connection))
   }
 }
 
-/** The rows of a task's shard ranges, one after the other. */
-final class KinesisPartitionReader(rows: Iterator[InternalRow]) extends PartitionReader[InternalRow] {
+/** The rows of a task's shard ranges, one after the other; holds the connection's clients until closed. */
+final class KinesisPartitionReader(rows: Iterator[InternalRow], clients: AutoCloseable = () => ())
+  extends PartitionReader[InternalRow] {
 
   private var current: InternalRow = _
 
@@ -74,5 +76,5 @@ final class KinesisPartitionReader(rows: Iterator[InternalRow]) extends Partitio
 
   override def get(): InternalRow = current
 
-  override def close(): Unit = ()
+  override def close(): Unit = clients.close()
 }
