@@ -9,7 +9,7 @@ import io.github.sparkkinesis.efo.{SubscribeLimiter, SubscriptionCursor}
 /**
  * What the connector holds open in this JVM, counted, so a test (or a user wondering) can check
  * that a stopped query left nothing behind: SDK clients, credentials providers, readers kept
- * between tasks, open EFO subscriptions, subscribe limiter turns (each lives 5 s at most), and
+ * between tasks, open EFO subscriptions, subscribe limiter turns still in force (5 s each), and
  * the threads named after a query. Once every query, sink and read of the JVM ended, each
  * count is 0 (the limiter's within 5 s of the last subscription).
  */
@@ -19,7 +19,13 @@ object LiveResources {
     "credentialProviders" -> AwsCredentials.live,
     "cachedReaders" -> ExecutorCursors.size,
     "openSubscriptions" -> SubscriptionCursor.openSubscriptions,
-    "limiterTurns" -> SubscribeLimiter.global.size)
+    "limiterTurns" -> limiterTurns)
+
+  /** The subscribe limiter's turns that still hold a call back (older ones are dropped first). */
+  private def limiterTurns: Int = {
+    SubscribeLimiter.global.prune()
+    SubscribeLimiter.global.size
+  }
 
   /** [[counts]] for callers outside Scala (PySpark through py4j). */
   def countsJava: java.util.Map[String, Integer] = counts.map { case (k, v) => k -> Integer.valueOf(v) }.asJava
