@@ -9,6 +9,7 @@ import time
 
 import pytest
 from realtime import deliveries, realtime_reader, start_realtime, wait_for
+
 from streaming import READ_MODES, kinesis_reader, make_records, mode_options, run_available_now
 
 NOTHING = {
