@@ -9,8 +9,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types.{StringType, StructField, StructType, TimestampType}
 
-import io.github.sparkkinesis.client.ConnectionConfig
-import io.github.sparkkinesis.client.ConsumerInfo
+import io.github.sparkkinesis.client.{ConnectionConfig, ConsumerInfo, KinesisClients}
 import io.github.sparkkinesis.efo.ConsumerRegistry
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.{ConnectionOptions, KinesisOptions, OptionValues}
@@ -53,22 +52,23 @@ final class AWSKinesisConsumerManager private (
   }
 
   /** The consumers of `streamName`, oldest first; needs no Spark session. */
-  def listConsumersAsSeq(streamName: String): Seq[ConsumerInfo] =
+  def listConsumersAsSeq(streamName: String): Seq[ConsumerInfo] = KinesisClients.using(connection) {
     registry.list(streamName).sortBy(c => (Option(c.creationTimestamp).map(_.toEpochMilli).getOrElse(0L), c.name))
+  }
 
   /**
    * Registers the consumer `consumerName` of `streamName`, or finds it if it exists, waits
    * until it is ACTIVE, and returns its ARN.
    */
   def registerConsumer(streamName: String, consumerName: String): String =
-    registry.resolve(streamName, consumerName)
+    KinesisClients.using(connection)(registry.resolve(streamName, consumerName))
 
   /**
    * Deregisters the consumer `consumerName` of `streamName`; Kinesis then deletes it within
    * seconds. Fails with KINESIS_EFO_CONSUMER_NOT_FOUND if the stream has no such consumer.
    */
   def deregisterConsumer(streamName: String, consumerName: String): Unit =
-    if (!registry.deregister(streamName, consumerName)) {
+    if (!KinesisClients.using(connection)(registry.deregister(streamName, consumerName))) {
       throw KinesisErrors.efoConsumerNotFound(streamName, consumerName, connection.where)
     }
 

@@ -70,8 +70,10 @@ private[client] object AwsClientFactory {
     val http = SyncHttp.builder(ConnectTimeout, SyncSocketTimeout, connection.proxy)
     val overrides = ClientOverrideConfiguration.builder().addExecutionInterceptor(GetRecordsDecoding.Interceptor)
     retries.foreach(overrides.retryStrategy)
-    located(KinesisClient.builder().httpClientBuilder(http).overrideConfiguration(overrides.build()),
-      connection.region, connection.endpoint, AwsCredentials.provider(connection.credentials)).build()
+    signedWith(connection.credentials) { provider =>
+      located(KinesisClient.builder().httpClientBuilder(http).overrideConfiguration(overrides.build()),
+        connection.region, connection.endpoint, provider).build()
+    }
   }
 
   /**
@@ -97,8 +99,24 @@ private[client] object AwsClientFactory {
     connection.proxy.foreach(p => http.proxyConfiguration(nettyProxy(p)))
     val decoding = ClientOverrideConfiguration.builder().addExecutionInterceptor(SubscribeEventDecoding.Interceptor)
       .build()
-    located(KinesisAsyncClient.builder().httpClientBuilder(http).overrideConfiguration(decoding), connection.region,
-      connection.endpoint, AwsCredentials.provider(connection.credentials)).build()
+    signedWith(connection.credentials) { provider =>
+      located(KinesisAsyncClient.builder().httpClientBuilder(http).overrideConfiguration(decoding), connection.region,
+        connection.endpoint, provider).build()
+    }
+  }
+
+  /**
+   * A client built with the provider of `credentials`, which the client then holds: whoever
+   * closes the client releases it ([[AwsCredentials.release]]); a build that fails releases it at once.
+   */
+  private def signedWith[C](credentials: CredentialsConfig)(build: AwsCredentialsProvider => C): C = {
+    val provider = AwsCredentials.acquire(credentials)
+    try build(provider)
+    catch {
+      case e: Throwable =>
+        AwsCredentials.release(credentials)
+        throw e
+    }
   }
 
   /** The STS client a role is assumed with, signed with the role's base credentials. */

@@ -21,16 +21,57 @@ import io.github.sparkkinesis.client.CredentialsConfig._
  * One provider per [[CredentialsConfig]] per JVM: every client with the same credentials
  * shares it, so a role is assumed once per JVM (not once per client or task) and refreshed
  * in the background before its credentials expire.
+ *
+ * Ownership: a provider is held by its users, counted: each SDK client built with it
+ * ([[acquire]] when built, [[release]] when closed), and a role's provider for its base
+ * credentials. The last release closes it: its refresh thread stops, and a role's STS client
+ * closes. So providers live exactly as long as the clients that sign with them.
  */
 object AwsCredentials {
-  private val providers = scala.collection.mutable.Map.empty[CredentialsConfig, AwsCredentialsProvider]
-
-  def provider(credentials: CredentialsConfig): AwsCredentialsProvider = synchronized {
-    // Not computeIfAbsent: building a role's provider builds its base provider first.
-    providers.getOrElseUpdate(credentials, build(credentials))
+  /** A provider, what closes with it, and how many users hold it. */
+  private final class Held(val provider: AwsCredentialsProvider, val close: () => Unit) {
+    var users = 0
   }
 
-  private def build(credentials: CredentialsConfig): AwsCredentialsProvider = credentials match {
+  private val providers = scala.collection.mutable.Map.empty[CredentialsConfig, Held]
+
+  /** The provider for `credentials`, built now if none is held; held by the caller until it calls [[release]]. */
+  def acquire(credentials: CredentialsConfig): AwsCredentialsProvider = synchronized {
+    // Not computeIfAbsent: building a role's provider acquires its base provider first.
+    val held = providers.getOrElseUpdate(credentials, build(credentials))
+    held.users += 1
+    held.provider
+  }
+
+  /** A user of `credentials`' provider let go of it; the last one closes it. */
+  def release(credentials: CredentialsConfig): Unit = {
+    val last = synchronized {
+      providers.get(credentials).flatMap { held =>
+        held.users -= 1
+        if (held.users > 0) None else providers.remove(credentials)
+      }
+    }
+    last.foreach(_.close()) // Outside the lock: closing may wait for a refresh.
+  }
+
+  /** Runs `body` with the provider of `credentials`: the one held, else one built for this call and closed after. */
+  def borrow[T](credentials: CredentialsConfig)(body: AwsCredentialsProvider => T): T = {
+    val provider = acquire(credentials)
+    try body(provider)
+    finally release(credentials)
+  }
+
+  /** How many providers this JVM holds (with a role, its base provider counts too). */
+  def live: Int = synchronized(providers.size)
+
+  private def build(credentials: CredentialsConfig): Held = credentials match {
+    case role: AssumeRole => assumeRole(role)
+    case other =>
+      val provider = plain(other)
+      new Held(provider, () => closeQuietly(provider))
+  }
+
+  private def plain(credentials: CredentialsConfig): AwsCredentialsProvider = credentials match {
     case DefaultChain =>
       // Resolved here, in this JVM; container and instance-profile credentials are renewed
       // in the background before they expire.
@@ -43,7 +84,12 @@ object AwsCredentials {
       // The default supplier reads the files again when they change (keys rotated in place).
       ProfileCredentialsProvider.builder().profileFile(ProfileFileSupplier.defaultSupplier()).profileName(name).build()
     case custom: ProviderClass => CustomCredentials.provider(custom)
-    case role: AssumeRole => assumeRole(role)
+    case role: AssumeRole => throw new IllegalArgumentException(s"$role is built with its STS client")
+  }
+
+  private def closeQuietly(resource: AnyRef): Unit = resource match {
+    case c: AutoCloseable => Try(c.close())
+    case _ =>
   }
 
   /**
@@ -59,21 +105,29 @@ object AwsCredentials {
     (prefetch, stale)
   }
 
-  private def assumeRole(role: AssumeRole): StsAssumeRoleCredentialsProvider = {
-    val sts = AwsClientFactory.sts(role, provider(role.base))
+  private def assumeRole(role: AssumeRole): Held = {
+    val base = acquire(role.base)
+    val sts = AwsClientFactory.sts(role, base)
     val request = AssumeRoleRequest.builder()
       .roleArn(role.roleArn)
       .roleSessionName(role.sessionName)
       .durationSeconds(role.sessionSeconds)
     role.externalId.foreach(request.externalId)
     val (prefetch, stale) = refreshTimes(role.sessionSeconds)
-    StsAssumeRoleCredentialsProvider.builder()
+    val provider = StsAssumeRoleCredentialsProvider.builder()
       .stsClient(sts)
       .refreshRequest(request.build())
       .asyncCredentialUpdateEnabled(true)
       .prefetchTime(prefetch)
       .staleTime(stale)
       .build()
+    // The provider stops its refresh thread but leaves the STS client it was given open.
+    new Held(provider,
+      () => {
+        closeQuietly(provider)
+        closeQuietly(sts)
+        release(role.base)
+      })
   }
 
   /**
@@ -105,7 +159,7 @@ object AwsCredentials {
 
   /** The access key id in use and where it came from, if credentials resolve now. */
   private def resolved(credentials: CredentialsConfig): Option[(String, String)] =
-    Try(provider(credentials).resolveCredentials()).toOption.map { c =>
+    Try(borrow(credentials)(_.resolveCredentials())).toOption.map { c =>
       (c.accessKeyId(), c.providerName().toScala.map(sourceOf).getOrElse(credentials.describe))
     }
 
@@ -114,7 +168,7 @@ object AwsCredentials {
    * calling anything new (for scrubbing them out of messages).
    */
   private[client] def held(credentials: CredentialsConfig): Option[SdkCredentials] =
-    synchronized(providers.get(credentials)).flatMap(p => Try(p.resolveCredentials()).toOption)
+    synchronized(providers.get(credentials)).flatMap(h => Try(h.provider.resolveCredentials()).toOption)
 
   // The SDK names a provider by a short feature code ("g" for environment variables, ...).
   private lazy val featureNames: Map[String, String] =

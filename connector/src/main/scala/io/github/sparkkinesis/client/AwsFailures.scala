@@ -11,7 +11,7 @@ import software.amazon.awssdk.core.exception.{AbortedException, SdkClientExcepti
 import software.amazon.awssdk.services.kinesis.model.KinesisException
 import software.amazon.awssdk.services.sts.model.StsException
 
-import io.github.sparkkinesis.errors.{KinesisConnectorException, KinesisErrors}
+import io.github.sparkkinesis.errors.{CauseChain, KinesisConnectorException, KinesisErrors}
 
 /**
  * Turns failed AWS calls into errors a user can act on, the same way for every caller (the
@@ -45,6 +45,13 @@ object AwsFailures {
 
   /** The IAM action of a Kinesis API call: the call's own name, as Kinesis defines its actions. */
   def kinesisAction(operation: String): String = s"kinesis:$operation"
+
+  /**
+   * `failure` as it may be shown in an error or a log, with every credential of `credentials`
+   * it repeats masked ([[CredentialsInErrors.sanitize]]): for failures shown without [[translate]].
+   */
+  def shown(failure: Throwable, credentials: CredentialsConfig): Throwable =
+    CredentialsInErrors.sanitize(failure, credentials)
 
   /** Whether a failed call failed only because its thread was interrupted (a query stopping, a task killed). */
   def interrupted(e: Throwable): Boolean = causes(e).exists {
@@ -211,7 +218,7 @@ object AwsFailures {
   }
 
   private[client] def causes(e: Throwable): Seq[Throwable] =
-    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(20).toSeq
+    CauseChain.of(e)
 
   private val XmlCode = "<Code>([A-Za-z.]+)</Code>".r
   private val JsonType = "\"__type\"\\s*:\\s*\"(?:[^\"#]*#)?([A-Za-z.]+)\"".r

@@ -14,16 +14,18 @@ import org.apache.spark.internal.Logging
  *    builds a new one), so a stopped query's connections and threads do not stay open;
  *  - closed when the last query using a connection in this JVM stops ([[release]]).
  * Idle must be longer than any call and than a subscription's 5-minute life, as a client is
- * asked for at every call and every subscription renewal.
+ * asked for at every call and every subscription renewal. `closed` hears of every client closed,
+ * after it closed (its credentials provider is released then).
  */
 private[client] final class ClientCache[C <: AutoCloseable](
     kind: String,
     build: ConnectionConfig => C,
     maxClients: Int = ClientCache.DefaultMaxClients,
     idleMillis: Long = ClientCache.DefaultIdleMillis,
-    now: () => Long = () => System.currentTimeMillis()) extends Logging {
+    now: () => Long = () => System.currentTimeMillis(),
+    closed: ConnectionConfig => Unit = _ => ()) extends Logging {
 
-  private final class Entry(val client: C, var lastUsed: Long)
+  private final class Entry(val connection: ConnectionConfig, val client: C, var lastUsed: Long)
 
   // Access order: the least recently used entry comes first.
   private val entries = mutable.LinkedHashMap.empty[ConnectionConfig, Entry]
@@ -33,28 +35,28 @@ private[client] final class ClientCache[C <: AutoCloseable](
     val (client, evicted) = synchronized {
       val time = now()
       val stale = entries.filter { case (c, e) => c != connection && time - e.lastUsed >= idleMillis }.keys.toSeq
-      val entry = entries.remove(connection).getOrElse(new Entry(build(connection), time))
+      val entry = entries.remove(connection).getOrElse(new Entry(connection, build(connection), time))
       entry.lastUsed = time
       entries.put(connection, entry)
       val over = entries.keys.take(math.max(0, entries.size - maxClients)).toSeq
       val gone = (stale ++ over).distinct.flatMap(entries.remove)
       (entry.client, gone)
     }
-    evicted.foreach(e => closeQuietly(e.client)) // Outside the lock: closing may wait.
+    evicted.foreach(closeQuietly) // Outside the lock: closing may wait.
     client
   }
 
   /** Closes the client of `connection`, if there is one; the next [[get]] builds a new one. */
   def close(connection: ConnectionConfig): Unit =
-    synchronized(entries.remove(connection)).foreach(e => closeQuietly(e.client))
+    synchronized(entries.remove(connection)).foreach(closeQuietly)
 
   def size: Int = synchronized(entries.size)
 
-  private def closeQuietly(client: C): Unit =
-    try client.close()
+  private def closeQuietly(entry: Entry): Unit =
+    try entry.client.close()
     catch {
       case NonFatal(e) => logWarning(s"Could not close an idle $kind client: ${e.getMessage}")
-    }
+    } finally closed(entry.connection)
 }
 
 private[client] object ClientCache {

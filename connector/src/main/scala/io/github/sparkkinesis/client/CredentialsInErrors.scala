@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.client
 
+import io.github.sparkkinesis.errors.CauseChain
+
 /**
  * Credentials never reach an error message or a log: what the SDK, STS or a proxy says is
  * scrubbed of the keys and tokens in use before the connector shows it.
@@ -50,13 +52,15 @@ private[client] object CredentialsInErrors {
         (Option(c.getMessage).toSeq ++ c.getSuppressed.flatMap(s => Option(s.getMessage)))
           .exists(m => secrets.exists(m.contains))
       }
-    def copy(t: Throwable): Throwable = {
-      val cause = Option(t.getCause).filter(_ ne t).map(copy).orNull
-      val clean = new RedactedAwsException(t.getClass.getName, scrub(String.valueOf(t.getMessage), credentials), cause)
-      clean.setStackTrace(t.getStackTrace)
-      t.getSuppressed.foreach(s => clean.addSuppressed(copy(s)))
-      clean
-    }
+    // Copied innermost first, along the bounded chain: a chain whose causes name each other ends.
+    def copy(t: Throwable): Throwable =
+      CauseChain.of(t).foldRight(null: Throwable) { (c, cause) =>
+        val clean =
+          new RedactedAwsException(c.getClass.getName, scrub(String.valueOf(c.getMessage), credentials), cause)
+        clean.setStackTrace(c.getStackTrace)
+        c.getSuppressed.foreach(s => clean.addSuppressed(copy(s)))
+        clean
+      }
     if (secrets.nonEmpty && leaks(e)) copy(e) else e
   }
 }

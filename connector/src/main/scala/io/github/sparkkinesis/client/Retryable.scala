@@ -13,6 +13,8 @@ import software.amazon.awssdk.services.kinesis.model.{
   ResourceInUseException, ResourceNotFoundException
 }
 
+import io.github.sparkkinesis.errors.CauseChain
+
 /**
  * The one definition of which failed Kinesis calls are worth another try, for every retry in
  * the connector (the SDK's own, and the connector's loops around GetRecords, ListShards,
@@ -71,5 +73,5 @@ object Retryable {
   def entryCode(code: String): Boolean = !FinalCodes.contains(code)
 
   private def causes(e: Throwable): Seq[Throwable] =
-    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(20).toSeq
+    CauseChain.of(e)
 }

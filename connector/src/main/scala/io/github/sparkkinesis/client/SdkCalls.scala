@@ -20,6 +20,7 @@ import io.github.sparkkinesis.errors.KinesisErrors
  *  - a missing stream becomes KINESIS_STREAM_NOT_FOUND;
  *  - credentials, permissions, TLS, unreachable or non-Kinesis endpoints become their own
  *    errors, anything else KINESIS_API_FAILED ([[AwsFailures]]).
+ * Every exception it throws quotes the SDK's only with the connection's credentials masked.
  */
 private[client] object SdkCalls {
 
@@ -35,15 +36,21 @@ private[client] object SdkCalls {
     try body
     catch {
       case e @ (_: ProvisionedThroughputExceededException | _: LimitExceededException) =>
-        throw new ThrottledException(s"$operation on $target was throttled: ${e.getMessage}", e)
+        val clean = shown(e, connection)
+        throw new ThrottledException(s"$operation on $target was throttled: ${clean.getMessage}", clean)
       case e: ExpiredIteratorException =>
-        throw new IteratorExpiredException(s"$operation: ${e.getMessage}", e)
+        val clean = shown(e, connection)
+        throw new IteratorExpiredException(s"$operation: ${clean.getMessage}", clean)
       case e: SdkException if AwsFailures.interrupted(e) =>
         throw new InterruptedException(s"$operation on $target was interrupted")
       case e: ResourceNotFoundException if stream.isDefined =>
-        throw KinesisErrors.streamNotFound(stream.get, connection.where, e)
+        throw KinesisErrors.streamNotFound(stream.get, connection.where, shown(e, connection))
       case e @ (_: ResourceNotFoundException | _: ResourceInUseException) if passThrough => throw e
       case e: SdkException =>
         throw AwsFailures.toConnectorError(operation, target, connection, e)
     }
+
+  /** `e` as the connector may show it: every credential of the connection it repeats masked. */
+  def shown(e: Throwable, connection: ConnectionConfig): Throwable =
+    CredentialsInErrors.sanitize(e, connection.credentials)
 }

@@ -56,7 +56,8 @@ final class SdkConsumerApi(client: () => KinesisClient, connection: ConnectionCo
       }
     } catch {
       case e: ResourceInUseException =>
-        throw new ConsumerNameTakenException(s"consumer '$name' of $streamArn: ${e.getMessage}", e)
+        val clean = SdkCalls.shown(e, connection)
+        throw new ConsumerNameTakenException(s"consumer '$name' of $streamArn: ${clean.getMessage}", clean)
     }
   }
 

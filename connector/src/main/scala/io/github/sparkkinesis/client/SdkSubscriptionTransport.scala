@@ -20,10 +20,13 @@ import io.github.sparkkinesis.offsets.ShardPosition
 /**
  * [[SubscriptionTransport]] on the AWS SDK v2 async client (Netty, HTTP/2). `client` is asked
  * for at every call, so a client the JVM's cache closed while idle is built again. Events'
- * records are read by [[SubscribeEventDecoding]], or with `sdkDecoding` by the SDK alone.
+ * records are read by [[SubscribeEventDecoding]], or with `sdkDecoding` by the SDK alone. Its
+ * failures are shown with the `credentials` of the connection masked ([[CredentialsInErrors]]).
  */
-final class SdkSubscriptionTransport(client: () => KinesisAsyncClient, sdkDecoding: Boolean = false)
-  extends SubscriptionTransport {
+final class SdkSubscriptionTransport(client: () => KinesisAsyncClient, credentials: CredentialsConfig,
+    sdkDecoding: Boolean = false) extends SubscriptionTransport {
+
+  override def shown(failure: Throwable): Throwable = CredentialsInErrors.sanitize(failure, credentials)
 
   override def subscribe(consumerArn: String, shardId: String, start: ShardPosition, rangeCheck: Option[RangeCheck],
       subscriber: Subscriber[ShardEvent]): SubscriptionHandle = {

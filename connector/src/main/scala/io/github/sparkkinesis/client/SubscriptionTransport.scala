@@ -40,4 +40,11 @@ trait SubscriptionTransport {
    */
   def subscribe(consumerArn: String, shardId: String, start: ShardPosition, rangeCheck: Option[RangeCheck],
       subscriber: Subscriber[ShardEvent]): SubscriptionHandle
+
+  /**
+   * A failure of a subscription as it may be shown in an error or a log: with every credential
+   * of the connection that it repeats masked (a refused signature quotes the signed request).
+   * Callers classify the failure itself, and show only this.
+   */
+  def shown(failure: Throwable): Throwable
 }

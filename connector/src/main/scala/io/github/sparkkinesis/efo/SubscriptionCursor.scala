@@ -199,6 +199,7 @@ final class SubscriptionCursor(
     try {
       val handle = transport.subscribe(consumerArn, shard.shardId, resumeFrom, rangeCheck, receiver)
       current = Some(new Live(receiver, handle))
+      SubscriptionCursor.live.incrementAndGet()
     } catch {
       case NonFatal(e) =>
         metrics.ended(failed = true)
@@ -249,28 +250,33 @@ final class SubscriptionCursor(
   }
 
   private def finish(failed: Boolean): Unit = {
+    if (current.isDefined) SubscriptionCursor.live.decrementAndGet()
     current = None
     metrics.ended(failed)
   }
 
-  /** A subscription failed: retry after a back-off, or fail the read with a clear error. */
+  /**
+   * A subscription failed: retry after a back-off, or fail the read with a clear error. The
+   * failure is classified as it came, and shown only as the transport shows it (no credential).
+   */
   private def failed(error: Throwable): Unit = {
     consecutiveFailures += 1
+    lazy val shown = transport.shown(rootOf(error))
     if (!isRetryable(error)) {
       if (Retryable.resourceNotFound(error)) {
-        throw KinesisErrors.efoConsumerDeleted(shard.toString, consumerArn, where, rootOf(error))
+        throw KinesisErrors.efoConsumerDeleted(shard.toString, consumerArn, where, shown)
       }
-      throw KinesisErrors.efoSubscriptionFailed(shard.toString, consumerArn, where, rootOf(error))
+      throw KinesisErrors.efoSubscriptionFailed(shard.toString, consumerArn, where, shown)
     }
     if (consecutiveFailures >= settings.maxConsecutiveFailures) {
       if (Retryable.resourceInUse(error)) {
-        throw KinesisErrors.efoSubscriptionInUse(shard.toString, consumerArn, consecutiveFailures, rootOf(error))
+        throw KinesisErrors.efoSubscriptionInUse(shard.toString, consumerArn, consecutiveFailures, shown)
       }
-      throw KinesisErrors.efoSubscriptionFailed(shard.toString, consumerArn, where, rootOf(error))
+      throw KinesisErrors.efoSubscriptionFailed(shard.toString, consumerArn, where, shown)
     }
     val jittered = settings.backOff.delayMs(consecutiveFailures - 1, random.nextDouble())
     nextAttemptNanos = clock.nanoTime() + jittered * 1000000L
-    logWarning(s"Subscription to $shard for $consumerArn failed (${describe(error)}); subscribing again " +
+    logWarning(s"Subscription to $shard for $consumerArn failed (${describe(shown)}); subscribing again " +
       s"in $jittered ms or more, attempt ${consecutiveFailures + 1} of ${settings.maxConsecutiveFailures}")
   }
 }
@@ -279,16 +285,19 @@ object SubscriptionCursor {
   /** The batch's millisBehindLatest before any event arrived. */
   val UnknownMillisBehind: Long = -1L
 
+  private val live = new java.util.concurrent.atomic.AtomicInteger()
+
+  /** How many subscriptions the cursors of this JVM hold open (made and not yet ended or cancelled). */
+  def openSubscriptions: Int = live.get()
+
   /** Whether a subscription failure is worth another SubscribeToShard ([[Retryable]]). */
   def isRetryable(error: Throwable): Boolean = Retryable(error)
 
   /** The most telling exception of a failed subscription ([[AwsFailures.mostTelling]]). */
   private[efo] def rootOf(error: Throwable): Throwable = AwsFailures.mostTelling(error)
 
-  private def describe(error: Throwable): String = {
-    val root = rootOf(error)
-    s"${root.getClass.getSimpleName}: ${root.getMessage}"
-  }
+  private def describe(error: Throwable): String = s"${error.getClass.getSimpleName}: ${error.getMessage}"
+
 }
 
 /** A subscription delivered no event for too long although events were requested. */

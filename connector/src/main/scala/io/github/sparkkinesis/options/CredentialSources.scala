@@ -71,7 +71,7 @@ private[options] object CredentialSources {
         None
       case Some(className) =>
         val config = CredentialsConfig.ProviderClass(className, parameter)
-        try AwsCredentials.provider(config)
+        try AwsCredentials.borrow(config)(_ => ())
         catch {
           case e: CredentialsProviderException =>
             throw values.invalid(AwsCredentialsProvider, className,

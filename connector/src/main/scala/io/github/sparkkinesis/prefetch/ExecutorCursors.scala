@@ -5,6 +5,8 @@ import java.util.concurrent.ConcurrentHashMap
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
+import io.github.sparkkinesis.efo.SubscribeLimiter
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.reader.ShardReader
 
@@ -28,6 +30,10 @@ import io.github.sparkkinesis.reader.ShardReader
  *    [[MaxCachedSubscriptions]] EFO readers (the longest idle go first);
  *  - its query stops ([[forget]]: the driver calls it for its own JVM, and the stop-time
  *    release job on the other executors; a reader in use then is closed when released).
+ *
+ * A query's tasks hold the connection's clients in this JVM ([[holdClients]], one lease per
+ * query and JVM) from its first task here until [[forget]]: the clients outlive every task and
+ * cached reader of the query, and close with the last user once it stops.
  */
 private[sparkkinesis] object ExecutorCursors {
   private final case class Key(streamInstance: String, shard: ShardKey)
@@ -46,6 +52,8 @@ private[sparkkinesis] object ExecutorCursors {
   private val cache = new ConcurrentHashMap[Key, Entry]()
   // Stream instances whose query stopped; a task still running for one closes its readers.
   private val stopped = ConcurrentHashMap.newKeySet[String]()
+  // Per stream instance, its lease on the connection's clients in this JVM.
+  private val clients = new ConcurrentHashMap[String, AutoCloseable]()
   private val MaxStoppedRemembered = 10000
 
   /**
@@ -104,12 +112,26 @@ private[sparkkinesis] object ExecutorCursors {
     unowned.toSeq.count(k => Option(cache.remove(k)).map(_.cursor.close()).isDefined)
   }
 
-  /** Forgets every cursor of a stream instance (its query stopped); those in use are closed when released. */
+  /** The query of `streamInstance` uses `connection`'s clients in this JVM until [[forget]] (once per query). */
+  def holdClients(streamInstance: String, connection: ConnectionConfig): Unit =
+    if (!stopped.contains(streamInstance) && !clients.containsKey(streamInstance)) {
+      val lease = KinesisClients.lease(connection)
+      if (clients.putIfAbsent(streamInstance, lease) != null) lease.close()
+      // A stop meanwhile: forget marks the instance stopped before it lets go of the lease.
+      if (stopped.contains(streamInstance)) Option(clients.remove(streamInstance)).foreach(_.close())
+    }
+
+  /**
+   * Forgets every cursor of a stream instance (its query stopped), and lets go of its clients;
+   * readers in use are closed when released.
+   */
   def forget(streamInstance: String): Unit = {
     if (stopped.size >= MaxStoppedRemembered) stopped.clear()
     stopped.add(streamInstance)
     cache.keySet().asScala.filter(_.streamInstance == streamInstance)
       .foreach(k => Option(cache.remove(k)).foreach(_.cursor.close()))
+    Option(clients.remove(streamInstance)).foreach(_.close())
+    SubscribeLimiter.global.prune()
   }
 
   /** The shards whose readers of a stream instance are cached here. For tests. */

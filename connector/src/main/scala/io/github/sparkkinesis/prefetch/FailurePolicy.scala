@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
-import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
+import io.github.sparkkinesis.errors.{CauseChain, KinesisError, KinesisErrors}
 
 /**
  * What a failed prefetch round means for the query: a Kinesis error that retrying cannot fix
@@ -32,7 +32,7 @@ final class FailurePolicy {
 
   /** Records a failed round: how long to wait before the next one, or None when prefetching must end. */
   def failed(e: Throwable): Option[Long] = {
-    val causes = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).toSeq
+    val causes = CauseChain.of(e)
     val permanent = causes.collectFirst { case k: KinesisError if !KinesisErrors.isRetryable(k) => k }
     inARow += 1
     consumerDeleted ||= causes.exists(KinesisErrors.isEfoConsumerDeleted)
@@ -41,6 +41,9 @@ final class FailurePolicy {
       None
     } else Some(1000L * inARow)
   }
+
+  /** Prefetching ended on `e`, which no retry can get past (a fatal error of the prefetch thread). */
+  def abandoned(e: Throwable): Unit = if (fatalError.isEmpty) fatalError = Some(e)
 }
 
 object FailurePolicy {

@@ -30,6 +30,7 @@ final class PrefetchRDD(
 
   override def compute(split: Partition, context: TaskContext): Iterator[PrefetchResult] = {
     val task = split.asInstanceOf[PrefetchPartition]
+    if (!work.stopping) ExecutorCursors.holdClients(work.streamInstance, connection)
     val polling = PrefetchTask.pollingReader(KinesisClients.api(connection), work)
     val efoMetrics = EfoMetrics.of(work.streamInstance)
     val newReader = (r: ShardFetchRequest) =>

@@ -40,7 +40,8 @@ final class Prefetcher(
     sc: SparkContext,
     connection: ConnectionConfig,
     settings: PrefetchSettings,
-    queryName: String) extends Logging {
+    queryName: String,
+    slots: SparkContext => Int = KinesisTaskSlots.available) extends Logging {
 
   val streamInstance: String = UUID.randomUUID().toString
   val streamKey: Int = ThreadLocalRandom.current().nextInt(1 << 30, Int.MaxValue)
@@ -214,16 +215,36 @@ final class Prefetcher(
     }
   }
 
-  private def loop(): Unit = {
-    sc.setJobGroup(jobGroup, s"Kinesis prefetch for $queryName", interruptOnCancel = true)
-    sc.setLocalProperty("spark.sql.execution.id", null)
-    while (running) {
-      nextRound(taskSlots()) match {
-        case Right(round) => run(round)
-        case Left(pauseMs) => pause(pauseMs)
+  /**
+   * The prefetch thread. Whatever ends it also ends prefetching: a failure planning a round is a
+   * failed round, and a fatal error is the query's error, so the stream never waits for a
+   * thread that is gone.
+   */
+  private def loop(): Unit =
+    try {
+      sc.setJobGroup(jobGroup, s"Kinesis prefetch for $queryName", interruptOnCancel = true)
+      sc.setLocalProperty("spark.sql.execution.id", null)
+      while (running) {
+        try {
+          nextRound(taskSlots()) match {
+            case Right(round) => run(round)
+            case Left(pauseMs) => pause(pauseMs)
+          }
+        } catch {
+          case NonFatal(e) if running => failed(e)
+        }
       }
+    } catch {
+      case e: Throwable =>
+        val wasRunning = synchronized {
+          val was = running
+          if (was) failures.abandoned(e) // else the query is stopping, and this is how its thread ended
+          running = false
+          notifyAll()
+          was
+        }
+        if (wasRunning) logError(s"Prefetching for $queryName ended", e)
     }
-  }
 
   /** The next round to run, or how long to wait before looking again. */
   private def nextRound(slots: Int): Either[Long, PrefetchRound] = synchronized {
@@ -304,7 +325,7 @@ final class Prefetcher(
   }
 
   private def taskSlots(): Int =
-    try KinesisTaskSlots.available(sc)
+    try slots(sc)
     catch {
       case NonFatal(e) =>
         logWarning(s"Could not count the task slots of $queryName", e)

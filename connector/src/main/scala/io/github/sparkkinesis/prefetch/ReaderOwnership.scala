@@ -12,8 +12,7 @@ import io.github.sparkkinesis.offsets.ShardKey
  * with that reader (see [[ExecutorCursors]]); per executor, the enhanced fan-out subscriptions
  * it holds ([[SubscriptionReports]]). From these it names the executors that get a task only
  * to close readers: during the query, those holding subscriptions of shards now read elsewhere;
- * when the query stops, every executor that reported. Not thread-safe; the [[Prefetcher]]
- * guards it.
+ * when the query stops, every live executor. Not thread-safe; the [[Prefetcher]] guards it.
  */
 final class ReaderOwnership {
   private val locations = mutable.Map.empty[ShardKey, String]
@@ -40,8 +39,11 @@ final class ReaderOwnership {
   /** Executors to send a task that only closes readers: they hold subscriptions but none of `owners`' shards. */
   def cleanupTargets(owners: Map[ShardKey, String]): Seq[String] = subscriptions.cleanupTargets(owners.values, alive)
 
-  /** Executors other than `except` (the driver) where a stopping query's readers may still be. */
-  def stopTargets(except: String): Seq[String] = subscriptions.executors(alive).filterNot(_ == except)
+  /**
+   * Executors other than `except` (the driver) where a stopping query's readers and clients may
+   * still be: every live one, polling or not, since any may have run a task of the query.
+   */
+  def stopTargets(except: String): Seq[String] = alive.toSeq.sorted.filterNot(_ == except)
 
   def liveSubscriptions: Long = subscriptions.liveSubscriptions(alive)
 

@@ -9,14 +9,20 @@ import org.apache.spark.internal.Logging
 import io.github.sparkkinesis.client.ConnectionConfig
 
 /**
- * When a query stops, its readers on the other executors are closed by a Spark job with one
- * task on each (those in the driver's JVM are closed directly): an EFO subscription would
+ * When a query stops, its readers on the other executors are closed, and its lease on their
+ * clients released, by a Spark job with one task on each (those in the driver's JVM are closed
+ * directly), in every mode (prefetching or real-time): an EFO subscription would
  * otherwise stay open until its reader falls idle, and Kinesis lets a new subscription take a
  * shard over only 5 s after the last one. Best effort and bounded: the stopping thread waits
  * at most [[ReaderRelease.TimeoutMs]], then cancels the job.
  */
-private[prefetch] object ReaderRelease extends Logging {
+private[sparkkinesis] object ReaderRelease extends Logging {
   val TimeoutMs = 15000L
+
+  /** Closes the readers (and lets go of the clients) of `streamInstance` on `executors`, other than this JVM. */
+  def onExecutors(sc: SparkContext, connection: ConnectionConfig, executors: Seq[String], settings: PrefetchSettings,
+      streamInstance: String, queryName: String): Unit =
+    run(sc, connection, PrefetchRound.closingReaders(executors, settings, streamInstance, streamKey = 0), queryName)
 
   def run(sc: SparkContext, connection: ConnectionConfig, round: PrefetchRound, queryName: String): Unit = {
     val executors = round.tasks.size

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.sink
 
-import io.github.sparkkinesis.client.{KinesisPutApi, PutEntry}
+import io.github.sparkkinesis.client.{KinesisClients, KinesisPutApi, PutEntry}
 import io.github.sparkkinesis.options.KinesisSinkOptions
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
@@ -11,9 +11,12 @@ import io.github.sparkkinesis.time.{Clock, SystemClock}
  * queued in the task's [[PutRecordsBatcher]], which sends, retries and keeps order per key.
  * With `recordIds` (`ids`), each record gets the next id of the task, and is checked as the
  * Kinesis record it is when it goes alone (a KPL aggregate of itself, see [[Pending.alone]]).
+ * The task holds the connection's clients in its JVM until it closes, so a query stopping
+ * meanwhile does not close them under it.
  */
 final class TaskPuts(options: KinesisSinkOptions, api: KinesisPutApi, clock: Clock = SystemClock,
     ids: Option[TaskRecordIds] = None) {
+  private val clients = KinesisClients.lease(options.connection)
   val counters = new KinesisSinkCounters
   private val batcher = new PutRecordsBatcher(api, options.put, options.connection.where, counters, clock)
   private val sizeLimits = new RecordSizeLimits(api)
@@ -36,5 +39,7 @@ final class TaskPuts(options: KinesisSinkOptions, api: KinesisPutApi, clock: Clo
   def abort(): Unit = batcher.abort()
 
   /** Ends the task's put threads; always called at the end. */
-  def close(): Unit = batcher.close()
+  def close(): Unit =
+    try batcher.close()
+    finally clients.close()
 }

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.source
 
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory}
 
-import io.github.sparkkinesis.client.{KinesisApi, RetryPolicy}
+import io.github.sparkkinesis.client.{KinesisApi, KinesisClients, RetryPolicy}
 import io.github.sparkkinesis.options.{EndingPosition, KinesisSourceOptions}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.polling.LatestOffsetProbe
@@ -15,7 +15,8 @@ import io.github.sparkkinesis.polling.LatestOffsetProbe
  */
 final class KinesisBatch(options: KinesisSourceOptions, api: => KinesisApi) extends Batch {
 
-  private lazy val partitions: Array[InputPartition] = {
+  // Planned as a user of the connection's clients in the driver's JVM (see KinesisClients).
+  private lazy val partitions: Array[InputPartition] = KinesisClients.using(options.connection) {
     val kinesis = api
     val listed = options.streamNames.flatMap(s =>
       RetryPolicy.ListShards.run(s"ListShards of stream '$s'")(kinesis.listShards(s, options.maxShardsPerDescribe))

@@ -65,12 +65,14 @@ final class KinesisPartitionReaderFactory(connection: ConnectionConfig, fetch: F
     lazy val api = KinesisClients.api(connection)
     val countLoss = () => dataLoss.foreach(_.add(1L))
     new KinesisPartitionReader(
-      ranges.iterator.flatMap(r => ShardRangeRecords(r, api, fetch, onDataLoss = countLoss)))
+      ranges.iterator.flatMap(r => ShardRangeRecords(r, api, fetch, onDataLoss = countLoss)),
+      KinesisClients.lease(connection))
   }
 }
 
-/** The rows of a task's shard ranges, one after the other. */
-final class KinesisPartitionReader(rows: Iterator[InternalRow]) extends PartitionReader[InternalRow] {
+/** The rows of a task's shard ranges, one after the other; holds the connection's clients until closed. */
+final class KinesisPartitionReader(rows: Iterator[InternalRow], clients: AutoCloseable = () => ())
+  extends PartitionReader[InternalRow] {
 
   private var current: InternalRow = _
 
@@ -82,5 +84,5 @@ final class KinesisPartitionReader(rows: Iterator[InternalRow]) extends Partitio
 
   override def get(): InternalRow = current
 
-  override def close(): Unit = ()
+  override def close(): Unit = clients.close()
 }

@@ -39,8 +39,13 @@ final class KinesisMicroBatchStream(
   // The driver's clients for this connection stay open until the last query using them stops.
   KinesisClients.acquire(options.connection)
   private lazy val kinesis = api
-  private lazy val prefetcher = new Prefetcher(sparkContext, options.connection,
-    PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize, handOverBytes), name)
+  @volatile private var prefetcherMade = false
+  private lazy val prefetcher = {
+    prefetcherMade = true
+    new Prefetcher(sparkContext, options.connection,
+      PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize, handOverBytes),
+      name)
+  }
 
   private val shards = new ShardTracker(options, kinesis, name)
   private val consumers = options.efo.map(efo => new EfoConsumers(options, efo, sparkContext, name))
@@ -215,11 +220,12 @@ final class KinesisMicroBatchStream(
     (prefetched + ("dataLossEvents" -> lost.toString) + ("idleWaitMs" -> lastIdleWaitMs.toString)).asJava
   }
 
-  override def stop(): Unit = {
-    prefetcher.stop()
-    consumers.foreach(_.stop())
-    KinesisClients.release(options.connection)
-  }
+  /** Stops prefetching (if it ever started), deregisters consumers if asked to, and lets go of the driver's clients. */
+  override def stop(): Unit =
+    try {
+      if (prefetcherMade) prefetcher.stop()
+      consumers.foreach(_.stop())
+    } finally KinesisClients.release(options.connection)
 
   override def toString: String = name
 

@@ -15,7 +15,9 @@ import scala.util.control.NonFatal
  *
  * Tasks are short and never wait: a task that waited for another of its strand would wait for
  * ever, so [[ask]] refuses to be called from one. `onError` gets what a task threw, as a task
- * of the strand, so the owner can record it.
+ * of the strand, so the owner can record it. A fatal error (out of memory, a class that cannot
+ * load) goes to `onError` too and the tasks queued behind it still run, so no thread waiting on
+ * the strand waits for ever; the thread that ran it then rethrows it.
  */
 final class Strand(name: String, onError: Throwable => Unit) {
   private val tasks = new ConcurrentLinkedQueue[Runnable]()
@@ -26,11 +28,13 @@ final class Strand(name: String, onError: Throwable => Unit) {
   def run(task: Runnable): Unit = {
     tasks.add(task)
     val me = Thread.currentThread()
+    var fatal: Option[Throwable] = None
     // After letting go, look again: a task handed in while this thread was letting go is ours to run.
     while (!tasks.isEmpty && runner.get() != me && runner.compareAndSet(null, me)) {
-      try runAll()
+      try fatal = fatal.orElse(runAll())
       finally runner.set(null)
     }
+    fatal.foreach(e => throw e)
   }
 
   /** Runs `body` as a task and returns what it returned (or throws what it threw), waiting if others run. */
@@ -47,12 +51,26 @@ final class Strand(name: String, onError: Throwable => Unit) {
     catch { case e: ExecutionException => throw e.getCause }
   }
 
-  private def runAll(): Unit = {
+  /** How many tasks wait their turn. For tests. */
+  private[sparkkinesis] def queued: Int = tasks.size
+
+  /** Runs every queued task; returns the first fatal error one threw (or `onError` did), for the caller to rethrow. */
+  private def runAll(): Option[Throwable] = {
+    var fatal: Option[Throwable] = None
+    def report(e: Throwable): Unit =
+      try onError(e)
+      catch { case t: Throwable => fatal = fatal.orElse(Some(t)) }
     var task = tasks.poll()
     while (task != null) {
       try task.run()
-      catch { case NonFatal(e) => onError(e) }
+      catch {
+        case NonFatal(e) => report(e)
+        case e: Throwable =>
+          fatal = fatal.orElse(Some(e))
+          report(e)
+      }
       task = tasks.poll()
     }
+    fatal
   }
 }

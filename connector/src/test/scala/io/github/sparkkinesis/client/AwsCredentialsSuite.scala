@@ -44,16 +44,16 @@ class AwsCredentialsSuite extends AnyFunSuite with Matchers {
   }
 
   test("static keys resolve to exactly the keys given, with or without a session token") {
-    val basic = AwsCredentials.provider(StaticKeys(accessKey, secretKey, None)).resolveCredentials()
+    val basic = AwsCredentials.acquire(StaticKeys(accessKey, secretKey, None)).resolveCredentials()
     (basic.accessKeyId(), basic.secretAccessKey()) shouldBe ((accessKey, secretKey))
     basic should not be an[AwsSessionCredentials]
-    val session = AwsCredentials.provider(StaticKeys(accessKey, secretKey, Some(sessionToken))).resolveCredentials()
+    val session = AwsCredentials.acquire(StaticKeys(accessKey, secretKey, Some(sessionToken))).resolveCredentials()
     session.asInstanceOf[AwsSessionCredentials].sessionToken() shouldBe sessionToken
   }
 
   test("the default chain is resolved in this JVM and re-resolved on every use") {
     withSystemProperties("aws.accessKeyId" -> "AKIAFROMSYSPROPS0001", "aws.secretAccessKey" -> "sys-secret-1") {
-      val provider = AwsCredentials.provider(DefaultChain)
+      val provider = AwsCredentials.acquire(DefaultChain)
       val first = provider.resolveCredentials()
       first.accessKeyId() shouldBe "AKIAFROMSYSPROPS0001"
       AwsCredentials.describeInUse(DefaultChain) shouldBe "access key AKIA…0001 from the AWS default " +
@@ -66,15 +66,15 @@ class AwsCredentialsSuite extends AnyFunSuite with Matchers {
 
   test("one provider per credentials per JVM, shared by every client") {
     val keys = StaticKeys(accessKey, secretKey, None)
-    AwsCredentials.provider(keys) should be theSameInstanceAs AwsCredentials.provider(keys.copy())
-    AwsCredentials.provider(keys) should not be theSameInstanceAs(AwsCredentials.provider(DefaultChain))
+    AwsCredentials.acquire(keys) should be theSameInstanceAs AwsCredentials.acquire(keys.copy())
+    AwsCredentials.acquire(keys) should not be theSameInstanceAs(AwsCredentials.acquire(DefaultChain))
   }
 
   test("a role is assumed with the base keys, sending role ARN, external id, session name and duration") {
     val sts = new FakeSts()
     try {
       val config = role(sts, "credentials-suite-1", externalId = Some("external-42"))
-      val credentials = AwsCredentials.provider(config).resolveCredentials()
+      val credentials = AwsCredentials.acquire(config).resolveCredentials()
       credentials.accessKeyId() shouldBe sts.accessKeyId(1)
       credentials.asInstanceOf[AwsSessionCredentials].sessionToken() shouldBe "fake-role-token-1"
       val call = sts.assumeRoleCalls.head
@@ -90,7 +90,7 @@ class AwsCredentialsSuite extends AnyFunSuite with Matchers {
   test("without an external id none is sent") {
     val sts = new FakeSts()
     try {
-      AwsCredentials.provider(role(sts, "credentials-suite-2")).resolveCredentials()
+      AwsCredentials.acquire(role(sts, "credentials-suite-2")).resolveCredentials()
       sts.assumeRoleCalls.head.params.keySet should not contain "ExternalId"
     } finally sts.close()
   }
@@ -98,7 +98,7 @@ class AwsCredentialsSuite extends AnyFunSuite with Matchers {
   test("assumed-role credentials are renewed in the background before they expire") {
     val sts = new FakeSts()
     try {
-      val provider = AwsCredentials.provider(role(sts, "credentials-suite-3", sessionSeconds = 4))
+      val provider = AwsCredentials.acquire(role(sts, "credentials-suite-3", sessionSeconds = 4))
       val first = provider.resolveCredentials()
       // Renewed without anyone asking (prefetch at half the session), well before expiry.
       eventually(Duration.ofSeconds(10))(sts.assumeRoleCalls.size >= 3)

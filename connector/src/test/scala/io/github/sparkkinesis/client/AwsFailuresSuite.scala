@@ -151,6 +151,23 @@ class AwsFailuresSuite extends AnyFunSuite with Matchers {
         10)).getCause should be theSameInstanceAs plain
   }
 
+  test("SubscribeToShard, throttled and not-found failures show the credentials masked as well") {
+    val token = "FailureSuiteSessionToken+xyzxyzxyz"
+    val withToken = connection.copy(credentials = keys.copy(sessionToken = Some(token)))
+    val quote = s"'x-amz-security-token:$token' key $accessKey secret $secretKey"
+    val shown = KinesisClients.transport(withToken).shown(SdkClientException.create(s"signature: $quote"))
+    Seq(s"$shown ${shown.getMessage}",
+      String.valueOf(intercept[Throwable](failingApi(LimitExceededException.builder().message(quote).build(), withToken)
+            .listShards("orders", 10)).getCause),
+      String.valueOf(intercept[Throwable](failingApi(ResourceNotFoundException.builder().message(quote).build(),
+            withToken)
+            .listShards("orders", 10)).getCause)).foreach { text =>
+      text should not include token
+      text should not include secretKey
+      text should not include accessKey
+    }
+  }
+
   test("other service errors stay KINESIS_API_FAILED; not found stays KINESIS_STREAM_NOT_FOUND") {
     intercept[KinesisConnectorException](
       failingApi(kinesisError("InternalFailure", 500, "boom")).listShards("orders", 10))

@@ -8,7 +8,9 @@ import scala.collection.mutable
 import org.reactivestreams.{Subscriber, Subscription}
 
 import io.github.sparkkinesis.FakeClock
-import io.github.sparkkinesis.client.{KinesisRecord, ShardEvent, SubscriptionHandle, SubscriptionTransport, UserRecords}
+import io.github.sparkkinesis.client.{
+  AwsFailures, CredentialsConfig, KinesisRecord, ShardEvent, SubscriptionHandle, SubscriptionTransport, UserRecords
+}
 import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.ShardPosition
 
@@ -27,7 +29,11 @@ final class FakeSubscriptionTransport(
     clock: FakeClock,
     recordsPerEvent: Int = 3,
     eventsPerSubscription: Int = Int.MaxValue,
-    heartbeats: Boolean = true) extends SubscriptionTransport {
+    heartbeats: Boolean = true,
+    credentials: CredentialsConfig = CredentialsConfig.DefaultChain) extends SubscriptionTransport {
+
+  /** As the SDK's transport shows a failure: with the `credentials` of the connection masked. */
+  override def shown(failure: Throwable): Throwable = AwsFailures.shown(failure, credentials)
 
   val base: BigInt = BigInt(10).pow(55) - 3500
 

@@ -29,4 +29,21 @@ class SubscribeLimiterSuite extends AnyFunSuite with Matchers {
     limiter.forget("c")
     limiter.tryAcquire("c", "s0") shouldBe 0L
   }
+
+  test("turns older than the spacing are dropped: the limiter holds the last 5 s, not every shard ever seen") {
+    val clock = new FakeClock
+    val limiter = new SubscribeLimiter(5000, clock)
+    // Ten thousand shards subscribed to over 50 s, a thousand in each 5 s.
+    (0 until 10000).foreach { i =>
+      limiter.tryAcquire("c", s"s$i") shouldBe 0L
+      if (i % 1000 == 999) clock.advanceMillis(5000)
+    }
+    limiter.size should be <= 3000
+    limiter.prune()
+    limiter.size shouldBe 0
+    // Pruning drops nothing that still holds a call back.
+    limiter.tryAcquire("c", "s0") shouldBe 0L
+    limiter.prune()
+    limiter.tryAcquire("c", "s0") should be > 0L
+  }
 }

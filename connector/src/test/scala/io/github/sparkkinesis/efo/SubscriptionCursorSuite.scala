@@ -16,7 +16,7 @@ import software.amazon.awssdk.services.kinesis.model.{
 }
 
 import io.github.sparkkinesis.FakeClock
-import io.github.sparkkinesis.client.KinesisRecord
+import io.github.sparkkinesis.client.{CredentialsConfig, KinesisRecord}
 import io.github.sparkkinesis.errors.KinesisConnectorException
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
@@ -29,9 +29,11 @@ class SubscriptionCursorSuite extends AnyFunSuite with Matchers {
       recordsPerEvent: Int = 3,
       eventsPerSubscription: Int = Int.MaxValue,
       heartbeats: Boolean = true,
-      settings: SubscriptionSettings = SubscriptionSettings(maxBufferedEvents = 4)) {
+      settings: SubscriptionSettings = SubscriptionSettings(maxBufferedEvents = 4),
+      credentials: CredentialsConfig = CredentialsConfig.DefaultChain) {
     val clock = new FakeClock
-    val transport = new FakeSubscriptionTransport(clock, recordsPerEvent, eventsPerSubscription, heartbeats)
+    val transport = new FakeSubscriptionTransport(clock, recordsPerEvent, eventsPerSubscription, heartbeats,
+      credentials)
     val limiter = new SubscribeLimiter(SubscribeLimiter.MinSpacingMs, clock)
     val metrics = new EfoMetrics
 
@@ -219,6 +221,34 @@ class SubscriptionCursorSuite extends AnyFunSuite with Matchers {
     e.getMessage should include("its own consumerName")
     s.transport.calls should have size 4
   }
+
+  test("a SubscribeToShard failure that quotes the credentials fails the read with them masked") {
+    val token = "CursorSuiteSessionToken+abcabcabc"
+    val keys = CredentialsConfig.StaticKeys("AKIACURSORSUITE00042", "CursorSuiteSecretKey/xyzxyz", Some(token))
+    def quoting(what: String) = s"$what: the canonical string should have been 'x-amz-security-token:$token' " +
+      s"with key ${keys.accessKeyId} and secret ${keys.secretKey}"
+    // Refused at once (a bad signature) and after every attempt (a retryable failure that repeats).
+    val refused = new Setup(credentials = keys)
+    refused.transport.failNext(AccessDeniedException.builder().message(quoting("signature")).build())
+    val atOnce = intercept[KinesisConnectorException](refused.cursor().fetch(1000))
+    val retried = new Setup(credentials = keys, settings = SubscriptionSettings(maxConsecutiveFailures = 3))
+    retried.transport.failNext(Seq.fill(3)(LimitExceededException.builder().message(quoting("limit")).build()): _*)
+    val cursor = retried.cursor()
+    val afterAttempts = intercept[KinesisConnectorException]((1 to 100).foreach(_ => cursor.fetch(1000)))
+    Seq(atOnce, afterAttempts).foreach { e =>
+      e.getCondition shouldBe "KINESIS_EFO_SUBSCRIPTION_FAILED"
+      val shown = chainText(e)
+      shown should not include token
+      shown should not include keys.secretKey
+      shown should not include keys.accessKeyId
+      shown should include("canonical string")
+    }
+  }
+
+  /** Every message of an exception's chain and of what it suppressed, as logs and the query's error show them. */
+  private def chainText(e: Throwable): String =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(20)
+      .flatMap(c => Seq(c) ++ c.getSuppressed).map(c => s"$c ${c.getMessage}").mkString("\n")
 
   test("which errors are retried") {
     import SubscriptionCursor.isRetryable

@@ -48,4 +48,14 @@ class FailurePolicySuite extends AnyFunSuite with Matchers {
     policy.failed(new RuntimeException("job failed", gone)) shouldBe None
     policy.fatal shouldBe Some(gone)
   }
+
+  test("a cause chain whose exceptions name each other is walked once, not for ever") {
+    val outer = new RuntimeException("outer")
+    val inner = new RuntimeException("inner")
+    outer.initCause(inner)
+    inner.initCause(outer)
+    val policy = new FailurePolicy
+    val answer = java.util.concurrent.CompletableFuture.supplyAsync(() => policy.failed(outer))
+    answer.get(10, java.util.concurrent.TimeUnit.SECONDS) shouldBe Some(1000L)
+  }
 }

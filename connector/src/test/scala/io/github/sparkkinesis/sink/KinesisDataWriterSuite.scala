@@ -8,7 +8,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.{FakeClock, FakeKinesisPutApi}
-import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig}
+import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig, KinesisClients}
 import io.github.sparkkinesis.errors.KinesisConnectorException
 import io.github.sparkkinesis.options.{KinesisSinkOptions, PutSettings}
 
@@ -49,6 +49,17 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers {
         "putRequests" -> 3, "putRetries" -> 1, "throttledRecords" -> 1, "failedRecords" -> 0)
       metrics(w) shouldBe message.counts
     } finally w.close()
+  }
+
+  test("a writer holds its connection's clients until it closes, so a query stopping meanwhile leaves them open") {
+    val connection = options(Some("orders")).connection
+    val before = KinesisClients.userCount(connection)
+    val w = writer(new FakeKinesisPutApi)
+    KinesisClients.userCount(connection) shouldBe before + 1
+    w.write(row("k", "d"))
+    w.commit()
+    w.close()
+    KinesisClients.userCount(connection) shouldBe before
   }
 
   test("every metric the writer reports is one the write declares") {

@@ -65,4 +65,30 @@ class StrandSuite extends AnyFunSuite with Matchers {
     strand.run(() => throw boom)
     strand.ask(errors.toList) shouldBe List(boom)
   }
+
+  test("a fatal error in a task reaches onError, and the tasks queued behind it still run") {
+    val errors = new java.util.concurrent.ConcurrentLinkedQueue[Throwable]()
+    val strand = new Strand("test", errors.add(_))
+    val running = new CountDownLatch(1)
+    val goOn = new CountDownLatch(1)
+    val pool = Executors.newFixedThreadPool(2)
+    try {
+      val fatal = new StackOverflowError("deep")
+      val failing: Runnable = { () =>
+        running.countDown()
+        goOn.await()
+        throw fatal
+      }
+      val first = pool.submit((() => strand.run(failing)): Runnable)
+      running.await()
+      // Handed in while the failing task runs: the thread running the strand must run it.
+      val second = pool.submit(() => strand.ask(42))
+      while (strand.queued == 0) Thread.`yield`()
+      goOn.countDown()
+      second.get(10, TimeUnit.SECONDS) shouldBe 42
+      val thrown = intercept[java.util.concurrent.ExecutionException](first.get(10, TimeUnit.SECONDS))
+      (thrown.getCause should be).theSameInstanceAs(fatal)
+      (errors.peek() should be).theSameInstanceAs(fatal)
+    } finally pool.shutdownNow()
+  }
 }

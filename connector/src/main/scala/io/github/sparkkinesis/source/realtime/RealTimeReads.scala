@@ -3,15 +3,17 @@ package io.github.sparkkinesis.source.realtime
 
 import java.util.UUID
 
+import scala.util.control.NonFatal
+
 import org.apache.spark.SparkContext
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.kinesis.KinesisTaskSlots
+import org.apache.spark.sql.kinesis.{KinesisBlockStore, KinesisTaskSlots}
 
 import io.github.sparkkinesis.client.KinesisApi
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.{KinesisOptions, KinesisSourceOptions}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey}
-import io.github.sparkkinesis.prefetch.ExecutorCursors
+import io.github.sparkkinesis.prefetch.{ExecutorCursors, PrefetchSettings, ReaderRelease}
 import io.github.sparkkinesis.source.{EfoConsumers, ShardTracker}
 
 /**
@@ -34,6 +36,7 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
   private var tracked: Option[(KinesisSourceOffset, KinesisSourceOffset)] = None // (start, start + new shards)
   private var planned: Option[KinesisSourceOffset] = None
   private var owners = Map.empty[ShardKey, String]
+  private var readAt = Set.empty[String] // every executor a task of the query ran on
   private var consumerDeleted = false
 
   /** Refuses, naming the first, the options that cannot apply in real-time mode. */
@@ -75,6 +78,7 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
   def merge(ends: Seq[ShardPartitionOffset]): KinesisSourceOffset = {
     val start = planned.getOrElse(throw new IllegalStateException(s"$name: offsets merged before a batch was planned"))
     owners ++= ends.map(e => e.shard -> e.location)
+    readAt ++= ends.map(_.location)
     val deletedAt = ends.filter(_.consumerDeleted).map(_.shard)
     if (deletedAt.nonEmpty) {
       logWarning(s"$name: the enhanced fan-out consumer was deregistered outside the query (seen reading " +
@@ -87,9 +91,21 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
 
   def metrics: Map[String, String] = progress.toMap(efo = options.efo.isDefined, expiredShards = shards.dataLossEvents)
 
-  /** Readers kept in this JVM close now (all of them in local mode); those on executors when idle. */
+  /**
+   * Readers kept in this JVM close now (all of them in local mode), and those on the executors
+   * the query's tasks ran on by a last job ([[ReaderRelease]]), which lets go of their clients too.
+   */
   def stop(): Unit = {
     ExecutorCursors.forget(streamInstance)
+    val driver =
+      try KinesisBlockStore.thisExecutorLocation
+      catch { case NonFatal(_) => "" }
+    val elsewhere = readAt.toSeq.sorted.filterNot(_ == driver)
+    if (elsewhere.nonEmpty) {
+      ReaderRelease.onExecutors(sparkContext, options.connection, elsewhere,
+        PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize), streamInstance,
+        name)
+    }
     consumers.foreach(_.stop())
   }
 }

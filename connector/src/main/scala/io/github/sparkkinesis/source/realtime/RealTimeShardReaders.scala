@@ -24,6 +24,7 @@ private[realtime] object RealTimeShardReaders extends Logging {
   def acquire(
       partition: RealTimeShardPartition, connection: ConnectionConfig, fetch: FetchSettings): RealTimeShardReader = {
     val here = location
+    ExecutorCursors.holdClients(partition.streamInstance, connection)
     ExecutorCursors.releaseUnowned(partition.streamInstance, here, partition.owners, Set(partition.shard))
     val reader = ExecutorCursors.acquire(partition.streamInstance, partition.shard, partition.start) {
       newReader(partition, connection, fetch)

@@ -81,10 +81,14 @@ final class KinesisRealTimeStream(
     case None => microBatch.metrics(latestConsumedOffset)
   }
 
-  override def stop(): Unit = realTime match {
-    case Some(reads) => reads.stop()
-    case None => microBatch.stop()
-  }
+  /**
+   * In real-time mode the reads stop (readers here and on the executors), and the micro-batch
+   * stream this one started as lets go of what it holds: the driver's clients, and whatever it
+   * prefetched before the switch.
+   */
+  override def stop(): Unit =
+    try realTime.foreach(_.stop())
+    finally microBatch.stop()
 
   override def toString: String = name
 

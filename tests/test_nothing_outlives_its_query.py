@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: Apache-2.0
+"""End to end, in every read mode: once a query stopped, nothing of it remains in the JVM (local
+mode shares it between the driver and the executors): no thread named after it, no reader kept
+between tasks, no open subscription, no SDK client, no credentials provider, no subscribe
+limiter turn still in force. The connector counts these itself (LiveResources); the threads
+are counted from the JVM's own list."""
+
+import time
+
+import pytest
+from realtime import deliveries, realtime_reader, start_realtime, wait_for
+
+from streaming import READ_MODES, kinesis_reader, make_records, mode_options, run_available_now
+
+NOTHING = {
+    "clients": 0,
+    "credentialProviders": 0,
+    "cachedReaders": 0,
+    "openSubscriptions": 0,
+    "limiterTurns": 0,
+}
+
+
+def live_resources(spark):
+    counts = spark._jvm.io.github.sparkkinesis.prefetch.LiveResources.countsJava()
+    return {key: counts.get(key) for key in counts.keySet()}
+
+
+def kinesis_threads(spark, stream):
+    """The live JVM threads named after the query reading `stream` (prefetcher, block remover, release job)."""
+    threads = spark._jvm.java.lang.Thread.getAllStackTraces().keySet().toArray()
+    return sorted(t.getName() for t in threads if t.getName().startswith("kinesis-") and stream in t.getName())
+
+
+def assert_nothing_remains(spark, stream):
+    # Subscribe limiter turns hold a call back for 5 s after it: they go then, not at once.
+    deadline = time.monotonic() + 30
+    while (left := (live_resources(spark), kinesis_threads(spark, stream))) != (NOTHING, []):
+        assert time.monotonic() < deadline, f"30 s after the query stopped, still open: {left}"
+        time.sleep(0.5)
+
+
+@pytest.mark.parametrize("mode", READ_MODES)
+def test_a_stopped_micro_batch_query_leaves_nothing(spark, kinesis, tmp_path, mode):
+    stream = kinesis.create_stream(shards=2)
+    kinesis.put_records(stream, make_records(40))
+    assert_nothing_remains(spark, stream)  # what earlier tests of the session left is gone too
+    run_available_now(
+        kinesis_reader(spark, kinesis, stream, **mode_options(mode)), tmp_path / "sink", tmp_path / "checkpoint"
+    )
+    assert spark.read.parquet(str(tmp_path / "sink")).count() == 40
+    assert_nothing_remains(spark, stream)
+
+
+@pytest.mark.parametrize("mode", READ_MODES)
+def test_a_stopped_real_time_query_leaves_nothing(spark, kinesis, tmp_path, mode, short_batches):
+    stream = kinesis.create_stream(shards=2)
+    kinesis.put_records(stream, make_records(40))
+    sink = tmp_path / "sink"
+    query = start_realtime(realtime_reader(spark, kinesis, stream, **mode_options(mode)), sink, tmp_path / "checkpoint")
+    try:
+        wait_for(lambda: len(deliveries(sink)) >= 40, "every record to reach the sink", query)
+    finally:
+        query.stop()
+    assert_nothing_remains(spark, stream)
