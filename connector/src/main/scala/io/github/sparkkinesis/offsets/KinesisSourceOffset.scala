@@ -26,7 +26,7 @@ final case class KinesisSourceOffset(
   override def equals(other: Any): Boolean = other match {
     case that: KinesisSourceOffset =>
       (this eq that) ||
-        shards == that.shards && streamsCreatedAt == that.streamsCreatedAt && coalesced == that.coalesced
+      shards == that.shards && streamsCreatedAt == that.streamsCreatedAt && coalesced == that.coalesced
     case that: StreamingOffset => json() == that.json()
     case _ => false
   }

@@ -139,9 +139,10 @@ final class KinesisMicroBatchStream(
           else {
             // The batch's tasks are decided here, from the blocks held now, and kept in its end offset.
             val positions = tracked ++ advanced
-            KinesisSourceOffset(positions, streamsCreatedAt, PartitionPlanner.coalesce(
-              rangesBetween(start.shards, positions), options.buffer.coalesceThresholdBlockSize,
-              options.buffer.coalesceBinSize))
+            KinesisSourceOffset(positions, streamsCreatedAt,
+              PartitionPlanner.coalesce(
+                rangesBetween(start.shards, positions), options.buffer.coalesceThresholdBlockSize,
+                options.buffer.coalesceBinSize))
           }
         lastEnd = Some(LastEnd(start, tracked, listing, createdAt, availableNowSince, version, end))
         end

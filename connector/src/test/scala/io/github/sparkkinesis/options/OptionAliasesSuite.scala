@@ -64,11 +64,11 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
 
   test("one option under two names that agree is taken, as awslabs documents both region names") {
     val parsed = KinesisSourceOptions.parse(Map("kinesis.streamName" -> "s", "kinesis.region" -> "us-east-1",
-      "kinesis.kinesisRegion" -> "us-east-1", "kinesis.sessionToken" -> "token", "kinesis.awsAccessKeyId" -> "AKIA",
-      "kinesis.awsSecretKey" -> "secret"))
+        "kinesis.kinesisRegion" -> "us-east-1", "kinesis.sessionToken" -> "token", "kinesis.awsAccessKeyId" -> "AKIA",
+        "kinesis.awsSecretKey" -> "secret"))
     parsed.connection.region shouldBe "us-east-1"
     val e = failure(Map("kinesis.streamName" -> "s", "kinesis.region" -> "us-east-1",
-      "kinesis.kinesisRegion" -> "eu-west-1"))
+        "kinesis.kinesisRegion" -> "eu-west-1"))
     e.getCondition shouldBe "KINESIS_CONFLICTING_OPTIONS"
     e.getMessage should (include("different values") and not include "eu-west-1")
   }
@@ -76,7 +76,7 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
   test("qubole's sink keys without a counterpart, misspelt as its README writes one, say what to do") {
     Seq("kniesis.executor.flushwaittimemillis", "kinesis.executor.metadata.path").foreach { key =>
       val e = intercept[KinesisOptionException](KinesisSinkOptions.parse(Map("streamName" -> "s",
-        "region" -> "us-east-1", key -> "1000")))
+            "region" -> "us-east-1", key -> "1000")))
       e.getCondition shouldBe "KINESIS_OPTION_WITHOUT_COUNTERPART"
       e.getMessage should include(key)
     }

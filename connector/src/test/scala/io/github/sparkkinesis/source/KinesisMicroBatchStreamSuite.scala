@@ -227,7 +227,8 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
     // Started again from the checkpoint: the offset log's end, nothing prefetched, a new stream.
     val again = new Query(api, options(), metadataPath)
     try {
-      def logged(offset: KinesisSourceOffset) = again.source.deserializeOffset(offset.json()).asInstanceOf[KinesisSourceOffset]
+      def logged(offset: KinesisSourceOffset) =
+        again.source.deserializeOffset(offset.json()).asInstanceOf[KinesisSourceOffset]
       again.readTasks(logged(start), logged(end)) shouldBe tasks
     } finally again.stop()
   }

@@ -127,7 +127,7 @@ class PartitionPlannerSuite extends AnyFunSuite with Matchers with PropertyCheck
     } yield (whenEndSet, whenRun, threshold, bin)
     Prop.forAll(batch) { case (whenEndSet, whenRun, threshold, bin) =>
       val end = KinesisOffsetJson.read(KinesisSourceOffset(Map.empty,
-        coalesced = PartitionPlanner.coalesce(rangesHolding(whenEndSet), threshold, bin)).json())
+          coalesced = PartitionPlanner.coalesce(rangesHolding(whenEndSet), threshold, bin)).json())
       def rows(tasks: Seq[KinesisInputPartition]) = tasks.map(_.ranges.map(r => (r.shard, r.start, r.end)))
       val first = rows(PartitionPlanner.plan(rangesHolding(whenEndSet), end.coalesced))
       val again = rows(PartitionPlanner.plan(rangesHolding(whenRun), end.coalesced))

@@ -65,8 +65,8 @@ class SourceChaosSuite extends AnyFunSuite with LocalSpark with PropertyChecks {
 
   private def live(api: FakeKinesisApi, binSize: String)(steps: Seq[Step]): Prop = {
     val opts = KinesisSourceOptions.parse(Map("streamName" -> "clicks", "region" -> "us-east-1",
-      "initialPosition" -> "trim_horizon", "minFetchPeriod" -> "200ms", "maxFetchDuration" -> "200ms",
-      "shardFetchInterval" -> "1ms", "coalesceBinSize" -> binSize))
+        "initialPosition" -> "trim_horizon", "minFetchPeriod" -> "200ms", "maxFetchDuration" -> "200ms",
+        "shardFetchInterval" -> "1ms", "coalesceBinSize" -> binSize))
     KinesisClients.install(opts.connection, api)
     val metadataPath = Files.createTempDirectory(checkpoints, "query-").resolve("sources/0").toString
     def open() = new SourceQuery(new KinesisMicroBatchStream(opts, metadataPath, api, spark.sparkContext), opts)
@@ -102,7 +102,8 @@ class SourceChaosSuite extends AnyFunSuite with LocalSpark with PropertyChecks {
           case EmptyPages(pages) => api.emptyPagesBehindTip(pages)
           case LoseBlocks =>
             val end = query.settledEnd()
-            KinesisBlockStore.remove(query.partitions(query.committed, end).flatMap(_.ranges).flatMap(_.blocks).map(_.name))
+            KinesisBlockStore.remove(query.partitions(query.committed, end).flatMap(_.ranges).flatMap(_.blocks).map(
+                _.name))
           case Batch => batch()
           case Restart => restart()
           case CrashMidBatch =>
@@ -148,7 +149,7 @@ class SourceChaosSuite extends AnyFunSuite with LocalSpark with PropertyChecks {
   }
 
   property("a polling source lives through any drawn schedule: each record once, in order, restarts alike",
-      cases = cases, seed = 41L) {
+    cases = cases, seed = 41L) {
     Prop.forAllNoShrink(schedule) { case (shards, binSize, steps) =>
       live(new FakeKinesisApi().createStream("clicks", shards), binSize)(steps)
     }
