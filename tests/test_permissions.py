@@ -3,7 +3,6 @@
 proxy, which counts every request's operation (its X-Amz-Target); the page's JSON policy for that
 use must allow exactly the kinesis actions called: none missing, none never called."""
 
-import io
 import json
 import re
 import subprocess
@@ -12,7 +11,7 @@ import time
 import uuid
 from pathlib import Path
 
-from pyspark_kinesis import AWSKinesisConsumerManager, _cli
+from pyspark_kinesis import AWSKinesisConsumerManager
 from streaming import kinesis_reader, kinesis_writer, make_records, run_available_now
 
 PAGE = Path(__file__).resolve().parent.parent / "docs/permissions.md"
@@ -97,11 +96,14 @@ def test_sink_with_kpl_aggregation(spark, kinesis, fault_proxy):
 
 
 def test_consumers_cli(kinesis, fault_proxy):
+    # A process of its own, as from a shell: no Spark session, so the calls go through boto3.
     stream = kinesis.create_stream(shards=1)
     where = ["--stream", stream, "--region", kinesis.region, "--endpoint-url", fault_proxy.endpoint]
     for action in (["register", "--name", "cli"], ["list"], ["deregister", "--name", "cli"]):
-        err = io.StringIO()
-        assert _cli.main(["consumers", *action, *where], out=io.StringIO(), err=err) == 0, err.getvalue()
+        done = subprocess.run(
+            [sys.executable, "-m", "pyspark_kinesis", "consumers", *action, *where], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
     assert_policy_matches("Consumers CLI", fault_proxy)
 
 
