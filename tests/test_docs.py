@@ -141,3 +141,10 @@ def test_the_real_time_sink_scala_example_is_the_one_a_suite_runs():
     )
     assert ran, "RealTimePipelineSuite has no marked copy of the example"
     assert textwrap.dedent(ran.group(1)).strip() == shown.group(1).strip(), "the page and RealTimePipelineSuite differ"
+
+
+def test_performance_is_a_reference_not_a_diary():
+    lines = (DOCS / "performance.md").read_text().count("\n")
+    assert lines <= 200, (
+        f"docs/performance.md has {lines} lines: keep the figures, what they measure, how to repeat them and sizing"
+    )

@@ -9,6 +9,7 @@ conditions and messages, the same wait for a registered consumer to become ACTIV
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple, Type
 
@@ -16,7 +17,10 @@ from pyspark_kinesis._consumer_calls import ConsumerInfo
 from pyspark_kinesis._consumer_rules import KinesisConsumerArgumentError, KinesisConsumerError, format_error
 from pyspark_kinesis._registry import CONSUMER_MANAGER, option
 
-__all__ = ["AwsConsumerCalls"]
+__all__ = ["AwsConsumerCalls", "BOTO3_EXTRA"]
+
+BOTO3_EXTRA = "pyspark-kinesis[consumers]"
+"""The install that brings boto3: the package itself needs it only for these calls."""
 
 
 class AwsConsumerCalls:
@@ -35,6 +39,12 @@ class AwsConsumerCalls:
                     "session (py4j), or give the credentials another way (keys, profile, roleArn)",
                 ),
                 "KINESIS_INVALID_OPTION_VALUE",
+            )
+        if client_factory is None and importlib.util.find_spec("boto3") is None:
+            raise ModuleNotFoundError(
+                "without a classic Spark session (Spark Connect, or python -m pyspark_kinesis consumers) the "
+                f"consumer manager calls AWS with boto3, which is not installed: pip install '{BOTO3_EXTRA}'",
+                name="boto3",
             )
         self._options = dict(options)
         self._client_factory = client_factory

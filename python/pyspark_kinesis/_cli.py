@@ -56,7 +56,14 @@ def _parser() -> argparse.ArgumentParser:
             "starting with it (e.g. sparkkinesis_); otherwise put before --name",
         )
         p.add_argument("--region", help="AWS region (default: the SDK's resolution, e.g. AWS_REGION)")
-        p.add_argument("--endpoint", help="Kinesis endpoint URL (a local Kinesis, VPC endpoints)")
+        # --endpoint-url as in the AWS CLI and the offsets tool; --endpoint (the option's name) also works.
+        p.add_argument(
+            "--endpoint-url",
+            "--endpoint",
+            dest="endpoint",
+            metavar="URL",
+            help="Kinesis endpoint URL (a local Kinesis, VPC endpoints); --endpoint is the same",
+        )
 
     listing = actions.add_parser("list", help="list a stream's consumers as a table")
     common(listing, "optional")

@@ -338,3 +338,28 @@ def test_a_jvm_credentials_provider_class_is_refused_by_the_boto3_calls():
     with pytest.raises(ValueError) as refused:
         AwsConsumerCalls({"awsCredentialsProvider": "com.example.Provider"})
     assert "awsCredentialsProvider" in str(refused.value) and "classic session" in str(refused.value)
+
+
+@pytest.mark.parametrize("flag", ["--endpoint-url", "--endpoint"])
+def test_the_endpoint_flag_has_the_offsets_tools_name_and_the_options_name(flag, monkeypatch):
+    seen = {}
+
+    def manager(spark, args):
+        seen["endpoint"] = args.endpoint
+        return FakeManager([])
+
+    monkeypatch.setattr(_cli, "_manager", manager)
+    code, _, err = cli(["consumers", "list", "--stream", "s", flag, "http://127.0.0.1:4567"])
+    assert code == 0, err
+    assert seen == {"endpoint": "http://127.0.0.1:4567"}
+
+
+def test_without_boto3_the_boto3_calls_name_the_extra_to_install(monkeypatch):
+    import importlib.util
+
+    from pyspark_kinesis._aws_consumers import AwsConsumerCalls
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "boto3" else real(name, *a))
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'pyspark-kinesis\[consumers\]'"):
+        AwsConsumerCalls({"region": "us-east-1"})
