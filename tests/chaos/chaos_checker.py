@@ -65,10 +65,12 @@ def sink_stores_each_row(produced, target_rows, record_ids, ordered):
     return broken
 
 
-def nothing_outlives_the_query(leaked):
+def nothing_outlives_the_query(leaked, held):
     """After stop(): no thread the query started (prefetcher, release, remover, put threads,
-    the SDK's event loops of its clients) is left."""
-    return [f"threads left after stop: {sorted(leaked)[:8]}"] if leaked else []
+    the SDK's event loops of its clients) is left, and the connector holds nothing (`held`:
+    its own count of clients, providers, readers, subscriptions and limiter turns)."""
+    broken = [f"threads left after stop: {sorted(leaked)[:8]}"] if leaked else []
+    return broken + ([f"still held after stop: {held}"] if held else [])
 
 
 def memory_stays_bounded(prefetched_peak, run):

@@ -183,10 +183,19 @@ def execute(run, spark, kinesis, proxy, tmp):
     if not broken:
         broken += sink.check(producer.produced)
     broken += check.memory_stays_bounded(peak, run)
-    leaked = owned(jvm_threads(spark)) - before
-    settle_by = time.monotonic() + 20  # readers and clients close asynchronously after stop
-    while leaked and time.monotonic() < settle_by:
+    # Readers and clients close asynchronously after stop; limiter turns last 5 s after a call.
+    settle_by = time.monotonic() + 30
+    while True:
+        leaked, held = owned(jvm_threads(spark)) - before, live_resources(spark)
+        if (not leaked and not held) or time.monotonic() > settle_by:
+            break
         time.sleep(1)
-        leaked = owned(jvm_threads(spark)) - before
-    broken += check.nothing_outlives_the_query(leaked)
+    broken += check.nothing_outlives_the_query(leaked, held)
     return broken
+
+
+def live_resources(spark):
+    """What the connector holds in this JVM (clients, providers, readers, subscriptions, limiter
+    turns), as it counts them itself; only those it holds any of."""
+    counts = spark.sparkContext._jvm.io.github.sparkkinesis.prefetch.LiveResources.countsJava()
+    return {key: counts.get(key) for key in counts.keySet() if counts.get(key)}
