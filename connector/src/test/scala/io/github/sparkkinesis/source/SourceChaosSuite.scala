@@ -25,9 +25,16 @@ class SourceChaosSuite extends AnyFunSuite with LocalSpark with PropertyChecks {
   private val checkpoints = Files.createTempDirectory("kinesis-chaos-suite-")
   private val cases = sys.env.get("CHAOS_JVM_CASES").map(_.toInt).getOrElse(4)
 
+  // The connection whose Kinesis this suite replaces by fakes: given back at the end, so later
+  // suites' queries on the same connection reach a real endpoint.
+  private val connection = KinesisSourceOptions.parse(Map("streamName" -> "clicks", "region" -> "us-east-1"))
+    .connection
+
   override def afterAll(): Unit =
-    try Files.walk(checkpoints).sorted(java.util.Comparator.reverseOrder()).forEach(p => Files.delete(p))
-    finally super.afterAll()
+    try {
+      KinesisClients.uninstall(connection)
+      Files.walk(checkpoints).sorted(java.util.Comparator.reverseOrder()).forEach(p => Files.delete(p))
+    } finally super.afterAll()
 
   private sealed trait Step
   private final case class Put(shard: Int, count: Int) extends Step
@@ -67,7 +74,8 @@ class SourceChaosSuite extends AnyFunSuite with LocalSpark with PropertyChecks {
     val opts = KinesisSourceOptions.parse(Map("streamName" -> "clicks", "region" -> "us-east-1",
         "initialPosition" -> "trim_horizon", "minFetchPeriod" -> "200ms", "maxFetchDuration" -> "200ms",
         "shardFetchInterval" -> "1ms", "coalesceBinSize" -> binSize))
-    KinesisClients.install(opts.connection, api)
+    assert(opts.connection == connection)
+    KinesisClients.install(connection, api)
     val metadataPath = Files.createTempDirectory(checkpoints, "query-").resolve("sources/0").toString
     def open() = new SourceQuery(new KinesisMicroBatchStream(opts, metadataPath, api, spark.sparkContext), opts)
     var query = open()
