@@ -12,14 +12,6 @@ from realtime import deliveries, realtime_reader, start_realtime, wait_for
 
 from streaming import READ_MODES, kinesis_reader, make_records, mode_options, run_available_now
 
-NOTHING = {
-    "clients": 0,
-    "credentialProviders": 0,
-    "cachedReaders": 0,
-    "openSubscriptions": 0,
-    "limiterTurns": 0,
-}
-
 
 def live_resources(spark):
     counts = spark._jvm.io.github.sparkkinesis.prefetch.LiveResources.countsJava()
@@ -32,10 +24,18 @@ def kinesis_threads(spark, stream):
     return sorted(t.getName() for t in threads if t.getName().startswith("kinesis-") and stream in t.getName())
 
 
-def assert_nothing_remains(spark, stream):
+def held_beyond(spark, before):
+    """What the connector holds now beyond `before` (an earlier count), by kind."""
+    return {k: n - before.get(k, 0) for k, n in live_resources(spark).items() if n > before.get(k, 0)}
+
+
+def assert_nothing_remains(spark, stream, before):
+    """Nothing of the query on `stream`: no thread named after it, nothing the connector holds
+    beyond what it held before the query (`before`). Earlier tests of the same session are
+    judged by their own count, not by this one's."""
     # Subscribe limiter turns hold a call back for 5 s after it: they go then, not at once.
     deadline = time.monotonic() + 30
-    while (left := (live_resources(spark), kinesis_threads(spark, stream))) != (NOTHING, []):
+    while (left := (held_beyond(spark, before), kinesis_threads(spark, stream))) != ({}, []):
         assert time.monotonic() < deadline, f"30 s after the query stopped, still open: {left}"
         time.sleep(0.5)
 
@@ -44,22 +44,23 @@ def assert_nothing_remains(spark, stream):
 def test_a_stopped_micro_batch_query_leaves_nothing(spark, kinesis, tmp_path, mode):
     stream = kinesis.create_stream(shards=2)
     kinesis.put_records(stream, make_records(40))
-    assert_nothing_remains(spark, stream)  # what earlier tests of the session left is gone too
+    before = live_resources(spark)
     run_available_now(
         kinesis_reader(spark, kinesis, stream, **mode_options(mode)), tmp_path / "sink", tmp_path / "checkpoint"
     )
     assert spark.read.parquet(str(tmp_path / "sink")).count() == 40
-    assert_nothing_remains(spark, stream)
+    assert_nothing_remains(spark, stream, before)
 
 
 @pytest.mark.parametrize("mode", READ_MODES)
 def test_a_stopped_real_time_query_leaves_nothing(spark, kinesis, tmp_path, mode, short_batches):
     stream = kinesis.create_stream(shards=2)
     kinesis.put_records(stream, make_records(40))
+    before = live_resources(spark)
     sink = tmp_path / "sink"
     query = start_realtime(realtime_reader(spark, kinesis, stream, **mode_options(mode)), sink, tmp_path / "checkpoint")
     try:
         wait_for(lambda: len(deliveries(sink)) >= 40, "every record to reach the sink", query)
     finally:
         query.stop()
-    assert_nothing_remains(spark, stream)
+    assert_nothing_remains(spark, stream, before)
