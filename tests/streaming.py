@@ -193,3 +193,15 @@ class KeyedProducer(threading.Thread):
         self.join(60)
         if self.error:
             raise self.error
+
+
+def registered_elsewhere(kinesis, stream, timeout=60):
+    """A consumer registered with boto3, as another team's tooling would; its ARN once ACTIVE."""
+    stream_arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
+    name = f"elsewhere-{uuid.uuid4().hex[:8]}"
+    arn = kinesis.client.register_stream_consumer(StreamARN=stream_arn, ConsumerName=name)["Consumer"]["ConsumerARN"]
+    deadline = time.monotonic() + timeout
+    while kinesis.client.describe_stream_consumer(ConsumerARN=arn)["ConsumerDescription"]["ConsumerStatus"] != "ACTIVE":
+        assert time.monotonic() < deadline, f"consumer {arn} not ACTIVE within {timeout}s"
+        time.sleep(0.3)
+    return arn

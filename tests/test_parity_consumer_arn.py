@@ -3,24 +3,9 @@
 reads with it as it is: the fault proxy in front of the local Kinesis counts the calls, and no
 RegisterStreamConsumer or DeregisterStreamConsumer is among them."""
 
-import time
-import uuid
-
 import pytest
 
-from streaming import kinesis_reader, make_records, run_available_now
-
-
-def registered_elsewhere(kinesis, stream, timeout=60):
-    """A consumer registered with boto3, as another team's tooling would; its ARN once ACTIVE."""
-    stream_arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
-    name = f"elsewhere-{uuid.uuid4().hex[:8]}"
-    arn = kinesis.client.register_stream_consumer(StreamARN=stream_arn, ConsumerName=name)["Consumer"]["ConsumerARN"]
-    deadline = time.monotonic() + timeout
-    while kinesis.client.describe_stream_consumer(ConsumerARN=arn)["ConsumerDescription"]["ConsumerStatus"] != "ACTIVE":
-        assert time.monotonic() < deadline, f"consumer {arn} not ACTIVE within {timeout}s"
-        time.sleep(0.3)
-    return arn
+from streaming import kinesis_reader, make_records, registered_elsewhere, run_available_now
 
 
 def test_a_consumer_given_by_arn_is_read_with_and_never_registered_nor_deregistered(

@@ -7,12 +7,11 @@ import json
 import re
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
 from pyspark_kinesis import AWSKinesisConsumerManager
-from streaming import kinesis_reader, kinesis_writer, make_records, run_available_now
+from streaming import kinesis_reader, kinesis_writer, make_records, registered_elsewhere, run_available_now
 
 PAGE = Path(__file__).resolve().parent.parent / "docs/permissions.md"
 
@@ -43,23 +42,11 @@ def assert_policy_matches(heading, proxy):
     )
 
 
-def registered_consumer(kinesis, stream, timeout=60):
-    """A consumer registered straight on the local Kinesis (not through the proxy); its ARN once ACTIVE."""
-    stream_arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
-    name = f"elsewhere-{uuid.uuid4().hex[:8]}"
-    arn = kinesis.client.register_stream_consumer(StreamARN=stream_arn, ConsumerName=name)["Consumer"]["ConsumerARN"]
-    deadline = time.monotonic() + timeout
-    while kinesis.client.describe_stream_consumer(ConsumerARN=arn)["ConsumerDescription"]["ConsumerStatus"] != "ACTIVE":
-        assert time.monotonic() < deadline, f"consumer {arn} not ACTIVE within {timeout}s"
-        time.sleep(0.3)
-    return arn
-
-
 def read_through(spark, kinesis, proxy, tmp_path, **options):
     stream = kinesis.create_stream(shards=2)
     kinesis.put_records(stream, make_records(20))
     if options.pop("consumerARN", None):
-        options["consumerARN"] = registered_consumer(kinesis, stream)
+        options["consumerARN"] = registered_elsewhere(kinesis, stream)
     df = kinesis_reader(spark, kinesis, stream, endpoint=proxy.endpoint, **options)
     run_available_now(df, tmp_path / "out", tmp_path / "chk")
     assert spark.read.parquet(str(tmp_path / "out")).count() == 20
