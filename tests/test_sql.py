@@ -76,7 +76,7 @@ def test_read_kinesis_takes_the_option_names_of_other_connectors_too(spark, kine
     "call, message",
     [
         ("read_kinesis(streamName => 's', noSuchOption => 'x')", "KINESIS_UNKNOWN_OPTION.*noSuchOption"),
-        ("read_kinesis(streamName => 's', initialPosition => 'yesterday')", "initialPosition.*yesterday"),
+        ("read_kinesis(streamName => 's', initialPosition => 'yesterday')", "yesterday.*initialPosition"),
         ("read_kinesis('s')", "KINESIS_SQL_ARGUMENT_INVALID.*named arguments only; argument 1"),
         ("read_kinesis(streamName => 's', streamname => 't')", "argument streamName is given 2 times"),
         ("read_kinesis(streamName => 's', region => NULL)", "argument region is NULL"),
