@@ -61,8 +61,6 @@ def run_pipeline(spec, warehouse, timeout=600):
         f"spark.sql.extensions={pyspark_kinesis.SQL_EXTENSIONS}",
         "--conf",
         f"spark.sql.warehouse.dir={warehouse}",
-        "--conf",
-        "spark.ui.enabled=false",
     ]
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PATH": f"{SPARK_PIPELINES.parent}:{os.environ['PATH']}"}
     done = subprocess.run(
