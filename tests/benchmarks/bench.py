@@ -505,6 +505,21 @@ def sink(limits):
     return row
 
 
+def gsr_avro(args, jars):
+    """Decoding Glue Schema Registry Avro records (from_gsr_avro) next to Spark's from_avro on the
+    same records without their header: rows per CPU-second of each, and their ratio (target 0.8)."""
+    import pyspark
+
+    version = pyspark.__version__
+    scala = "2.12" if version.startswith("3.") else "2.13"
+    spec = {"rows": args.gsr_rows, "packages": f"org.apache.spark:spark-avro_{scala}:{version}", "timeout_s": 600}
+    return [one_build(label, "gsr_avro", jar, spec) for label, jar in jars if has_schema_registry(jar)]
+
+
+def has_schema_registry(jar):
+    return has_class(jar, "io/github/sparkkinesis/schemaregistry/GsrAvroDecode.class")
+
+
 ROWS = {
     "backend": backend,
     "calls": calls,
@@ -533,6 +548,7 @@ ROWS = {
     "memory-many-shards": memory_many_shards,
     "sink": sink(limits=False),
     "sink-limits": sink(limits=True),
+    "gsr-avro": gsr_avro,
 }
 
 
@@ -554,6 +570,7 @@ def main():
     parser.add_argument(
         "--records-per-shard", type=int, default=100000, help="throughput rows: 8 shards x this many 1 KB records"
     )
+    parser.add_argument("--gsr-rows", type=int, default=1000000, help="gsr-avro: records decoded by each function")
     parser.add_argument(
         "--sink-rows",
         type=int,

@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_backend import cpu_seconds, stat_cpu_seconds  # noqa: E402
+from bench_gsr import gsr_avro  # noqa: E402
 from bench_pipeline import pipeline  # noqa: E402
 
 SHADED_SDK = "io.github.sparkkinesis.shaded.software.amazon.awssdk."
@@ -40,7 +41,7 @@ def latency_figures(ms, cores, cores_by_kind):
     }
 
 
-def session(slots=2, driver_class_path=None, master=None):
+def session(slots=2, driver_class_path=None, master=None, packages=None):
     """A Spark session on local[slots], or on `master` (say local-cluster[2,1,2048], whose executors
     get the connector jar through the spark.jars that pyspark_kinesis.configure sets)."""
     from pyspark.sql import SparkSession
@@ -57,6 +58,8 @@ def session(slots=2, driver_class_path=None, master=None):
     )
     if os.environ.get("BENCH_JAVA_OPTS"):  # e.g. -XX:+PrintCompilation, kept with BENCH_JVM_OUT
         builder = builder.config("spark.driver.extraJavaOptions", os.environ["BENCH_JAVA_OPTS"])
+    if packages:  # Spark packages a row compares with (spark-avro's from_avro for gsr-avro)
+        builder = builder.config("spark.jars.packages", packages)
     if driver_class_path:  # a JVM sink of the row's own (the real-time latency rows)
         builder = builder.config("spark.driver.extraClassPath", driver_class_path)
     spark = pyspark_kinesis.configure(builder).getOrCreate()
@@ -752,13 +755,14 @@ KINDS = {
         memory,
         sink,
         pipeline,
+        gsr_avro,
     )
 }
 
 
 def main():
     spec = json.loads(sys.argv[1])
-    spark, pid = session(spec.get("slots", 2), spec.get("driver_class_path"), spec.get("master"))
+    spark, pid = session(spec.get("slots", 2), spec.get("driver_class_path"), spec.get("master"), spec.get("packages"))
     try:
         result = KINDS[spec["kind"]](spark, pid, spec, Path(spec["workdir"]))
     finally:
