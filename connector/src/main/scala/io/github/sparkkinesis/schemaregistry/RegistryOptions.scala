@@ -5,7 +5,7 @@ import java.util.{Locale, UUID}
 
 import scala.util.Try
 
-import io.github.sparkkinesis.client.{ConnectionConfig, GlueRegistryApi, SchemaVersion}
+import io.github.sparkkinesis.client.{ConnectionConfig, GlueRegistryApi, SchemaVersion => RegistryVersion}
 import io.github.sparkkinesis.options.{ConnectionOptions, OptionValues}
 
 /**
@@ -76,7 +76,7 @@ object RegistryOptions {
    * The schema version the options name, looked up now: by `schemaVersionId`, or by
    * `schemaName` and `schemaVersion` in `registryName`.
    */
-  def namedVersion(opts: Given, purpose: String): SchemaVersion = {
+  def namedVersion(opts: Given, purpose: String): RegistryVersion = {
     val api = new GlueRegistryApi(opts.connection)
     opts.versionId match {
       case Some(id) => api.schemaVersion(id)
