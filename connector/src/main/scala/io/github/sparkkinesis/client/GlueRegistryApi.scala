@@ -48,7 +48,8 @@ final case class SchemaVersion(
 final class GlueRegistryApi(connection: ConnectionConfig) {
   import GlueRegistryApi._
 
-  private val endpoint: URI = URI.create(connection.endpoint.getOrElse(s"https://glue.${connection.region}.amazonaws.com"))
+  private val endpoint: URI =
+    URI.create(connection.endpoint.getOrElse(s"https://glue.${connection.region}.amazonaws.com"))
 
   def where: String = s"the Glue Schema Registry at $endpoint (region ${connection.region})"
 
@@ -166,7 +167,8 @@ final class GlueRegistryApi(connection: ConnectionConfig) {
       val request = HttpExecuteRequest.builder().request(signed.request())
       signed.payload().ifPresent(p => request.contentStreamProvider(p))
       val response = http.prepareRequest(request.build()).call()
-      val bytes = if (response.responseBody().isPresent) IoUtils.toByteArray(response.responseBody().get()) else Array.empty[Byte]
+      val bytes =
+        if (response.responseBody().isPresent) IoUtils.toByteArray(response.responseBody().get()) else Array.empty[Byte]
       val answer =
         try if (bytes.isEmpty) json.createObjectNode() else json.readTree(new ByteArrayInputStream(bytes))
         catch { case NonFatal(_) => json.createObjectNode().put("message", new String(bytes, UTF_8).take(500)) }

@@ -96,10 +96,12 @@ object AvroToCatalyst {
     else if (types == Set(INT, LONG) && others.forall(_.getLogicalType == null)) {
       case i: java.lang.Integer => i.longValue()
       case l => l
-    } else if (types == Set(FLOAT, DOUBLE)) {
+    }
+    else if (types == Set(FLOAT, DOUBLE)) {
       case f: java.lang.Float => f.doubleValue()
       case d => d
-    } else {
+    }
+    else {
       val converters = others.map(converter).toArray
       v => {
         val index = GenericData.get().resolveUnion(schema, v)

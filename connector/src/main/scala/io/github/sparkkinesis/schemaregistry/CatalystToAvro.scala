@@ -101,6 +101,7 @@ object CatalystToAvro {
   private def unscaled(v: Any, logical: org.apache.avro.LogicalType): Array[Byte] = logical match {
     case d: LogicalTypes.Decimal =>
       v.asInstanceOf[Decimal].toJavaBigDecimal.setScale(d.getScale).unscaledValue().toByteArray
-    case _ => throw new SchemaRegistryException("a decimal is written to Avro bytes or fixed with the decimal logical type")
+    case _ =>
+      throw new SchemaRegistryException("a decimal is written to Avro bytes or fixed with the decimal logical type")
   }
 }

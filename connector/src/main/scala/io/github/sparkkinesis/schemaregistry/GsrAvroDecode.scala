@@ -64,7 +64,8 @@ object GsrAvroDecode {
     val definition = opts.get(RegistryOptions.SchemaDefinition).getOrElse {
       val version = RegistryOptions.namedVersion(opts, "to choose the schema records are read as")
       if (version.dataFormat != "AVRO")
-        throw new SchemaRegistryException(s"Schema ${version.schemaArn} is ${version.dataFormat}; from_gsr_avro reads AVRO")
+        throw new SchemaRegistryException(
+          s"Schema ${version.schemaArn} is ${version.dataFormat}; from_gsr_avro reads AVRO")
       version.definition
     }
     val parsed =

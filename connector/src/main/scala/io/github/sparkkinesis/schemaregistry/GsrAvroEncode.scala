@@ -65,7 +65,10 @@ object GsrAvroEncode {
       case Some(definition) =>
         val parsed =
           try new Schema.Parser().parse(definition)
-          catch { case e: Exception => throw invalid(SchemaDefinition, definition.take(200), s"an Avro schema in JSON (${e.getMessage})") }
+          catch {
+            case e: Exception =>
+              throw invalid(SchemaDefinition, definition.take(200), s"an Avro schema in JSON (${e.getMessage})")
+          }
         val name = opts.schemaName(s"with '$SchemaDefinition'")
         val api = new GlueRegistryApi(opts.connection)
         val autoRegister = opts.boolean(AutoRegistration, default = false)

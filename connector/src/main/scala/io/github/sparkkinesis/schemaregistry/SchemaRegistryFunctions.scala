@@ -35,10 +35,11 @@ object SchemaRegistryFunctions {
   /** Adds the SQL functions to sessions built with `extensions`. */
   def inject(extensions: SparkSessionExtensions): Unit = {
     extensions.injectFunction((FunctionIdentifier(FromGsrAvro),
-      new ExpressionInfo(classOf[GsrAvroDecode].getName, FromGsrAvro),
-      (args: Seq[Expression]) => GsrAvroDecode(dataArgument(args, FromGsrAvro), optionsArgument(args, FromGsrAvro))))
-    extensions.injectFunction((FunctionIdentifier(ToGsrAvro), new ExpressionInfo(classOf[GsrAvroEncode].getName, ToGsrAvro),
-      (args: Seq[Expression]) => GsrAvroEncode(dataArgument(args, ToGsrAvro), optionsArgument(args, ToGsrAvro))))
+        new ExpressionInfo(classOf[GsrAvroDecode].getName, FromGsrAvro),
+        (args: Seq[Expression]) => GsrAvroDecode(dataArgument(args, FromGsrAvro), optionsArgument(args, FromGsrAvro))))
+    extensions.injectFunction((FunctionIdentifier(ToGsrAvro),
+        new ExpressionInfo(classOf[GsrAvroEncode].getName, ToGsrAvro),
+        (args: Seq[Expression]) => GsrAvroEncode(dataArgument(args, ToGsrAvro), optionsArgument(args, ToGsrAvro))))
   }
 
   private def dataArgument(args: Seq[Expression], function: String): Expression = {
@@ -49,20 +50,22 @@ object SchemaRegistryFunctions {
   }
 
   /** The options map of a SQL call: a constant map of strings. */
-  private def optionsArgument(args: Seq[Expression], function: String): Map[String, String] = args.drop(1).headOption match {
-    case None => Map.empty
-    case Some(options) if options.foldable && options.dataType == MapType(StringType, StringType, valueContainsNull = true) ||
-        options.foldable && options.dataType == MapType(StringType, StringType, valueContainsNull = false) =>
-      val map = options.eval().asInstanceOf[org.apache.spark.sql.catalyst.util.MapData]
-      if (map == null) Map.empty
-      else {
-        val keys = map.keyArray().toSeq[org.apache.spark.unsafe.types.UTF8String](StringType)
-        val values = map.valueArray().toSeq[org.apache.spark.unsafe.types.UTF8String](StringType)
-        keys.zip(values).map { case (k, v) => k.toString -> Option(v).map(_.toString).orNull }.toMap
-      }
-    case Some(other) =>
-      throw new IllegalArgumentException(
-        s"The second argument of $function must be a constant map of strings (map('schemaName', 'name', ...)); " +
-          s"got ${other.sql} of type ${other.dataType.simpleString}")
-  }
+  private def optionsArgument(args: Seq[Expression], function: String): Map[String, String] =
+    args.drop(1).headOption match {
+      case None => Map.empty
+      case Some(options)
+          if options.foldable && options.dataType == MapType(StringType, StringType, valueContainsNull = true) ||
+            options.foldable && options.dataType == MapType(StringType, StringType, valueContainsNull = false) =>
+        val map = options.eval().asInstanceOf[org.apache.spark.sql.catalyst.util.MapData]
+        if (map == null) Map.empty
+        else {
+          val keys = map.keyArray().toSeq[org.apache.spark.unsafe.types.UTF8String](StringType)
+          val values = map.valueArray().toSeq[org.apache.spark.unsafe.types.UTF8String](StringType)
+          keys.zip(values).map { case (k, v) => k.toString -> Option(v).map(_.toString).orNull }.toMap
+        }
+      case Some(other) =>
+        throw new IllegalArgumentException(
+          s"The second argument of $function must be a constant map of strings (map('schemaName', 'name', ...)); " +
+            s"got ${other.sql} of type ${other.dataType.simpleString}")
+    }
 }

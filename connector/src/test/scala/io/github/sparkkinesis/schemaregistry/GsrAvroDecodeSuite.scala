@@ -67,12 +67,12 @@ class GsrAvroDecodeSuite extends AnyFunSuite with Matchers with BeforeAndAfterAl
       GsrWireFormat.write(first, avro(v1, "id" -> 3L, "item" -> "plum"), compress = true))
 
     val asV2 = df.select(SchemaRegistryFunctions.from_gsr_avro(df("data"),
-      options("schemaName" -> schema, "registryName" -> "test-registry")).as("order")).select("order.*")
+        options("schemaName" -> schema, "registryName" -> "test-registry")).as("order")).select("order.*")
     asV2.schema.fieldNames shouldBe Array("id", "item", "quantity")
     asV2.collect().toSeq shouldBe Seq(Row(1L, "apple", 1), Row(2L, "pear", 5), Row(3L, "plum", 1))
 
     val asV1 = df.select(SchemaRegistryFunctions.from_gsr_avro(df("data"),
-      options("schemaName" -> schema, "schemaVersion" -> "1")).as("order")).select("order.*")
+        options("schemaName" -> schema, "schemaVersion" -> "1")).as("order")).select("order.*")
     asV1.collect().toSeq shouldBe Seq(Row(1L, "apple"), Row(2L, "pear"), Row(3L, "plum"))
   }
 
@@ -86,7 +86,8 @@ class GsrAvroDecodeSuite extends AnyFunSuite with Matchers with BeforeAndAfterAl
       Array(Row("fig"))
   }
 
-  test("unknown, deleted, incompatible and malformed records: FAILFAST names the version, PERMISSIVE gives null and why") {
+  test(
+    "unknown, deleted, incompatible and malformed records: FAILFAST names the version, PERMISSIVE gives null and why") {
     val schema = s"failing-${UUID.randomUUID()}"
     val good = registry.add(schema, v1)
     val other = registry.add(s"other-${UUID.randomUUID()}", incompatible)
@@ -107,7 +108,7 @@ class GsrAvroDecodeSuite extends AnyFunSuite with Matchers with BeforeAndAfterAl
     val goodRecord = GsrWireFormat.write(good, avro(v1, "id" -> 9L, "item" -> "ok"), compress = false)
     val df = records((bad.map(_._2) :+ "not a GSR record".getBytes("UTF-8")) :+ goodRecord: _*)
     val rows = df.select(SchemaRegistryFunctions.from_gsr_avro(df("data"),
-      options("schemaName" -> schema, "mode" -> "permissive")).as("r")).select("r.value", "r.error").collect()
+        options("schemaName" -> schema, "mode" -> "permissive")).as("r")).select("r.value", "r.error").collect()
     rows.take(4).map(_.isNullAt(0)) shouldBe Array.fill(4)(true)
     rows(0).getString(1) should (include(unknown.toString) and include("not in the registry"))
     rows(1).getString(1) should (include(other.toString) and include("cannot be read as"))
@@ -130,10 +131,11 @@ class GsrAvroDecodeSuite extends AnyFunSuite with Matchers with BeforeAndAfterAl
   test("to_gsr_avro writes records of the named version that from_gsr_avro and the header reader read back") {
     val schema = s"written-${UUID.randomUUID()}"
     val id = registry.add(schema, v2)
-    val rows = spark.range(3).selectExpr("struct(id, concat('item-', CAST(id AS STRING)) AS item, CAST(id * 2 AS INT) AS quantity) AS o")
+    val rows = spark.range(3).selectExpr(
+      "struct(id, concat('item-', CAST(id AS STRING)) AS item, CAST(id * 2 AS INT) AS quantity) AS o")
     for (compression <- Seq("none", "zlib")) {
       val written = rows.select(SchemaRegistryFunctions.to_gsr_avro(rows("o"),
-        options("schemaName" -> schema, "compression" -> compression)).as("data"))
+          options("schemaName" -> schema, "compression" -> compression)).as("data"))
       val records = written.collect().map(_.getAs[Array[Byte]](0))
       records.map(r => GsrWireFormat.read(r).versionId).distinct shouldBe Array(id)
       records.map(_(1)).distinct shouldBe Array(if (compression == "zlib") GsrWireFormat.ZlibCompression else 0.toByte)
@@ -142,24 +144,24 @@ class GsrAvroDecodeSuite extends AnyFunSuite with Matchers with BeforeAndAfterAl
     }
     val missing = spark.range(1).selectExpr("struct(id) AS o")
     (the[Exception] thrownBy missing.select(SchemaRegistryFunctions.to_gsr_avro(missing("o"),
-      options("schemaName" -> schema))).collect()).getMessage should include("has no field 'item'")
+        options("schemaName" -> schema))).collect()).getMessage should include("has no field 'item'")
   }
 
   test("a wrong option, a missing schema or an unreachable registry fails the query's definition, naming it") {
     val df = records()
     the[IllegalArgumentException] thrownBy df.select(SchemaRegistryFunctions.from_gsr_avro(df("data"),
-      options("schemaName" -> "x", "mode" -> "lenient"))) should have message
+        options("schemaName" -> "x", "mode" -> "lenient"))) should have message
       "Invalid value 'lenient' for option 'mode'; allowed: FAILFAST, PERMISSIVE"
     the[IllegalArgumentException] thrownBy df.select(SchemaRegistryFunctions.from_gsr_avro(df("data"),
-      options("schemaVersion" -> "0", "schemaName" -> "x"))) should have message
+        options("schemaVersion" -> "0", "schemaName" -> "x"))) should have message
       "Invalid value '0' for option 'schemaVersion'; allowed: a version number (1, 2, ...) or 'latest'"
     (the[Exception] thrownBy df.select(SchemaRegistryFunctions.from_gsr_avro(df("data"),
-      options("schemaName" -> "no-such-schema")))).getMessage should
+        options("schemaName" -> "no-such-schema")))).getMessage should
       (include("EntityNotFoundException") and include(registry.endpoint))
     val closed = new StandInRegistry
     closed.close()
     (the[Exception] thrownBy df.select(SchemaRegistryFunctions.from_gsr_avro(df("data"),
-      options("schemaName" -> "x", "endpoint" -> closed.endpoint)))).getMessage should
+        options("schemaName" -> "x", "endpoint" -> closed.endpoint)))).getMessage should
       (include("could not be reached") and include(closed.endpoint))
   }
 }

@@ -38,7 +38,7 @@ final class StandInRegistry extends AutoCloseable {
     val request = json.readTree(exchange.getRequestBody)
     val found = synchronized {
       if (request.has("SchemaVersionId")) versions.get(UUID.fromString(request.get("SchemaVersionId").asText()))
-          .map(UUID.fromString(request.get("SchemaVersionId").asText()) -> _)
+        .map(UUID.fromString(request.get("SchemaVersionId").asText()) -> _)
       else {
         val schema = request.path("SchemaId").path("SchemaName").asText()
         val ofSchema = versions.filter(_._2._1 == schema)
@@ -55,7 +55,8 @@ final class StandInRegistry extends AutoCloseable {
           .put("VersionNumber", number).put("DataFormat", format).put("SchemaDefinition", definition)
           .put("Status", versionStatus)
       case None =>
-        400 -> json.createObjectNode().put("__type", "EntityNotFoundException").put("message", "Schema version is not found.")
+        400 -> json.createObjectNode().put("__type", "EntityNotFoundException").put("message",
+          "Schema version is not found.")
     }
     val bytes = json.writeValueAsString(body).getBytes(UTF_8)
     exchange.sendResponseHeaders(status, bytes.length.toLong)
