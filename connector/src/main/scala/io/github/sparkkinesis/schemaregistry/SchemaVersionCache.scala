@@ -19,15 +19,25 @@ object SchemaVersionCache {
       this.size() > MaxEntries
   }
 
+  // One lock per version being looked up: tasks that meet a new version at once make one call,
+  // while records of cached versions never wait for a slow registry.
+  private val lookups = new java.util.concurrent.ConcurrentHashMap[(ConnectionConfig, UUID), Object]()
+
   def get(connection: ConnectionConfig, id: UUID): SchemaVersion = {
     val key = (connection, id)
     val cached = synchronized(entries.get(key))
     if (cached != null) cached
     else {
-      // Looked up outside the lock: a slow registry must not hold up records of cached versions.
-      val fetched = new GlueRegistryApi(connection).schemaVersion(id)
-      synchronized(entries.put(key, fetched))
-      fetched
+      val lock = lookups.computeIfAbsent(key, _ => new Object)
+      try lock.synchronized {
+        val again = synchronized(entries.get(key))
+        if (again != null) again
+        else {
+          val fetched = new GlueRegistryApi(connection).schemaVersion(id)
+          synchronized(entries.put(key, fetched))
+          fetched
+        }
+      } finally lookups.remove(key, lock)
     }
   }
 
