@@ -388,12 +388,14 @@ bench-baseline:
 # BENCH_ARGS="--rows steady --jar now=... --peer .bench/peer.jar"). PEER_REPO may be a local clone.
 PEER_REPO ?= https://github.com/awslabs/spark-sql-kinesis-connector.git
 PEER_COMMIT ?= 0f4c005fb6f14132073e8e9fcbf73a6bd8e0bad3
+# Its pinned AWS SDK (2.44.5) is not in every Maven repository: a newer 2.x SDK, which it builds with.
+PEER_MVN_ARGS ?= -Daws.sdkv2.version=2.57.8
 bench-peer:
 	rm -rf .bench/peer-src && mkdir -p .bench
 	git clone --quiet $(PEER_REPO) .bench/peer-src
 	git -C .bench/peer-src checkout --quiet $(PEER_COMMIT)
-	cd .bench/peer-src && mvn -B -q package -DskipTests -Dgpg.skip -Dmaven.javadoc.skip=true
-	cp $$(ls .bench/peer-src/target/spark-streaming-sql-kinesis-connector_2.13-*.jar | grep -v -e sources -e javadoc -e original | head -1) .bench/peer.jar
+	cd .bench/peer-src && mvn -B -q package -DskipTests -Dgpg.skip -Dmaven.javadoc.skip=true $(PEER_MVN_ARGS)
+	cp .bench/peer-src/target/spark-streaming-sql-kinesis-connector_2.13-*.jar .bench/peer.jar
 
 # The older benchmark: records/s and latency against kinesis-mock (conformance, not speed).
 bench-mock: venv
