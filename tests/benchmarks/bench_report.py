@@ -100,7 +100,9 @@ def figures(row, r):
             else ""
         )
         return (
-            f"**{_n(r['records_per_cpu_s'])} records/CPU-s**, {_n(r['cores'], 3)} cores, "
+            f"**{_n(r['records_per_cpu_s'])} records/CPU-s** ({_n(r['records_per_cpu_s_besides_jit'])} besides the JIT"
+            + (f", {_n(r['besides_jit_vs_awslabs'], 2)}x awslabs'" if "besides_jit_vs_awslabs" in r else "")
+            + f"), {_n(r['cores'], 3)} cores, "
             f"{_n(r['calls_per_1000_records'], 2)} calls per 1,000 records "
             f"({_n(r['records'])} records, {_n(r['calls'])} calls in {_n(r['seconds'])} s){_core_kinds(r)}{vs}"
         )
