@@ -7,7 +7,7 @@ and <date>.png and prints the table. Timings here only: never pass/fail.
 
 Rows: backend, calls, polling, efo, cold-polling, cold-efo, limits-polling, limits-efo, latency-default, latency-low,
 latency-realtime, latency-realtime-efo, pipeline-realtime, pipeline-micro-batch, latency-floor,
-steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000, scale-10000-busy, memory,
+steady, steady-efo, steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000, scale-10000-busy, memory,
 memory-efo, memory-many-shards, sink, sink-limits; the scale rows run on another Spark master with --scale-master (e.g.
 local-cluster[2,1,2048]). Builds: --jar label=path (repeatable); by default "now" (the jar `make wheel`
 built) and "before" (.bench/baseline.jar, made by `make bench-baseline` from BENCH_BASELINE) when it
@@ -390,6 +390,69 @@ def steady(args, jars):
     return results
 
 
+def steady_rates(mode):
+    """--steady-shards shards at each of --steady-rates records/s a shard (1 KB), a 10-second
+    trigger into noop, the JVM's CPU over --steady-batches batches after three more: records per
+    CPU-second and calls per record, each build with `minFetchPeriod` 200ms (awslabs' default
+    fetch interval) and with its defaults, beside awslabs' connector 2.x (--peer, built by `make
+    bench-peer`) with its defaults but for a task's reading time; ratios against it."""
+
+    def row(args, jars):
+        shards, results = args.steady_shards, []
+        builds = [(f"{label}, {name}", jar, options, False) for label, jar in jars for name, options in STEADY_SETTINGS]
+        if args.peer and Path(args.peer).exists():
+            # By default its batch task reads a live shard until 100,000 records (100 s at 1,000/s):
+            # 10 s a task, the least it allows, is its nearest to a 10-second trigger.
+            builds.append(
+                (
+                    "awslabs 2.x, fetchIntervalMs 200 (its default), maxFetchTimePerShardSec 10",
+                    Path(args.peer),
+                    {"kinesis.maxFetchTimePerShardSec": "10"},
+                    True,
+                )
+            )
+        for rate in args.steady_rates:
+            measured = []
+            for label, jar, options, peer in builds:
+                produce = ["--produce", f"s:{rate * shards}:{RECORD}"]
+                with BenchKinesis(["--stream", f"s:{shards}:0:{RECORD}"] + produce) as k:
+                    consumer = f"bench-{int(time.time())}"
+                    if mode == "efo" and not peer:
+                        options = {**options, "consumerMode": "efo", "consumerName": consumer}
+                    spec = {
+                        "endpoint": k.endpoint,
+                        "stream": "s",
+                        "trigger_s": 10,
+                        "warmup_batches": 3,
+                        "batches": args.steady_batches,
+                        "options": options,
+                        "peer": peer,
+                        "efo": mode == "efo",
+                        "consumer": consumer,
+                    }
+                    r = one_build(f"{label}, {shards} x {rate:,}/s", "steady_rate", jar, spec)
+                measured.append((peer, r))
+            peers = [r for peer, r in measured if peer and "error" not in r]
+            for peer, r in measured:
+                if peers and not peer and "error" not in r:
+                    r["records_per_cpu_s_vs_awslabs"] = r["records_per_cpu_s"] / peers[0]["records_per_cpu_s"]
+                    r["besides_jit_vs_awslabs"] = (
+                        r["records_per_cpu_s_besides_jit"] / peers[0]["records_per_cpu_s_besides_jit"]
+                    )
+                    if peers[0]["calls_per_1000_records"]:
+                        r["calls_per_record_vs_awslabs"] = (
+                            r["calls_per_1000_records"] / peers[0]["calls_per_1000_records"]
+                        )
+                results.append(r)
+        return results
+
+    return row
+
+
+# Each build of the connector in the steady rows: awslabs' default fetch interval, and its own defaults.
+STEADY_SETTINGS = [("minFetchPeriod 200ms", {"minFetchPeriod": "200ms"}), ("defaults", {})]
+
+
 def idle(args, jars):
     results = []
     for label, jar in jars:
@@ -536,6 +599,8 @@ ROWS = {
     "pipeline-realtime": pipeline("realtime"),
     "pipeline-micro-batch": pipeline("micro-batch"),
     "latency-floor": spark_floor("foreachBatch"),
+    "steady": steady_rates("polling"),
+    "steady-efo": steady_rates("efo"),
     "steady-noop": steady,
     "steady-noop-floor": spark_floor("noop"),
     "idle": idle,
@@ -591,6 +656,20 @@ def main():
         default=MASTER,
         help="scale rows: the Spark master, e.g. local-cluster[2,1,2048] (two executors of 1 core and 2 GB)",
     )
+    parser.add_argument("--steady-shards", type=int, default=4, help="steady rows: shards of the stream")
+    parser.add_argument(
+        "--steady-rates",
+        type=int,
+        nargs="+",
+        default=[1000],
+        help="steady rows: records/s a shard, one run each (e.g. 100 1000)",
+    )
+    parser.add_argument("--steady-batches", type=int, default=3, help="steady rows: 10-second batches measured")
+    parser.add_argument(
+        "--peer",
+        default=str(ROOT / ".bench" / "peer.jar"),
+        help="steady rows: awslabs' connector jar (make bench-peer), read beside the builds when it exists",
+    )
     parser.add_argument(
         "--pipeline-rates",
         type=int,
@@ -606,9 +685,19 @@ def main():
     # The run's switches that differ from the defaults, so that each row's command repeats it.
     changed = "".join(
         f" --{name.replace('_', '-')} {shlex.quote(str(getattr(args, name)))}"
-        for name in ("records_per_shard", "sink_rows", "warm_rounds", "window_s", "scale_master")
+        for name in (
+            "records_per_shard",
+            "sink_rows",
+            "warm_rounds",
+            "window_s",
+            "scale_master",
+            "steady_shards",
+            "steady_batches",
+        )
         if getattr(args, name) != parser.get_default(name)
     )
+    if args.steady_rates != parser.get_default("steady_rates"):
+        changed += " --steady-rates " + " ".join(map(str, args.steady_rates))
     if args.pipeline_rates != parser.get_default("pipeline_rates"):
         changed += " --pipeline-rates " + " ".join(map(str, args.pipeline_rates))
     started = datetime.now(timezone.utc)

@@ -88,6 +88,24 @@ def figures(row, r):
             f"{_n(r['mib_per_s_per_shard'], 2)} MiB/s per shard = **{_n(r['pct_of_2mib'], 1)}% of 2 MiB/s**, "
             f"throttle events {_n(r['throttle_events'])}"
         )
+    if row in ("steady", "steady-efo"):
+        vs = (
+            f"; **{_n(r['records_per_cpu_s_vs_awslabs'], 2)}x** awslabs' records/CPU-s"
+            + (
+                f", {_n(r['calls_per_record_vs_awslabs'], 2)}x its calls per record"
+                if "calls_per_record_vs_awslabs" in r
+                else ""
+            )
+            if "records_per_cpu_s_vs_awslabs" in r
+            else ""
+        )
+        return (
+            f"**{_n(r['records_per_cpu_s'])} records/CPU-s** ({_n(r['records_per_cpu_s_besides_jit'])} besides the JIT"
+            + (f", {_n(r['besides_jit_vs_awslabs'], 2)}x awslabs'" if "besides_jit_vs_awslabs" in r else "")
+            + f"), {_n(r['cores'], 3)} cores, "
+            f"{_n(r['calls_per_1000_records'], 2)} calls per 1,000 records "
+            f"({_n(r['records'])} records, {_n(r['calls'])} calls in {_n(r['seconds'])} s){_core_kinds(r)}{vs}"
+        )
     if row == "latency-floor" or row.startswith("steady"):
         return f"**{_n(r['cores'], 3)} cores** at {_n(r['rows_per_s'])} rows/s, {_n(r['batches_per_s'], 1)} batches/s"
     if row.startswith("latency") or row.startswith("pipeline"):

@@ -12,8 +12,8 @@ import java.nio.charset.StandardCharsets.UTF_8
  * time is epoch milliseconds (any number a long holds, fractions cut off, other tags ignored),
  * data is a byte string (or base64 text), `null` is a missing field and unknown fields are skipped.
  *
- * Anything else (not a map, a truncated body, an unexpected type, a length or count beyond
- * the bytes left, items nested more than [[CborReader.MaxDepth]] deep), and whatever the SDK's parser
+ * Anything else (not a map, a truncated body, an unexpected type, a record without its
+ * partition key or sequence number, a length or count beyond the bytes left, items nested more than [[CborReader.MaxDepth]] deep), and whatever the SDK's parser
  * refuses or reads otherwise (text that is not UTF-8, base64 it cannot decode, a number beyond a
  * long, tags it gives a meaning, map keys other than text and integers) is a
  * [[GetRecordsCbor.Unreadable]], on which the caller lets the SDK read the answer instead.
@@ -92,6 +92,9 @@ private[client] object GetRecordsCbor {
       }
       n += 1
     }
+    // Kinesis sends both with every record: one without them is left to the SDK's read, which reports it.
+    if (partitionKey == null || sequenceNumber == null)
+      throw new Unreadable("a record without its key or sequence number")
     out.add(partitionKey, if (data == null) Array.emptyByteArray else data, sequenceNumber, arrivalMillis)
   }
 }

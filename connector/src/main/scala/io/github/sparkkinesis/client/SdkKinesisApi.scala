@@ -79,10 +79,11 @@ final class SdkKinesisApi(client: () => KinesisClient, connection: ConnectionCon
     // account is authorized by (as in every other call about it).
     val decoded = new GetRecordsDecoding.Decoded(rangeCheck)
     val request = recordsRequest(stream, iterator, limit, decoded)
-    val response = call("GetRecords", s"a shard iterator of ${shown(stream)}", Some(stream)) {
-      recordsClient().getRecords(request)
+    // The records are read inside the call, so that an answer without a required field fails as the call.
+    val (response, (records, kpl)) = call("GetRecords", s"a shard iterator of ${shown(stream)}", Some(stream)) {
+      val answer = recordsClient().getRecords(request)
+      (answer, decoded.records.getOrElse(SdkRecords.toKinesisRecords(answer.records(), rangeCheck)))
     }
-    val (records, kpl) = decoded.records.getOrElse(SdkRecords.toKinesisRecords(response.records(), rangeCheck))
     RecordBatch(
       records = records,
       nextIterator = Option(response.nextShardIterator()),

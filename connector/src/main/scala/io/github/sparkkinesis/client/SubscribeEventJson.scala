@@ -12,7 +12,7 @@ import java.util.Arrays
  * them: data is base64 text, the arrival time is epoch seconds (a number, fractions below the
  * millisecond cut off), `null` is a missing field and unknown fields are skipped.
  *
- * Anything else (not an object, a string with escapes where base64 or a field name is
+ * Anything else (not an object, a record without its partition key or sequence number, a string with escapes where base64 or a field name is
  * expected, a quoted time, malformed JSON, even in a field it skips: raw control characters or
  * malformed escapes in a string, a number such as `01` or `1.`) is a
  * [[SubscribeEventJson.Unreadable]], on which the caller lets the SDK read the event instead.
@@ -96,6 +96,9 @@ private[client] object SubscribeEventJson {
       }) ()
       in.expect('}')
     }
+    // Kinesis sends both with every record: one without them is left to the SDK's read, which reports it.
+    if (partitionKey == null || sequenceNumber == null)
+      throw new Unreadable("a record without its key or sequence number")
     out.add(partitionKey, if (data == null) Array.emptyByteArray else data, sequenceNumber, arrivalMillis)
   }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.client
 
+import software.amazon.awssdk.core.exception.SdkClientException
+
 import io.github.sparkkinesis.kpl.{Deaggregator, KplEnvelope, RangeCheck}
 
 /**
@@ -36,15 +38,34 @@ object UserRecords {
   }
 
   /**
+   * A record without one of the fields every Kinesis record has (the answer is well-formed, but
+   * not what Kinesis sends): an SDK client failure, as an answer the SDK cannot read is, so every
+   * read path reports it as it reports those.
+   */
+  def withoutField(field: String, index: Int, sequenceNumber: String): SdkClientException =
+    SdkClientException.create(s"Record ${index + 1} of the answer" +
+      Option(sequenceNumber).fold("")(s => s" (sequence number $s)") +
+      s" has no $field, which every Kinesis record has: the endpoint is not answering as Kinesis does")
+
+  /**
    * The user records of Kinesis records added one by one, in order. A record without the KPL
-   * magic bytes is its own user record: it skips the de-aggregator, as most records do.
+   * magic bytes is its own user record: it skips the de-aggregator, as most records do. A record
+   * without a sequence number or partition key is [[withoutField]].
    */
   final class Expansion(rangeCheck: Option[RangeCheck], expectedRecords: Int) {
     private val out = Vector.newBuilder[KinesisRecord]
     out.sizeHint(expectedRecords)
     private var counts = KplCounts.Zero
+    private var added = 0
 
-    def add(partitionKey: String, data: Array[Byte], sequenceNumber: String, arrivalMillis: Long): Unit =
+    def add(partitionKey: String, data: Array[Byte], sequenceNumber: String, arrivalMillis: Long): Unit = {
+      if (sequenceNumber == null) throw withoutField("SequenceNumber", added, null)
+      if (partitionKey == null) throw withoutField("PartitionKey", added, sequenceNumber)
+      added += 1
+      expand(partitionKey, data, sequenceNumber, arrivalMillis)
+    }
+
+    private def expand(partitionKey: String, data: Array[Byte], sequenceNumber: String, arrivalMillis: Long): Unit =
       if (!KplEnvelope.hasMagic(data)) out += KinesisRecord(partitionKey, data, sequenceNumber, arrivalMillis)
       else {
         val split = Deaggregator(partitionKey, data, rangeCheck)

@@ -41,7 +41,9 @@ final case class PrefetchWork(
      * returns). Without it, a shard read faster than `maxFetchDuration` can hold (EFO is paced
      * only by Kinesis) would fill the executor's heap before anything is stored.
      */
-    handOverBytes: Long = PrefetchTask.HandOverBytes)
+    handOverBytes: Long = PrefetchTask.HandOverBytes,
+    /** The longest gap between calls to a polled shard at its tip ([[TriggerPace]]); 0: `minFetchPeriod`. */
+    tipFetchPeriodMs: Long = 0L)
 
 /**
  * The executor side of prefetching: reads its shards, up to [[CallsInFlight]] at once (each
@@ -124,6 +126,7 @@ object PrefetchTask {
       new ShardRun(r, ExecutorCursors.acquire(work.streamInstance, r.shard, r.from, consumer)(newReader(r)),
         work.splitAtArrivalMillis)
     }
+    runs.foreach(_.cursor.paceAtTip(work.tipFetchPeriodMs))
     var kpl = KplCounts.Zero
     var dataLossEvents = 0
     var handedOverBytes = 0L

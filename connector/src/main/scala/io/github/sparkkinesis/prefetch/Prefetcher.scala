@@ -53,6 +53,7 @@ final class Prefetcher(
   private val failures = new FailurePolicy
   private val counters = new PrefetchMetrics
   private val remover = new BlockRemover(queryName)
+  private val pace = new TriggerPace
   private var parentsOf = Map.empty[ShardKey, Seq[ShardKey]]
   private var rangeChecks = Map.empty[ShardKey, RangeCheck] // each shard's, to check KPL user records
   private var consumers = Map.empty[String, String]
@@ -135,6 +136,7 @@ final class Prefetcher(
   def release(end: Map[ShardKey, ShardPosition]): Unit = {
     val released = synchronized {
       val released = end.toSeq.flatMap { case (shard, position) => index.release(shard, position) }
+      pace.committed()
       notifyAll()
       released
     }
@@ -256,7 +258,8 @@ final class Prefetcher(
       val owners = readers.owners(index.shards)
       // Executors that hold subscriptions of shards now read elsewhere get a task that only closes them.
       Right(PrefetchRound.reading(requests, owners, readers.cleanupTargets(owners), room, cutoff.splitAt,
-          firstRound = rounds == 0, slots, endpoint, consumers, settings, streamInstance, streamKey))
+          firstRound = rounds == 0, slots, endpoint, consumers, settings, streamInstance, streamKey,
+          pace.tipFetchPeriodMs(settings.fetch.minFetchPeriodMs, settings.fetch.maxFetchDurationMs)))
     }
   }
 

@@ -12,7 +12,7 @@ import io.github.sparkkinesis.client.Cbor._
  * GetRecords answers as CBOR items, in every form the wire format allows for what Kinesis
  * sends: fields in any order, missing or null, unknown fields holding any item, indefinite
  * lengths, chunked strings, tags, longer heads, data as bytes or base64 text, arrival times as
- * any kind of number.
+ * any kind of number; records without a partition key or sequence number only when asked for.
  */
 object CborAnswers {
 
@@ -114,15 +114,29 @@ object CborAnswers {
   val encryptionType: Gen[Cbor] =
     Gen.frequency(4 -> Gen.oneOf("NONE", "KMS").map(text), 1 -> WireGen.unicode(5).map(text))
 
-  /** One record: the four fields the connector reads, its encryption type, and unknown ones. */
-  def record(forms: Forms, data: Gen[Array[Byte]] = WireGen.data): Gen[Cbor] = fields(forms,
-    Seq(
-      field("Data", data.flatMap(d => maybeTagged(forms)(dataItem(d)))),
-      field("PartitionKey", WireGen.partitionKey.flatMap(k => maybeTagged(forms)(textItem(k)))),
-      field("SequenceNumber", WireGen.sequenceNumber.flatMap(textItem)),
-      field("ApproximateArrivalTimestamp", maybeTagged(forms)(arrival(forms))),
-      field("EncryptionType", encryptionType)),
-    unknown = 2)
+  /**
+   * One record: the four fields the connector reads, its encryption type, and unknown ones. The
+   * partition key and sequence number, which every Kinesis record has, are there unless
+   * `incomplete`: then one or both are missing or null.
+   */
+  def record(forms: Forms, data: Gen[Array[Byte]] = WireGen.data, incomplete: Boolean = false): Gen[Cbor] = for {
+    lacking <- if (incomplete) Gen.oneOf(Set("PartitionKey"), Set("SequenceNumber"),
+      Set("PartitionKey", "SequenceNumber"))
+    else Gen.const(Set.empty[String])
+    r <- fields(forms,
+      Seq(
+        field("Data", data.flatMap(d => maybeTagged(forms)(dataItem(d)))),
+        required("PartitionKey", WireGen.partitionKey.flatMap(k => maybeTagged(forms)(textItem(k))), lacking),
+        required("SequenceNumber", WireGen.sequenceNumber.flatMap(textItem), lacking),
+        field("ApproximateArrivalTimestamp", maybeTagged(forms)(arrival(forms))),
+        field("EncryptionType", encryptionType)),
+      unknown = 2)
+  } yield r
+
+  /** A field every record has: its value, or (when `lacking` names it) null, undefined or left out. */
+  private def required(name: String, value: Gen[Cbor], lacking: Set[String]): Gen[Option[(Cbor, Cbor)]] =
+    if (!lacking(name)) value.map(v => Some((text(name), v)))
+    else Gen.oneOf(Gen.const(None), Gen.oneOf(Null, Undefined).map(v => Some((text(name), v))))
 
   private def childShard(forms: Forms): Gen[Cbor] = for {
     id <- Gen.choose(0, 999999).map(i => f"shardId-$i%012d")
@@ -138,14 +152,18 @@ object CborAnswers {
   /** A whole answer: records, the next iterator, how far behind, child shards at a shard's end, unknown fields. */
   def answer(forms: Forms,
       count: Gen[Int] = Gen.frequency(1 -> Gen.const(0), 6 -> Gen.choose(1, 8),
-        1 -> Gen.choose(9, 60)), data: Gen[Array[Byte]] = WireGen.data): Gen[Cbor] = for {
-    records <- count.flatMap(Gen.listOfN(_, record(forms, data)))
+        1 -> Gen.choose(9, 60)), data: Gen[Array[Byte]] = WireGen.data, incomplete: Boolean = false): Gen[Cbor] = for {
+    complete <- count.flatMap(Gen.listOfN(_, record(forms, data)))
+    lacking <- record(forms, data, incomplete = true)
+    at <- Gen.choose(0, complete.size)
+    records = if (incomplete) complete.patch(at, Seq(lacking), 0) else complete
     indefinite <- Gen.oneOf(true, false)
     children <- Gen.choose(0, 2).flatMap(Gen.listOfN(_, childShard(forms)))
     millisBehind <- Gen.oneOf(Gen.choose(0L, Long.MaxValue), Gen.choose(0L, 100000L))
     whole <- fields(forms,
       Seq(
-        Gen.frequency(20 -> Gen.const(Some((text("Records"), Items(records, indefinite)))),
+        if (incomplete) Gen.const(Some((text("Records"), Items(records, indefinite))))
+        else Gen.frequency(20 -> Gen.const(Some((text("Records"), Items(records, indefinite)))),
           1 -> Gen.const(Some((text("Records"), Null))), 1 -> Gen.const(None)),
         field("NextShardIterator", WireGen.unicode(80).flatMap(textItem)),
         field("MillisBehindLatest", Gen.const(Unsigned(millisBehind))),

@@ -17,6 +17,7 @@ import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model.{GetRecordsRequest, ProvisionedThroughputExceededException}
 import software.amazon.awssdk.thirdparty.jackson.dataformat.cbor.{CBORFactory, CBORGenerator}
 
+import io.github.sparkkinesis.errors.KinesisConnectorException
 import io.github.sparkkinesis.kpl.AggregateBuilder
 
 /**
@@ -220,6 +221,31 @@ class GetRecordsDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(connector.getClass == sdk.getClass)
     assert(withoutAttempts(connector) == withoutAttempts(sdk))
     assert(withoutAttempts(connector).startsWith("Unable to unmarshall response"), connector.getMessage)
+  }
+
+  test("a record without its sequence number or partition key fails the read with an error naming the field") {
+    def recordWith(fields: (String, Option[String])*): CBORGenerator => Unit = { g =>
+      g.writeStartObject()
+      g.writeFieldName("Data"); g.writeBinary(Array[Byte](1))
+      fields.foreach { case (name, value) => g.writeFieldName(name); value.fold(g.writeNull())(g.writeString) }
+      g.writeEndObject()
+    }
+    val complete = recordWith("PartitionKey" -> Some("k"), "SequenceNumber" -> Some("41"))
+    Seq(
+      ("SequenceNumber", recordWith("PartitionKey" -> Some("k"))),
+      ("SequenceNumber", recordWith("PartitionKey" -> Some("k"), "SequenceNumber" -> None)),
+      ("PartitionKey", recordWith("SequenceNumber" -> Some("42"))),
+      ("PartitionKey", recordWith("PartitionKey" -> None, "SequenceNumber" -> Some("42")))).foreach {
+      case (missing, incomplete) =>
+        answer = (200, "application/x-amz-cbor-1.1", answerOf { g => complete(g); incomplete(g) })
+        Seq(false, true).foreach { sdkDecoding =>
+          val api = new SdkKinesisApi(() => ours, connection.copy(sdkDecoding = sdkDecoding), () => ours)
+          val e = intercept[KinesisConnectorException](api.getRecords("s", "it", 100, None))
+          assert(e.getCondition == "KINESIS_API_FAILED", e.getMessage)
+          assert(e.getMessage.contains(s"Record 2 of the answer") && e.getMessage.contains(s"has no $missing"),
+            s"with recordDecoder ${if (sdkDecoding) "sdk" else "connector"}: ${e.getMessage}")
+        }
+    }
   }
 
   test("errors are the SDK's: throttling still surfaces as the SDK's exception") {

@@ -69,17 +69,17 @@ class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with Befor
       case (Right(expected), Right(actual)) =>
         if (withoutRecords(actual) != withoutRecords(expected)) fail(
           s"the rest of the answer: ${WireGen.printable(withoutRecords(expected))}")
-        val expectedRecords = SdkRecords.toKinesisRecords(expected.records(), None)
-        decoded.records match {
-          case Some((records, kpl)) =>
-            assert(!actual.hasRecords || actual.records().isEmpty, "the SDK was not given the records read")
-            if (shape(records) != shape(expectedRecords._1)) fail(s"the records: the SDK read " +
-              s"${WireGen.printable(shape(expectedRecords._1))}, the connector ${WireGen.printable(shape(records))}")
-            assert(kpl == expectedRecords._2, "the KPL counts")
-            "read by the connector"
-          case None =>
-            if (actual.records() != expected.records()) fail("the records the SDK read differ")
-            "left to the SDK"
+        Try(SdkRecords.toKinesisRecords(expected.records(), None)).toEither match {
+          case Left(lacking) =>
+            // A record without a partition key or sequence number: left to the SDK, whose read fails alike.
+            assert(decoded.records.isEmpty, "an answer with a record lacking a required field is left to the SDK")
+            val ours = Try(SdkRecords.toKinesisRecords(actual.records(), None))
+            assert(ours.failed.toOption.map(_.getMessage) == Some(lacking.getMessage), "the failure")
+            assert(
+              lacking.getMessage.matches("(?s)Record \\d+ of the answer.* has no (PartitionKey|SequenceNumber),.*"),
+              lacking.getMessage)
+            "a record lacking a field, failed on both"
+          case Right(expectedRecords) => readAlike(decoded, actual, expected, expectedRecords)
         }
       case (Left(expected), Left(actual)) =>
         if (failure(actual) != failure(expected)) fail(
@@ -90,8 +90,22 @@ class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with Befor
     }
   }
 
+  private def readAlike(decoded: GetRecordsDecoding.Decoded, actual: GetRecordsResponse, expected: GetRecordsResponse,
+      expectedRecords: (Seq[KinesisRecord], KplCounts)): String =
+    decoded.records match {
+      case Some((records, kpl)) =>
+        assert(!actual.hasRecords || actual.records().isEmpty, "the SDK was not given the records read")
+        if (shape(records) != shape(expectedRecords._1)) fail(s"the records: the SDK read " +
+          s"${WireGen.printable(shape(expectedRecords._1))}, the connector ${WireGen.printable(shape(records))}")
+        assert(kpl == expectedRecords._2, "the KPL counts")
+        "read by the connector"
+      case None =>
+        if (actual.records() != expected.records()) fail("the records the SDK read differ")
+        "left to the SDK"
+    }
+
   private def differential(name: String, answers: Gen[Array[Byte]], cases: Int, seed: Long,
-      mustRead: Boolean = false, declareLength: Boolean = true): Unit =
+      mustRead: Boolean = false, declareLength: Boolean = true, mustEnd: Option[String] = None): Unit =
     test(s"$name [$cases cases, seed $seed]") {
       val outcomes = scala.collection.mutable.Map.empty[String, Int].withDefaultValue(0)
       checkProperty(cases, seed) {
@@ -99,6 +113,7 @@ class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with Befor
           val outcome = readBoth(body, declareLength)
           outcomes(outcome) += 1
           if (mustRead) assert(outcome == "read by the connector", "an answer of a form the connector reads")
+          mustEnd.foreach(expected => assert(outcome == expected))
           true
         }
       }
@@ -125,6 +140,10 @@ class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with Befor
     encoded(CborAnswers.answer(SdkReadable, count = Gen.const(1),
         data = Gen.oneOf(WireGen.sized(1 << 20, 2 << 20), WireGen.sized(10 << 20, 10 << 20)))),
     cases = 3, seed = 14L, mustRead = true)
+
+  differential("answers holding a record without its partition key or sequence number fail alike, naming the field",
+    encoded(CborAnswers.answer(SdkReadable, count = Gen.choose(0, 6), incomplete = true)), cases = 200, seed = 17L,
+    mustEnd = Some("a record lacking a field, failed on both"))
 
   /** An answer cut short, with a byte changed, or with one inserted. */
   private val damaged: Gen[Array[Byte]] =
@@ -153,16 +172,23 @@ class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with Befor
       case "unknown field's value" => (Cbor.text("Other"), Cbor.Text(key))
       case known => (Cbor.text(known), Cbor.Text(key))
     }
+    val others = required(Seq(where -> Cbor.Null)).filterNot(_._1 == where).map { case (k, v) => (Cbor.text(k), v) }
     Cbor.encode(Cbor.map("Records" -> Cbor.Items(Seq(Cbor.Fields(Seq(Cbor.text("Data") -> Cbor.Bytes(Array[Byte](1)),
-                field)))), "NextShardIterator" -> Cbor.text("n")))
+              field) ++ others))), "NextShardIterator" -> Cbor.text("n")))
   }
 
   differential("text that is not UTF-8 reads alike", badText, cases = 200, seed = 16L)
 
   // ---- cases the properties found, kept by name (each was read differently before its fix) ----
 
+  /** An answer of one record with these fields, and a partition key and sequence number unless given. */
   private def answerWith(record: (String, Cbor)*): Array[Byte] =
-    Cbor.encode(Cbor.map("Records" -> Cbor.Items(Seq(Cbor.map(record: _*))), "NextShardIterator" -> Cbor.text("n")))
+    Cbor.encode(Cbor.map("Records" -> Cbor.Items(Seq(Cbor.map(required(record): _*))),
+        "NextShardIterator" -> Cbor.text("n")))
+
+  private def required(record: Seq[(String, Cbor)]): Seq[(String, Cbor)] =
+    Seq("PartitionKey" -> Cbor.text("k"), "SequenceNumber" -> Cbor.text("1"))
+      .filterNot(f => record.exists(_._1 == f._1)) ++ record
 
   private def example(name: String, expected: String)(body: Array[Byte]): Unit =
     test(s"example: $name")(assert(readBoth(body) == expected))
@@ -198,13 +224,12 @@ class GetRecordsPropertySuite extends AnyFunSuite with PropertyChecks with Befor
     "read by the connector")(Cbor.encode(Cbor.map(
         "Records" -> Cbor.Items((1 to 17).map(i =>
             // Keys of 1 to 17 bytes put the 16 bytes of data at every offset of a piece of 16, 0 included.
-            Cbor.map("PartitionKey" -> Cbor.text("k" * i),
+            Cbor.map("PartitionKey" -> Cbor.text("k" * i), "SequenceNumber" -> Cbor.text(i.toString),
               "Data" -> Cbor.Bytes(Array.tabulate(16)(j => (i + j).toByte))))),
         "NextShardIterator" -> Cbor.text("n"))))
   example("an answer with two Records fields reads as the SDK reads it", "left to the SDK")(Cbor.encode(Cbor.map(
-        "Records" -> Cbor.Items(Seq(Cbor.map("Data" -> Cbor.Bytes(Array[Byte](1)), "PartitionKey" -> Cbor.text("a")))),
-        "Records" -> Cbor.Items(Seq(Cbor.map("Data" -> Cbor.Bytes(Array[Byte](2)),
-              "PartitionKey" -> Cbor.text("b")))))))
+        "Records" -> Cbor.Items(Seq(Cbor.map(required(Seq("Data" -> Cbor.Bytes(Array[Byte](1)))): _*))),
+        "Records" -> Cbor.Items(Seq(Cbor.map(required(Seq("Data" -> Cbor.Bytes(Array[Byte](2)))): _*))))))
   example("a record with two Data fields reads as the SDK reads it", "read by the connector")(
     answerWith("Data" -> Cbor.Bytes(Array[Byte](1)), "PartitionKey" -> Cbor.text("a"),
       "Data" -> Cbor.Bytes(Array[Byte](2))))

@@ -60,14 +60,28 @@ object JsonEvents {
     Gen.delay(Gen.const(Str(Base64.getEncoder.encodeToString(data), plain = true))),
     Gen.delay(Gen.const(Str(Base64.getEncoder.withoutPadding().encodeToString(data), plain = true))))
 
-  def record(data: Gen[Array[Byte]] = WireGen.data): Gen[Json] = obj(
-    Seq(
-      field("Data", data.flatMap(base64)),
-      field("PartitionKey", WireGen.partitionKey.map(Str(_))),
-      field("SequenceNumber", WireGen.sequenceNumber.map(Str(_))),
-      field("ApproximateArrivalTimestamp", timestamp),
-      field("EncryptionType", Gen.frequency(4 -> Gen.oneOf("NONE", "KMS"), 1 -> WireGen.unicode(4)).map(Str(_)))),
-    unknown = 2)
+  /**
+   * One record. The partition key and sequence number, which every Kinesis record has, are there
+   * unless `incomplete`: then one or both are missing or null.
+   */
+  def record(data: Gen[Array[Byte]] = WireGen.data, incomplete: Boolean = false): Gen[Json] = for {
+    lacking <- if (incomplete) Gen.oneOf(Set("PartitionKey"), Set("SequenceNumber"),
+      Set("PartitionKey", "SequenceNumber"))
+    else Gen.const(Set.empty[String])
+    r <- obj(
+      Seq(
+        field("Data", data.flatMap(base64)),
+        required("PartitionKey", WireGen.partitionKey.map(Str(_)), lacking),
+        required("SequenceNumber", WireGen.sequenceNumber.map(Str(_)), lacking),
+        field("ApproximateArrivalTimestamp", timestamp),
+        field("EncryptionType", Gen.frequency(4 -> Gen.oneOf("NONE", "KMS"), 1 -> WireGen.unicode(4)).map(Str(_)))),
+      unknown = 2)
+  } yield r
+
+  /** A field every record has: its value, or (when `lacking` names it) null or left out. */
+  private def required(name: String, value: Gen[Json], lacking: Set[String]): Gen[Option[(String, Json)]] =
+    if (!lacking(name)) value.map(v => Some(name -> v))
+    else Gen.oneOf(Gen.const(None), Gen.const(Some(name -> Null)))
 
   private val childShard: Gen[Json] = for {
     id <- Gen.choose(0, 999999).map(i => f"shardId-$i%012d")
@@ -80,12 +94,16 @@ object JsonEvents {
   } yield shard
 
   def event(count: Gen[Int] = Gen.frequency(1 -> Gen.const(0), 6 -> Gen.choose(1, 6), 1 -> Gen.choose(7, 30)),
-      data: Gen[Array[Byte]] = WireGen.data): Gen[Json] = for {
-    records <- count.flatMap(Gen.listOfN(_, record(data)))
+      data: Gen[Array[Byte]] = WireGen.data, incomplete: Boolean = false): Gen[Json] = for {
+    complete <- count.flatMap(Gen.listOfN(_, record(data)))
+    lacking <- record(data, incomplete = true)
+    at <- Gen.choose(0, complete.size)
+    records = if (incomplete) complete.patch(at, Seq(lacking), 0) else complete
     children <- Gen.choose(0, 2).flatMap(Gen.listOfN(_, childShard))
     whole <- obj(
       Seq(
-        Gen.frequency(20 -> Gen.const(Some("Records" -> Arr(records))), 1 -> Gen.const(Some("Records" -> Null)),
+        if (incomplete) Gen.const(Some("Records" -> Arr(records)))
+        else Gen.frequency(20 -> Gen.const(Some("Records" -> Arr(records))), 1 -> Gen.const(Some("Records" -> Null)),
           1 -> Gen.const(None)),
         field("ContinuationSequenceNumber", WireGen.sequenceNumber.map(Str(_))),
         field("MillisBehindLatest", Gen.choose(0L, 100000000L).map(n => Num(n.toString))),

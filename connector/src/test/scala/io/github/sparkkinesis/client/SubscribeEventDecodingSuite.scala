@@ -247,6 +247,39 @@ class SubscribeEventDecodingSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(read.flatMap(_.records).map(_.sequenceNumber) == Seq("1", "2", "3", "4"))
   }
 
+  test("a record without its sequence number or partition key fails the subscription with an error naming the field") {
+    val complete = recordJson("a", Array[Byte](1), "1")
+    Seq(
+      "SequenceNumber" -> """{"Data":"AQ==","PartitionKey":"k"}""",
+      "SequenceNumber" -> """{"Data":"AQ==","PartitionKey":"k","SequenceNumber":null}""",
+      "PartitionKey" -> """{"Data":"AQ==","SequenceNumber":"2"}""",
+      "PartitionKey" -> """{"Data":"AQ==","PartitionKey":null,"SequenceNumber":"2"}""").foreach {
+      case (missing, incomplete) =>
+        server.body = Array.concat(initialResponse, event(eventJson(Seq(complete, incomplete))))
+        server.chunk = 1 << 20
+        Seq(false, true).foreach { sdkDecoding =>
+          val ended = new java.util.concurrent.CompletableFuture[Option[Throwable]]()
+          val events = new ConcurrentLinkedQueue[ShardEvent]()
+          new SdkSubscriptionTransport(() => ours, connection.credentials, sdkDecoding).subscribe(
+            "arn:aws:kinesis:us-east-1:000000000000:stream/s/consumer/c:1", "shardId-000000000000",
+            ShardPosition.TrimHorizon, None,
+            new org.reactivestreams.Subscriber[ShardEvent] {
+              override def onSubscribe(s: org.reactivestreams.Subscription): Unit = s.request(Long.MaxValue)
+              override def onNext(e: ShardEvent): Unit = events.add(e)
+              override def onError(t: Throwable): Unit = ended.complete(Some(t))
+              override def onComplete(): Unit = ended.complete(None)
+            })
+          val failure = ended.get(30, TimeUnit.SECONDS)
+          val how = s"with recordDecoder ${if (sdkDecoding) "sdk" else "connector"}, $incomplete"
+          assert(events.isEmpty, s"$how: no event of the answer is passed on")
+          assert(
+            failure.exists(t =>
+              String.valueOf(rootCause(t).getMessage).contains(s"Record 2 of the answer") &&
+                rootCause(t).getMessage.contains(s"has no $missing")), s"$how: $failure")
+        }
+    }
+  }
+
   test("an exception sent in the stream ends it as it ends the SDK's, after the events before it") {
     val exception = message(":message-type" -> "exception", ":exception-type" -> "ResourceNotFoundException",
       ":content-type" -> "application/json")("""{"message":"the consumer is gone"}""")

@@ -67,8 +67,19 @@ class SubscribeEventPropertySuite extends AnyFunSuite with PropertyChecks with B
   /** What the SDK alone reads of `stream` in these buffers. */
   private def sdkRead(buffers: Seq[Array[Byte]]): (Seq[ShardEvent], Option[Throwable]) = {
     http.buffers = buffers
-    val sdk = subscribe(None)
-    (sdk.events.map { case (e, _) => SdkSubscriptionTransport.toShardEvent(e, None, None) }, sdk.failure)
+    shardEvents(subscribe(None))
+  }
+
+  /**
+   * The events read, as the transport passes them on: up to the first that cannot become a
+   * [[ShardEvent]] (a record lacking a required field), whose failure then ends the stream.
+   */
+  private def shardEvents(read: Read): (Seq[ShardEvent], Option[Throwable]) = {
+    val converted = read.events.iterator.map { case (e, aside) =>
+      Try(SdkSubscriptionTransport.toShardEvent(e, aside, None))
+    }
+    val (good, rest) = converted.toSeq.span(_.isSuccess)
+    (good.map(_.get), rest.headOption.map(_.failed.get).orElse(read.failure))
   }
 
   /**
@@ -82,15 +93,15 @@ class SubscribeEventPropertySuite extends AnyFunSuite with PropertyChecks with B
     // The one place the connector's decoder is entered (its shard hash range: none).
     val decoded = new SubscribeEventDecoding.Decoded(None)
     val ours = subscribe(Some(decoded))
-    val read = ours.events.map { case (e, aside) => SdkSubscriptionTransport.toShardEvent(e, aside, None) }
+    val (read, oursFailure) = shardEvents(ours)
     val (expectedShape, actualShape) = (sdkEvents.map(shape), read.map(shape))
     def stream = WireGen.printable(new String(buffers.flatten.toArray, java.nio.charset.StandardCharsets.ISO_8859_1))
     if (actualShape != expectedShape) fail(
       s"the events: the SDK read ${WireGen.printable(expectedShape).take(1500)} (failing with " +
         s"${WireGen.printable(sdkFailure.map(failure))}), the connector ${WireGen.printable(actualShape).take(1500)}, " +
         s"in ${stream.take(4000)}")
-    if (ours.failure.map(failure) != sdkFailure.map(failure)) fail(
-      s"the failure: the SDK's ${WireGen.printable(sdkFailure)}, the connector's ${WireGen.printable(ours.failure)}")
+    if (oursFailure.map(failure) != sdkFailure.map(failure)) fail(
+      s"the failure: the SDK's ${WireGen.printable(sdkFailure)}, the connector's ${WireGen.printable(oursFailure)}")
     val readAside = ours.events.filter(_._2.isDefined)
     assert(readAside.forall(_._1.records().isEmpty), "the SDK was not given the records the connector read")
     lastFailure = sdkFailure
@@ -112,13 +123,16 @@ class SubscribeEventPropertySuite extends AnyFunSuite with PropertyChecks with B
   } yield split(stream, cuts)
 
   private def differential(name: String, buffers: Gen[Seq[Array[Byte]]], cases: Int, seed: Long,
-      mustRead: Boolean = false): Unit =
+      mustRead: Boolean = false, mustFailWith: Option[String] = None): Unit =
     test(s"$name [$cases cases, seed $seed]") {
       val outcomes = scala.collection.mutable.Map.empty[String, Int].withDefaultValue(0)
       checkProperty(cases, seed) {
         Prop.forAllNoShrink(buffers) { b =>
           val outcome = readBoth(b)
           outcomes(outcome) += 1
+          mustFailWith.foreach(pattern =>
+            assert(lastFailure.exists(t => String.valueOf(failure(t)._2).matches(pattern)),
+              s"the failure: $lastFailure"))
           if (mustRead) assert(outcome == "every event read by the connector",
             s"a stream the connector reads (the SDK failed with ${WireGen.printable(lastFailure.map(failure))})")
           true
@@ -136,6 +150,11 @@ class SubscribeEventPropertySuite extends AnyFunSuite with PropertyChecks with B
 
   differential("events with headers of every type read alike",
     inBuffers(JsonEvents.stream(JsonEvents.payload(), anyHeaders = true)), cases = 60, seed = 27L)
+
+  differential("events holding a record without its partition key or sequence number fail alike, naming the field",
+    inBuffers(JsonEvents.stream(JsonEvents.payload(JsonEvents.event(Gen.choose(0, 5), incomplete = true)))),
+    cases = 100, seed = 28L,
+    mustFailWith = Some("(?s)Record \\d+ of the answer.* has no (PartitionKey|SequenceNumber),.*"))
 
   differential("records of up to 10 MiB read alike",
     inBuffers(JsonEvents.stream(JsonEvents.payload(JsonEvents.event(Gen.const(1),
