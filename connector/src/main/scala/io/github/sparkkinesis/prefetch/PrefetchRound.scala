@@ -42,7 +42,8 @@ object PrefetchRound {
     val returnWhenCaughtUp = splitAt.isDefined || firstRound
     val work = PrefetchWork(streamInstance, streamKey, settings.fetch, math.max(1L, room / groups.size),
       splitAt, returnWhenCaughtUp, consumers = consumers, owners = owners,
-      reportTo = if (firstRound) None else Some(reportTo), handOverBytes = settings.handOverBytes)
+      reportTo = if (firstRound) None else Some(reportTo), handOverBytes = settings.handOverBytes,
+      blockCut = BlockCut.of(settings.limits, requests.size))
     PrefetchRound(tasks, work)
   }
 
