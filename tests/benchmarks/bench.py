@@ -5,9 +5,10 @@ and <date>.png and prints the table. Timings here only: never pass/fail.
 
     python tests/benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--warm-rounds N] ...
 
-Rows: backend, calls, polling, efo, cold-polling, cold-efo, limits-polling, limits-efo, latency-default, latency-low,
-latency-realtime, latency-realtime-efo, pipeline-realtime, pipeline-micro-batch, latency-floor,
-steady, steady-efo, steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000, scale-10000-busy, memory,
+Rows: backend, calls, polling, efo, cold-polling, cold-efo, cold-polling-limited, limits-polling, limits-efo,
+latency-default, latency-low, latency-realtime, latency-realtime-efo, pipeline-realtime, pipeline-micro-batch,
+latency-floor, steady, steady-efo, steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000,
+scale-10000-busy, memory,
 memory-efo, memory-many-shards, sink, sink-limits; the scale rows run on another Spark master with --scale-master (e.g.
 local-cluster[2,1,2048]). Builds: --jar label=path (repeatable); by default "now" (the jar `make wheel`
 built) and "before" (.bench/baseline.jar, made by `make bench-baseline` from BENCH_BASELINE) when it
@@ -137,15 +138,18 @@ def backfill_spec(mode, endpoint, per_shard):
     }
 
 
-def cold(mode):
+def cold(mode, batches=None):
     """A fresh Spark JVM's first backfill: Trigger.AvailableNow over 8 shards x
     --records-per-shard x 1 KB into noop, nothing read before, CPU of the whole query (class
-    loading and the JIT included), what a new pipeline or one catching up after an outage pays."""
+    loading and the JIT included), what a new pipeline or one catching up after an outage pays.
+    With `batches`, under a maxRecordsPerTrigger that splits the backlog into that many batches."""
 
     def row(args, jars):
         per_shard = args.records_per_shard
         with BenchKinesis(["--stream", f"s:8:{per_shard}:{RECORD}"]) as k:
             spec = {**backfill_spec(mode, k.endpoint, per_shard), "warm_rounds": 0}
+            if batches:
+                spec["options"] = {**spec["options"], "maxRecordsPerTrigger": str(8 * per_shard // batches)}
             results = [one_build(label, "throughput", jar, spec) for label, jar in jars]
             bare = bare_sdk_reader(k.endpoint, "s", 8 * per_shard, mode)
         measured = [r for r in results if "error" not in r]
@@ -590,6 +594,7 @@ ROWS = {
     "efo": throughput("efo"),
     "cold-polling": cold("polling"),
     "cold-efo": cold("efo"),
+    "cold-polling-limited": cold("polling", batches=20),
     "limits-polling": limits("polling", 1),
     "limits-efo": limits("efo", 3),
     "latency-default": latency({}),

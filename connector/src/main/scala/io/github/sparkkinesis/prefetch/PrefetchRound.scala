@@ -44,7 +44,7 @@ object PrefetchRound {
     val work = PrefetchWork(streamInstance, streamKey, settings.fetch, math.max(1L, room / groups.size),
       splitAt, returnWhenCaughtUp, consumers = consumers, owners = owners,
       reportTo = if (firstRound) None else Some(reportTo), handOverBytes = settings.handOverBytes,
-      tipFetchPeriodMs = tipFetchPeriodMs)
+      tipFetchPeriodMs = tipFetchPeriodMs, blockCut = BlockCut.of(settings.limits, requests.size))
     PrefetchRound(tasks, work)
   }
 

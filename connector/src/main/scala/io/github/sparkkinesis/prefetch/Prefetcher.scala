@@ -13,12 +13,14 @@ import org.apache.spark.sql.kinesis.{KinesisBlockStore, KinesisDriverEndpoint, K
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.efo.EfoMetrics
 import io.github.sparkkinesis.kpl.RangeCheck
-import io.github.sparkkinesis.options.FetchSettings
+import io.github.sparkkinesis.options.{FetchSettings, TriggerLimits}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
 /** How prefetching reads; `handOverBytes` is what a task holds at most before it stores it ([[PrefetchWork]]). */
 final case class PrefetchSettings(
-    fetch: FetchSettings, shardsPerTask: Int, fetchBufferSize: Long, handOverBytes: Long = PrefetchTask.HandOverBytes)
+    fetch: FetchSettings, shardsPerTask: Int, fetchBufferSize: Long, handOverBytes: Long = PrefetchTask.HandOverBytes,
+    /** The batch limits blocks are cut to (see [[BlockCut]]). */
+    limits: TriggerLimits = TriggerLimits())
 
 /**
  * Keeps reading ahead of the query (ARCHITECTURE.md invariant 3): a driver thread runs rounds

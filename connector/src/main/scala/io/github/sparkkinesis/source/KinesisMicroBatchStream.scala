@@ -43,7 +43,8 @@ final class KinesisMicroBatchStream(
   private lazy val prefetcher = {
     prefetcherMade = true
     new Prefetcher(sparkContext, options.connection,
-      PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize, handOverBytes),
+      PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize, handOverBytes,
+        options.limits),
       name)
   }
 
@@ -62,6 +63,9 @@ final class KinesisMicroBatchStream(
   // Spark reads the start offset back from its JSON at every trigger: the offset it came from is kept.
   @volatile private var lastOffset: Option[KinesisSourceOffset] = None
   @volatile private var lastIdleWaitMs = 0L
+  // The limits of the trigger under way (Spark's ReadLimit and the options); None: all that is buffered.
+  private var batchLimits: Option[BatchLimits.Limits] = None
+  @volatile private var lastAvailable: Option[KinesisSourceOffset] = None
   // Ranges of batches the tasks found deleted by retention (failOnDataLoss false); see ShardRangeReader.
   private lazy val rangesLost = sparkContext.longAccumulator(s"$name dataLossEvents")
 
@@ -77,7 +81,13 @@ final class KinesisMicroBatchStream(
     }
   }
 
-  override def getDefaultReadLimit: ReadLimit = ReadLimit.allAvailable()
+  /** As Kafka's: `maxRecordsPerTrigger` as the rows Spark may admit; any limit at all makes it more than `allAvailable`. */
+  override def getDefaultReadLimit: ReadLimit =
+    if (options.limits.isEmpty) ReadLimit.allAvailable()
+    else ReadLimit.maxRows(options.limits.maxRecords.getOrElse(Long.MaxValue))
+
+  /** Where the data buffered now reaches, past the last batch's end when a limit cut it (the progress' `latestOffset`). */
+  override def reportLatestOffset(): Offset = lastAvailable.orNull
 
   override def latestOffset(): Offset =
     throw new UnsupportedOperationException("latestOffset(Offset, ReadLimit) must be used instead")
@@ -92,6 +102,7 @@ final class KinesisMicroBatchStream(
 
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val startOffset = start.asInstanceOf[KinesisSourceOffset]
+    batchLimits = BatchLimitsOf(limit, options)
     shards.checkSameStreams(startOffset)
     // Spark commits a batch's end only once the next batch runs: blocks up to `start` are no
     // longer needed now. Kept until then, a full fetchBufferSize would stop prefetching for good.
@@ -138,7 +149,8 @@ final class KinesisMicroBatchStream(
           if ((tracked eq start.shards) && advanced.isEmpty && streamsCreatedAt == start.streamsCreatedAt) start
           else {
             // The batch's tasks are decided here, from the blocks held now, and kept in its end offset.
-            val positions = tracked ++ advanced
+            lastAvailable = Some(KinesisSourceOffset(tracked ++ advanced, streamsCreatedAt))
+            val positions = tracked ++ batchLimits.fold(advanced)(limited(tracked, advanced, _))
             KinesisSourceOffset(positions, streamsCreatedAt,
               PartitionPlanner.coalesce(
                 rangesBetween(start.shards, positions), options.buffer.coalesceThresholdBlockSize,
@@ -147,6 +159,16 @@ final class KinesisMicroBatchStream(
         lastEnd = Some(LastEnd(start, tracked, listing, createdAt, availableNowSince, version, end))
         end
       }
+  }
+
+  /** How far each shard of `advanced` moves within `limits`, from where `tracked` stands, block by block. */
+  private def limited(tracked: Map[ShardKey, ShardPosition], advanced: Map[ShardKey, ShardPosition],
+      limits: BatchLimits.Limits): Map[ShardKey, ShardPosition] = {
+    val moved = ShardOrder.of(advanced).map(shard => (shard, tracked(shard), advanced(shard)))
+    val steps = moved.iterator.zip(prefetcher.blocks(moved).iterator).map { case ((shard, _, _), blocks) =>
+      shard -> blocks.map(b => BatchLimits.Step(b.to, b.records.toLong, b.bytes, b.firstArrivalMillis))
+    }.toSeq
+    BatchLimits.ends(steps, limits)
   }
 
   /** Releases the blocks up to `end`, unless that was done last (releasing is per shard). */
@@ -241,6 +263,11 @@ final class KinesisMicroBatchStream(
   private def awaitAvailableNow(tracked: Map[ShardKey, ShardPosition], since: Long): Unit = {
     def readable = shards.readable(tracked)
     def newData = prefetcher.advanced(readable, Some(since))._2.nonEmpty
+    // Under a limit, a batch is full once the limit cut what is buffered: no use waiting for more.
+    def batchFull = batchLimits.exists { limits =>
+      val advanced = prefetcher.advanced(readable, Some(since))._2
+      limited(tracked, advanced, limits) != advanced
+    }
     def allRead = tracked.forall { case (shard, position) =>
       position.isInstanceOf[ShardPosition.ShardEnd] || prefetcher.fetchedUntil(shard, since)
     }
@@ -251,7 +278,7 @@ final class KinesisMicroBatchStream(
       val (rounds, blocks) = (prefetcher.completedRounds, prefetcher.appendedBlocks)
       val hasNew = newData
       val leftMs = (fullAt - System.nanoTime()) / 1000000L
-      waiting = !allRead && (!hasNew || (leftMs > 0 && !prefetcher.bufferFull))
+      waiting = !allRead && (!hasNew || (leftMs > 0 && !prefetcher.bufferFull && !batchFull))
       if (waiting) {
         prefetcher.awaitRoundAfter(rounds,
           if (hasNew) leftMs else options.fetch.maxFetchDurationMs + KinesisMicroBatchStream.RoundGraceMs, blocks)
@@ -269,6 +296,25 @@ private final case class LastEnd(start: KinesisSourceOffset, tracked: Map[ShardK
       createdAt: Map[String, Long], availableNowSince: Option[Long], version: Long): Boolean =
     (this.start eq start) && (this.tracked eq tracked) && this.listing == listing && (this.createdAt eq createdAt) &&
       this.availableNowSince == availableNowSince && this.version == version
+}
+
+/** The limits of one trigger: Spark's `ReadLimit` (all available: none, as Kafka's source) with the options'. */
+private object BatchLimitsOf {
+  def apply(limit: ReadLimit, options: KinesisSourceOptions): Option[BatchLimits.Limits] = {
+    val rows = maxRows(limit)
+    if (limit.isInstanceOf[ReadAllAvailable] || (rows.isEmpty && options.limits.isEmpty)) None
+    else Some(BatchLimits.Limits(
+        rows.orElse(options.limits.maxRecords).getOrElse(Long.MaxValue),
+        options.limits.maxBytes.getOrElse(Long.MaxValue),
+        options.limits.maxRecordsPerShard.getOrElse(Long.MaxValue)))
+  }
+
+  private def maxRows(limit: ReadLimit): Option[Long] = limit match {
+    case rows: ReadMaxRows => Some(rows.maxRows())
+    case composite: CompositeReadLimit =>
+      composite.getReadLimits.toSeq.flatMap(l => maxRows(l)).reduceOption(_ min _)
+    case _ => None
+  }
 }
 
 object KinesisMicroBatchStream {

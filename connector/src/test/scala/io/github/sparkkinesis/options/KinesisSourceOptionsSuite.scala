@@ -134,7 +134,18 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
       _.outOfRangeUserRecords shouldBe OutOfRangePolicy.DropAfterSplit),
     OptionRow(RecordDecoder, "SDK", _.connection.sdkDecoding shouldBe true),
     OptionRow(StreamColumnName, "streamName", _.streamColumnName shouldBe "streamName"),
-    OptionRow(IncludeRecordIds, "True", _.fetch.recordIds shouldBe true))
+    OptionRow(IncludeRecordIds, "True", _.fetch.recordIds shouldBe true),
+    OptionRow(MaxRecordsPerTrigger, "10,000", _.limits shouldBe TriggerLimits(maxRecords = Some(10000L))),
+    OptionRow(MaxBytesPerTrigger, "64m", _.limits shouldBe TriggerLimits(maxBytes = Some(64L << 20))),
+    OptionRow(MaxRecordsPerShardPerTrigger, "500", _.limits shouldBe TriggerLimits(maxRecordsPerShard = Some(500L))))
+
+  test("batch limits: none by default; a bad value is refused naming the option and what it takes") {
+    parse().limits.isEmpty shouldBe true
+    failure("maxRecordsPerTrigger" -> "0").getMessage should include("maxRecordsPerTrigger")
+    failure("maxRecordsPerTrigger" -> "lots").getMessage should include("maxRecordsPerTrigger")
+    failure("maxBytesPerTrigger" -> "-1kb").getMessage should include("maxBytesPerTrigger")
+    failure("kinesis.maxFetchRecordsPerShard" -> "0").getMessage should include("kinesis.maxFetchRecordsPerShard")
+  }
 
   test("the table below covers every source option of the registry") {
     rows.map(_.spec.name) should contain theSameElementsAs KinesisOptions.sourceOptions.map(_.name)

@@ -50,6 +50,8 @@ final class KinesisRealTimeStream(
 
   override def latestOffset(): Offset = microBatch.latestOffset()
 
+  override def reportLatestOffset(): Offset = if (realTime.isEmpty) microBatch.reportLatestOffset() else null
+
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = realTime match {
     case Some(reads) => reads.latestOffset(start.asInstanceOf[KinesisSourceOffset])
     case None => microBatch.latestOffset(start, limit)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.tools
+package io.github.sparkkinesis.offsets
 
 import java.util.Locale
 
@@ -8,13 +8,15 @@ import scala.util.Try
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
-import io.github.sparkkinesis.offsets.ShardPosition
-
 /** A foreign source's line of the offset log: its stream, its own batch id, and where each shard's reading starts. */
 final case class ForeignOffset(stream: String, batchId: Long, starts: Map[String, ShardPosition])
 
+/** A foreign position this connector cannot read, and why. */
+final class ForeignPositionError(message: String) extends IllegalArgumentException(message)
+
 /**
- * qubole's and awslabs' shard positions as this connector's. Both write a position as an
+ * qubole's and awslabs' shard positions as this connector's (their checkpoints, for the
+ * offsets tool, and qubole's per-shard `startingposition`, which has its offset log's form). Both write a position as an
  * iterator type and its argument (`{"iteratorType":"AFTER_SEQUENCE_NUMBER","iteratorPosition":
  * "4959…"}`); awslabs adds where inside a KPL aggregate it stopped (`subSequenceNumber`, -1
  * outside one, and `isLast`, whether that user record was the aggregate's last).
@@ -35,7 +37,7 @@ object ForeignPositions {
       root.flatMap(r => Option(r.get("metadata"))).filter(m => m.isObject && field(m, "streamName").isDefined)
     metadata.map { m =>
       val batchId = field(m, "batchId").flatMap(b => Try(b.toLong).toOption)
-        .getOrElse(throw new ToolError(s"$where has no integer metadata.batchId"))
+        .getOrElse(throw new ForeignPositionError(s"$where has no integer metadata.batchId"))
       val starts = root.get.properties().asScala.toSeq.filter(_.getKey != "metadata").map { e =>
         e.getKey -> position(e.getValue, s"$where, shard ${e.getKey}", plannedAtMs)
       }
@@ -46,7 +48,7 @@ object ForeignPositions {
   /** The file a task wrote for one shard: where its reading stopped. */
   def shardFile(json: String, where: String, plannedAtMs: Long): ShardPosition = {
     val node = Try(mapper.readTree(json)).toOption.filter(n => n != null && n.isObject)
-      .getOrElse(throw new ToolError(s"$where is not a JSON object with an iteratorType"))
+      .getOrElse(throw new ForeignPositionError(s"$where is not a JSON object with an iteratorType"))
     position(node, where, plannedAtMs)
   }
 
@@ -61,23 +63,25 @@ object ForeignPositions {
    */
   def position(node: JsonNode, where: String, plannedAtMs: Long): ShardPosition = {
     val kind = field(node, "iteratorType").map(_.toUpperCase(Locale.ROOT))
-      .getOrElse(throw new ToolError(s"$where has no iteratorType"))
+      .getOrElse(throw new ForeignPositionError(s"$where has no iteratorType"))
     def argument = field(node, "iteratorPosition").getOrElse("")
     def sequence = Some(argument).filter(s => s.nonEmpty && s.forall(_.isDigit)).getOrElse {
-      throw new ToolError(s"$where: $kind needs a decimal sequence number as iteratorPosition, not '$argument'")
+      throw new ForeignPositionError(
+        s"$where: $kind needs a decimal sequence number as iteratorPosition, not '$argument'")
     }
     val sub = field(node, "subSequenceNumber").map { s =>
-      Try(s.toLong).getOrElse(throw new ToolError(s"$where: subSequenceNumber '$s' is not an integer"))
+      Try(s.toLong).getOrElse(throw new ForeignPositionError(s"$where: subSequenceNumber '$s' is not an integer"))
     }.getOrElse(-1L)
     val last = field(node, "isLast").forall { s =>
-      Try(s.toBoolean).getOrElse(throw new ToolError(s"$where: isLast '$s' is neither true nor false"))
+      Try(s.toBoolean).getOrElse(throw new ForeignPositionError(s"$where: isLast '$s' is neither true nor false"))
     }
     kind match {
       case "TRIM_HORIZON" => ShardPosition.TrimHorizon
       case "LATEST" => ShardPosition.AtTimestamp(plannedAtMs)
       case "AT_TIMESTAMP" =>
         ShardPosition.AtTimestamp(Try(argument.toLong).getOrElse {
-          throw new ToolError(s"$where: AT_TIMESTAMP needs epoch milliseconds as iteratorPosition, not '$argument'")
+          throw new ForeignPositionError(
+            s"$where: AT_TIMESTAMP needs epoch milliseconds as iteratorPosition, not '$argument'")
         })
       case "AFTER_SEQUENCE_NUMBER" if sub >= 0 && !last => ShardPosition.AfterSequence(sequence, Some(sub))
       case "AFTER_SEQUENCE_NUMBER" => ShardPosition.AfterSequence(sequence)
@@ -85,7 +89,7 @@ object ForeignPositions {
       case "AT_SEQUENCE_NUMBER" => ShardPosition.AtSequence(sequence)
       case "SHARD_END" => ShardPosition.ShardEnd(None)
       case other =>
-        throw new ToolError(s"$where has the iteratorType $other; known are ${IteratorTypes.mkString(", ")}")
+        throw new ForeignPositionError(s"$where has the iteratorType $other; known are ${IteratorTypes.mkString(", ")}")
     }
   }
 
