@@ -31,7 +31,8 @@ class LayeringSuite extends AnyFunSuite with Matchers {
    * with their parent (`source/realtime` with `source`).
    */
   private def room(pkg: String): String =
-    layers.flatten.filter(named => pkg == named || pkg.startsWith(named + "/")).sortBy(-_.length).headOption.getOrElse(pkg)
+    layers.flatten.filter(named => pkg == named || pkg.startsWith(named + "/")).sortBy(-_.length).headOption.getOrElse(
+      pkg)
 
   /** Per package, the packages it uses and the files that use them. */
   private lazy val uses: Map[String, Map[String, Seq[String]]] =
@@ -88,8 +89,9 @@ class LayeringSuite extends AnyFunSuite with Matchers {
   test("the AWS SDK is used in client/ alone, Spark's private APIs in the bridge alone") {
     def outside(pkg: String, api: String) =
       files.filter(f => f.pkg != pkg && api.r.findFirstIn(f.code).isDefined).map(_.toString)
-    files.filter(f => f.pkg != "client" && !f.pkg.startsWith("client/") &&
-      """\bsoftware\.amazon\.awssdk\b""".r.findFirstIn(f.code).isDefined).map(_.toString) shouldBe empty
+    files.filter(f =>
+      f.pkg != "client" && !f.pkg.startsWith("client/") &&
+        """\bsoftware\.amazon\.awssdk\b""".r.findFirstIn(f.code).isDefined).map(_.toString) shouldBe empty
     outside(SparkBridge, """\borg\.apache\.spark\.(storage|rpc|scheduler)\b|\bSparkEnv\b""") shouldBe empty
   }
 
@@ -149,11 +151,11 @@ class LayeringSuite extends AnyFunSuite with Matchers {
     referencedPackages(code) shouldBe Set("client", RootPackage, "time", SparkBridge)
     packageOf("package io.github.sparkkinesis.client.wire\n") shouldBe "client/wire"
     referencedPackages(withoutCommentsAndStrings(
-      """import io.github.sparkkinesis.client.wire.{CborReader, JsonReader}
-        |import io.github.sparkkinesis.client.http.SyncHttp
-        |import io.github.sparkkinesis.client.sdk
-        |import io.github.sparkkinesis.client.CredentialsConfig._
-        |""".stripMargin)) shouldBe Set("client/wire", "client/http", "client/sdk", "client")
+        """import io.github.sparkkinesis.client.wire.{CborReader, JsonReader}
+          |import io.github.sparkkinesis.client.http.SyncHttp
+          |import io.github.sparkkinesis.client.sdk
+          |import io.github.sparkkinesis.client.CredentialsConfig._
+          |""".stripMargin)) shouldBe Set("client/wire", "client/http", "client/sdk", "client")
     cycleIn(Map("a" -> Set("b"), "b" -> Set("c"), "c" -> Set("a"))).map(_.toSet) shouldBe Some(Set("a", "b", "c"))
     cycleIn(Map("a" -> Set("b"), "b" -> Set("c"))) shouldBe None
     listedPackages("## Packages\n\n| package | owns |\n|---|---|\n| (root) | x |\n| `kpl/` | y |\n" +

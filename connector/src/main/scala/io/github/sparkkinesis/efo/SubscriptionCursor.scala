@@ -8,7 +8,9 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 
-import io.github.sparkkinesis.client.{KinesisRecord, KplCounts, RecordBatch, ShardEvent, SubscriptionHandle, SubscriptionTransport}
+import io.github.sparkkinesis.client.{
+  KinesisRecord, KplCounts, RecordBatch, ShardEvent, SubscriptionHandle, SubscriptionTransport
+}
 import io.github.sparkkinesis.client.failures.{AwsFailures, BackOff, RetryPolicy, Retryable}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.kpl.RangeCheck

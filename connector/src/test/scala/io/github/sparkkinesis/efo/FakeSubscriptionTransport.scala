@@ -8,7 +8,9 @@ import scala.collection.mutable
 import org.reactivestreams.{Subscriber, Subscription}
 
 import io.github.sparkkinesis.FakeClock
-import io.github.sparkkinesis.client.{CredentialsConfig, KinesisRecord, ShardEvent, SubscriptionHandle, SubscriptionTransport, UserRecords}
+import io.github.sparkkinesis.client.{
+  CredentialsConfig, KinesisRecord, ShardEvent, SubscriptionHandle, SubscriptionTransport, UserRecords
+}
 import io.github.sparkkinesis.client.failures.AwsFailures
 import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.ShardPosition

@@ -12,7 +12,10 @@ import software.amazon.awssdk.services.kinesis.model._
 
 import io.github.sparkkinesis.kpl.{HashKeyRange, RangeCheck}
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisApi, KinesisPutApi, PutEntry, PutFailure, PutResult, PutStored, RecordBatch, ShardDescription, ThrottledException}
+import io.github.sparkkinesis.client.{
+  ConnectionConfig, KinesisApi, KinesisPutApi, PutEntry, PutFailure, PutResult, PutStored, RecordBatch,
+  ShardDescription, ThrottledException
+}
 import io.github.sparkkinesis.client.wire.GetRecordsDecoding
 
 /**

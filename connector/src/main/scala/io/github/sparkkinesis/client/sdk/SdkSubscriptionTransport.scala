@@ -16,7 +16,9 @@ import software.amazon.awssdk.services.kinesis.model.{
 
 import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.client.{CredentialsConfig, KinesisRecord, KplCounts, ShardEvent, SubscriptionHandle, SubscriptionTransport}
+import io.github.sparkkinesis.client.{
+  CredentialsConfig, KinesisRecord, KplCounts, ShardEvent, SubscriptionHandle, SubscriptionTransport
+}
 import io.github.sparkkinesis.client.failures.CredentialsInErrors
 import io.github.sparkkinesis.client.wire.SubscribeEventDecoding
 

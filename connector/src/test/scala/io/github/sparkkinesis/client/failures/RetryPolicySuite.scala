@@ -12,10 +12,10 @@ import org.scalatest.matchers.should.Matchers
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails
 import software.amazon.awssdk.core.exception.{AbortedException, SdkClientException}
 import software.amazon.awssdk.services.kinesis.model.{
-import io.github.sparkkinesis.client.ThrottledException
   AccessDeniedException, ExpiredIteratorException, InternalFailureException, InvalidArgumentException, KinesisException,
   LimitExceededException, ProvisionedThroughputExceededException, ResourceInUseException, ResourceNotFoundException
 }
+import io.github.sparkkinesis.client.ThrottledException
 
 class RetryPolicySuite extends AnyFunSuite with Matchers {
 
