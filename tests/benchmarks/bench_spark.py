@@ -243,12 +243,13 @@ def throughput(spark, pid, spec, workdir):
 
 
 def sync_http(jvm, sdk):
-    """The HTTP client the connector jar builds its sync clients on: its own (client/SyncHttp), or in
+    """The HTTP client the connector jar builds its sync clients on: its own (client/http/SyncHttp), or in
     a jar from before it, the JDK's URL connection or Apache HttpClient, whichever it carries."""
     seconds = jvm.java.time.Duration.ofSeconds
     # py4j's stand-in for a class or method the jar does not have is not callable.
-    with contextlib.suppress(TypeError):
-        return jvm.io.github.sparkkinesis.client.SyncHttp.builder(seconds(10), seconds(60), jvm.scala.Option.empty())
+    for package in (jvm.io.github.sparkkinesis.client.http, jvm.io.github.sparkkinesis.client):
+        with contextlib.suppress(TypeError):
+            return package.SyncHttp.builder(seconds(10), seconds(60), jvm.scala.Option.empty())
     with contextlib.suppress(TypeError):
         return sdk("http.urlconnection.UrlConnectionHttpClient").builder()
     return sdk("http.apache.ApacheHttpClient").builder().expectContinueEnabled(False)

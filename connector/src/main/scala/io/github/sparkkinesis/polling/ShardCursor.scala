@@ -4,8 +4,9 @@ package io.github.sparkkinesis.polling
 import org.apache.spark.internal.Logging
 
 import io.github.sparkkinesis.client.{
-  IteratorExpiredException, KinesisApi, KinesisRecord, KplCounts, RecordBatch, RetryPolicy, ThrottledException
+  IteratorExpiredException, KinesisApi, KinesisRecord, KplCounts, RecordBatch, ThrottledException
 }
+import io.github.sparkkinesis.client.failures.RetryPolicy
 import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}

@@ -7,7 +7,7 @@ import org.apache.avro.{LogicalTypes, Schema}
 import org.apache.avro.Schema.Type._
 import org.apache.spark.sql.types._
 
-import io.github.sparkkinesis.client.SchemaRegistryException
+import io.github.sparkkinesis.client.sdk.SchemaRegistryException
 
 /**
  * The Spark type of each Avro schema, as Spark's `from_avro` maps them: records to structs,

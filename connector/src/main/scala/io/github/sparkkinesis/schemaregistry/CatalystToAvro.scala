@@ -14,7 +14,7 @@ import org.apache.spark.sql.catalyst.util.{ArrayData, MapData}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import io.github.sparkkinesis.client.SchemaRegistryException
+import io.github.sparkkinesis.client.sdk.SchemaRegistryException
 
 /**
  * Spark values as Avro's generic values of a schema, the reverse of [[AvroToCatalyst]]: struct

@@ -9,7 +9,8 @@ import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructField, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import io.github.sparkkinesis.client.{ConnectionConfig, SchemaRegistryException}
+import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.client.sdk.SchemaRegistryException
 
 /**
  * `from_gsr_avro`: a Glue Schema Registry Avro record (binary) as a value of the reader schema,

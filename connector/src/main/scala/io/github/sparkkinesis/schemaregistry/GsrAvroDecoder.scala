@@ -10,7 +10,8 @@ import org.apache.avro.{AvroRuntimeException, Schema, SchemaCompatibility}
 import org.apache.avro.generic.GenericDatumReader
 import org.apache.avro.io.{BinaryDecoder, DecoderFactory}
 
-import io.github.sparkkinesis.client.{ConnectionConfig, SchemaNotFoundException, SchemaRegistryException}
+import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.client.sdk.{SchemaNotFoundException, SchemaRegistryException}
 
 /** A record this query cannot read; the message names its schema version and why. */
 final class RecordDecodeException(message: String, cause: Throwable = null)

@@ -12,7 +12,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.types.{BinaryType, DataType}
 
-import io.github.sparkkinesis.client.{GlueRegistryApi, SchemaNotFoundException, SchemaRegistryException}
+import io.github.sparkkinesis.client.sdk.{GlueRegistryApi, SchemaNotFoundException, SchemaRegistryException}
 
 /**
  * `to_gsr_avro`: a value as a Glue Schema Registry Avro record of the schema version fixed when

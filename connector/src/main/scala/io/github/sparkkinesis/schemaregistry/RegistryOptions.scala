@@ -5,7 +5,8 @@ import java.util.{Locale, UUID}
 
 import scala.util.Try
 
-import io.github.sparkkinesis.client.{ConnectionConfig, GlueRegistryApi, SchemaVersion => RegistryVersion}
+import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.client.sdk.{GlueRegistryApi, SchemaVersion => RegistryVersion}
 import io.github.sparkkinesis.options.{ConnectionOptions, OptionValues}
 
 /**

@@ -3,7 +3,8 @@ package io.github.sparkkinesis.schemaregistry
 
 import java.util.UUID
 
-import io.github.sparkkinesis.client.{ConnectionConfig, GlueRegistryApi, SchemaVersion}
+import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.client.sdk.{GlueRegistryApi, SchemaVersion}
 
 /**
  * The schema versions this JVM has looked up, by registry connection and version id, at most

@@ -11,7 +11,8 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
 
-import io.github.sparkkinesis.client.{KinesisApi, KinesisClients}
+import io.github.sparkkinesis.client.KinesisApi
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardOrder, ShardPosition}
 import io.github.sparkkinesis.prefetch.{PrefetchSettings, PrefetchTask, Prefetcher}

@@ -8,7 +8,8 @@ import scala.jdk.CollectionConverters._
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig, NoArgProvider, ParamProvider, ProxyConfig}
+import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig, ProxyConfig}
+import io.github.sparkkinesis.client.credentials.{NoArgProvider, ParamProvider}
 import io.github.sparkkinesis.errors.KinesisOptionException
 import io.github.sparkkinesis.kpl.OutOfRangePolicy
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}

@@ -9,7 +9,9 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.LocalSpark
-import io.github.sparkkinesis.client.{AwsCredentials, ConnectionConfig, CredentialsConfig, KinesisClients}
+import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig}
+import io.github.sparkkinesis.client.credentials.AwsCredentials
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.FetchSettings
 
