@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.client
 
-import software.amazon.awssdk.core.exception.SdkClientException
 
 import io.github.sparkkinesis.kpl.{Deaggregator, KplEnvelope, RangeCheck}
 
@@ -39,11 +38,10 @@ object UserRecords {
 
   /**
    * A record without one of the fields every Kinesis record has (the answer is well-formed, but
-   * not what Kinesis sends): an SDK client failure, as an answer the SDK cannot read is, so every
-   * read path reports it as it reports those.
+   * not what Kinesis sends). The SDK adapter reports it as an answer the SDK cannot read.
    */
-  def withoutField(field: String, index: Int, sequenceNumber: String): SdkClientException =
-    SdkClientException.create(s"Record ${index + 1} of the answer" +
+  def withoutField(field: String, index: Int, sequenceNumber: String): RecordWithoutField =
+    new RecordWithoutField(s"Record ${index + 1} of the answer" +
       Option(sequenceNumber).fold("")(s => s" (sequence number $s)") +
       s" has no $field, which every Kinesis record has: the endpoint is not answering as Kinesis does")
 
@@ -85,3 +83,6 @@ object UserRecords {
     def result(): (Seq[KinesisRecord], KplCounts) = (out.result(), counts)
   }
 }
+
+/** An answer's record lacks a field every Kinesis record has ([[UserRecords.withoutField]]). */
+final class RecordWithoutField(message: String) extends RuntimeException(message)

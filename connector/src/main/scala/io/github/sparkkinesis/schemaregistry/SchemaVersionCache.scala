@@ -31,14 +31,15 @@ object SchemaVersionCache {
     else {
       val lock = lookups.computeIfAbsent(key, _ => new Object)
       try lock.synchronized {
-        val again = synchronized(entries.get(key))
-        if (again != null) again
-        else {
-          val fetched = new GlueRegistryApi(connection).schemaVersion(id)
-          synchronized(entries.put(key, fetched))
-          fetched
+          val again = synchronized(entries.get(key))
+          if (again != null) again
+          else {
+            val fetched = new GlueRegistryApi(connection).schemaVersion(id)
+            synchronized(entries.put(key, fetched))
+            fetched
+          }
         }
-      } finally lookups.remove(key, lock)
+      finally lookups.remove(key, lock)
     }
   }
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.client.sdk
 
-import software.amazon.awssdk.core.exception.SdkException
+import software.amazon.awssdk.core.exception.{SdkClientException, SdkException}
 import software.amazon.awssdk.services.kinesis.model.{
   ExpiredIteratorException, LimitExceededException, ProvisionedThroughputExceededException, ResourceInUseException,
   ResourceNotFoundException
 }
 
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.client.{ConnectionConfig, IteratorExpiredException, ThrottledException}
+import io.github.sparkkinesis.client.{ConnectionConfig, IteratorExpiredException, RecordWithoutField, ThrottledException}
 import io.github.sparkkinesis.client.failures.{AwsFailures, CredentialsInErrors}
 
 /**
@@ -50,6 +50,8 @@ private[client] object SdkCalls {
       case e @ (_: ResourceNotFoundException | _: ResourceInUseException) if passThrough => throw e
       case e: SdkException =>
         throw AwsFailures.toConnectorError(operation, target, connection, e)
+      case e: RecordWithoutField => // as an answer the SDK cannot read
+        throw AwsFailures.toConnectorError(operation, target, connection, SdkClientException.create(e.getMessage, e))
     }
 
   /** `e` as the connector may show it: every credential of the connection it repeats masked. */

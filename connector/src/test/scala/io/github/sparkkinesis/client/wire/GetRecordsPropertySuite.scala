@@ -12,7 +12,7 @@ import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration
 import software.amazon.awssdk.services.kinesis.model.{GetRecordsRequest, GetRecordsResponse, Record}
 
 import io.github.sparkkinesis.PropertyChecks
-import io.github.sparkkinesis.client.KinesisRecord
+import io.github.sparkkinesis.client.{KinesisRecord, KplCounts}
 import io.github.sparkkinesis.client.sdk.SdkRecords
 
 /**
