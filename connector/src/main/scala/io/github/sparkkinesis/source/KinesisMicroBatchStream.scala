@@ -12,6 +12,7 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFacto
 import org.apache.spark.sql.connector.read.streaming._
 
 import io.github.sparkkinesis.client.{KinesisApi, KinesisClients}
+import io.github.sparkkinesis.metrics.{QueryGauges, QueryMetrics}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardOrder, ShardPosition}
 import io.github.sparkkinesis.prefetch.{PrefetchSettings, PrefetchTask, Prefetcher}
@@ -62,6 +63,8 @@ final class KinesisMicroBatchStream(
   // Spark reads the start offset back from its JSON at every trigger: the offset it came from is kept.
   @volatile private var lastOffset: Option[KinesisSourceOffset] = None
   @volatile private var lastIdleWaitMs = 0L
+  @volatile private var gauges: Option[QueryGauges] = None
+  private var published = Map.empty[ShardKey, ShardPosition]
   // Ranges of batches the tasks found deleted by retention (failOnDataLoss false); see ShardRangeReader.
   private lazy val rangesLost = sparkContext.longAccumulator(s"$name dataLossEvents")
 
@@ -98,6 +101,7 @@ final class KinesisMicroBatchStream(
     release(startOffset.shards)
     val tracked = shards.trackNewShards(startOffset.shards)
     follow(tracked)
+    publish(tracked)
     consumers.foreach(c => prefetcher.useConsumers(c.resolve(force = prefetcher.takeConsumerDeleted())))
     prefetcher.start()
     if (!started) {
@@ -147,6 +151,18 @@ final class KinesisMicroBatchStream(
         lastEnd = Some(LastEnd(start, tracked, listing, createdAt, availableNowSince, version, end))
         end
       }
+  }
+
+  /**
+   * Shows the shards the query follows in Spark's metrics system, from its first trigger on
+   * (when the driver thread names the query); only a change of the shards changes the gauges.
+   */
+  private def publish(tracked: Map[ShardKey, ShardPosition]): Unit = {
+    if (gauges.isEmpty) gauges = QueryMetrics.gauges(sparkContext, () => prefetcher.readFigures)
+    if (!(tracked eq published)) {
+      gauges.foreach(_.follow(tracked.keySet))
+      published = tracked
+    }
   }
 
   /** Releases the blocks up to `end`, unless that was done last (releasing is per shard). */
@@ -224,6 +240,7 @@ final class KinesisMicroBatchStream(
   /** Stops prefetching (if it ever started), deregisters consumers if asked to, and lets go of the driver's clients. */
   override def stop(): Unit =
     try {
+      gauges.foreach(_.close())
       if (prefetcherMade) prefetcher.stop()
       consumers.foreach(_.stop())
     } finally KinesisClients.release(options.connection)
