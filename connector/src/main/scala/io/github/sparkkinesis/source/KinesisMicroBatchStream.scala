@@ -159,8 +159,8 @@ final class KinesisMicroBatchStream(
    */
   private def publish(tracked: Map[ShardKey, ShardPosition]): Unit = {
     if (gauges.isEmpty) gauges = QueryMetrics.gauges(sparkContext, () => prefetcher.readFigures)
-    if (!(tracked eq published)) {
-      gauges.foreach(_.follow(tracked.keySet))
+    gauges.filterNot(_ => tracked eq published).foreach { g =>
+      g.follow(tracked.keySet)
       published = tracked
     }
   }
