@@ -106,8 +106,12 @@ wheel: $(JARS) venv
 publish-local:
 	$(SBT) $(foreach p,$(SBT_PROJECTS),$(p)/publishM2 $(p)/publishLocal)
 
-# The unit tests on the newest line and on the oldest (Spark 3.5, Scala 2.12).
-SBT_TESTS := connector/test spark35_212/test
+# The unit tests on the newest line, and on the oldest (Spark 3.5, Scala 2.12) the suites that
+# call Spark's API or start Spark (found by their sources; the rest are the same code on
+# either line). make test-compat runs every suite on every line.
+SPARK_API_SUITES := $(shell grep -rlE "import org\.apache\.spark|LocalSpark" connector/src/test/scala \
+	--include='*Suite.scala' | sed 's|.*/|*.|; s|\.scala$$||' | sort)
+SBT_TESTS := connector/test "spark35_212/testOnly $(SPARK_API_SUITES)"
 
 test-scala:
 	$(SBT) $(SBT_TESTS) | build/test-summary

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from pyspark import cloudpickle
 
+from waiting import wait_for  # noqa: F401  (the real-time tests import it from here)
+
 # Python workers do not have tests/ on their path: ship FileSink's code with the query.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
@@ -75,19 +77,18 @@ def start_realtime(df, sink_dir, checkpoint, duration="2 seconds"):
     )
 
 
-def wait_for(condition, message, query=None, timeout=90):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if query is not None and query.exception():
-            raise query.exception()
-        assert time.monotonic() < deadline, f"timed out after {timeout}s waiting for {message}"
-        time.sleep(0.3)
-
-
 def committed_batches(checkpoint):
     """The ids of the batches the checkpoint committed, in order."""
     commits = Path(checkpoint) / "commits"
     return sorted(int(p.name) for p in commits.iterdir() if p.name.isdigit()) if commits.is_dir() else []
+
+
+def next_commits(checkpoint, query, count=2, timeout=90):
+    """Waits until `count` more batches are committed: the real-time batch running now has
+    ended, and one more after it, so a record read twice would be in the sink by now."""
+    start = len(committed_batches(checkpoint))
+    more = f"{count} more committed batches"
+    wait_for(lambda: len(committed_batches(checkpoint)) >= start + count, more, query, timeout)
 
 
 def committed_offsets(checkpoint):

@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import subprocess
-import time
 import uuid
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from kinesis_local import FAKE_ACCESS_KEY, FAKE_SECRET_KEY, Kinesis, free_ports,
 from moto_local import READ_ACTIONS
 from streaming import make_records
 from submit import APPS, env_without_aws_credentials, read_json_rows, spark_submit
+from waiting import wait_for
 
 SESSION_SECONDS_PROPERTY = "sparkkinesis.test.assumeRoleSessionSeconds"
 JSON_PROTOCOL = "-Daws.cborEnabled=false"  # moto's Kinesis speaks JSON only
@@ -107,19 +107,12 @@ def test_role_is_assumed_with_external_id_and_session_name_and_renewed_before_ex
     def rows():
         return spark.sql(f"SELECT count(*) FROM {name}").collect()[0][0]
 
-    def wait_for(condition, what, timeout=90):
-        deadline = time.monotonic() + timeout
-        while not condition():
-            assert query.exception() is None, str(query.exception())
-            assert time.monotonic() < deadline, f"timed out waiting for {what}"
-            time.sleep(0.5)
-
     try:
-        wait_for(lambda: rows() == 30, "the first 30 records")
+        wait_for(lambda: rows() == 30, "the first 30 records", query)
         # Renewed in the background, before the first credentials expire.
-        wait_for(lambda: len(moto.assumed_roles(role_arn)) >= 3, "three AssumeRole calls")
+        wait_for(lambda: len(moto.assumed_roles(role_arn)) >= 3, "three AssumeRole calls", query)
         moto.kinesis.put_records(stream, make_records(30))
-        wait_for(lambda: rows() == 60, "the 30 records put after the renewals")
+        wait_for(lambda: rows() == 60, "the 30 records put after the renewals", query)
     finally:
         query.stop()
 

@@ -4,20 +4,11 @@ which ends a closed shard's subscription as real Kinesis does (kinesis-mock neve
 the stream is split, merged and rescaled under a steady load. Every record once, per-key order,
 parents before children, as with polling (test_polling's resharding test)."""
 
-import time
 import uuid
 
 from streaming import KeyedProducer as Producer
 from streaming import assert_key_order, kinesis_reader
-
-
-def wait_for(condition, message, query, timeout=240):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if query.exception():
-            raise query.exception()
-        assert time.monotonic() < deadline, f"timed out waiting for {message}"
-        time.sleep(0.5)
+from waiting import settle, wait_for
 
 
 def test_efo_resharding_under_load_loses_repeats_and_reorders_nothing(spark, kinesis, fault_proxy, tmp_path):
@@ -42,6 +33,18 @@ def test_efo_resharding_under_load_loses_repeats_and_reorders_nothing(spark, kin
             key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]),
         )
 
+    def shards_read():
+        done = [str(d) for d in out.glob("batch=*") if (d / "_SUCCESS").exists()]
+        if not done:
+            return set()
+        return {r.shardId for r in spark.read.option("basePath", str(out)).parquet(*done).select("shardId").collect()}
+
+    def read_from_each(shards, what):
+        """Waits until the query has read records of each of these (new) shards, so each
+        reshard comes after the previous one's children were read."""
+        ids = {s["ShardId"] for s in shards}
+        wait_for(lambda: ids <= shards_read(), what, query, timeout=240)
+
     def live_subscriptions():
         metrics = [p["sources"][0].get("metrics") or {} for p in query.recentProgress]
         return metrics[-1].get("liveSubscriptions") if metrics else None
@@ -64,7 +67,7 @@ def test_efo_resharding_under_load_loses_repeats_and_reorders_nothing(spark, kin
         .trigger(processingTime="500 milliseconds")
         .start()
     )
-    producer = Producer(kinesis, stream)
+    producer = Producer(kinesis, stream, keys=48)  # enough keys that every shard gets some
     try:
         producer.start()
         wait_for(lambda: sink_rows() > 0, "the first records in the sink", query)
@@ -72,19 +75,19 @@ def test_efo_resharding_under_load_loses_repeats_and_reorders_nothing(spark, kin
         low, high = int(first["HashKeyRange"]["StartingHashKey"]), int(first["HashKeyRange"]["EndingHashKey"])
         client.split_shard(StreamName=stream, ShardToSplit=first["ShardId"], NewStartingHashKey=str((low + high) // 2))
         kinesis.wait_active(stream)
-        time.sleep(3)
         shards = open_shards()
+        read_from_each(shards, "records of both children of the split")
         client.merge_shards(
             StreamName=stream, ShardToMerge=shards[0]["ShardId"], AdjacentShardToMerge=shards[1]["ShardId"]
         )
         kinesis.wait_active(stream)
-        time.sleep(3)
+        read_from_each(open_shards(), "records of the merged shard")
         client.update_shard_count(StreamName=stream, TargetShardCount=4, ScalingType="UNIFORM_SCALING")
         kinesis.wait_active(stream)
-        time.sleep(3)
+        read_from_each(open_shards(), "records of the four shards after rescaling")
         producer.stop()
-        wait_for(lambda: sink_rows() >= len(producer.produced), "every record in the sink", query)
-        time.sleep(3)  # anything repeated would arrive now
+        wait_for(lambda: sink_rows() >= len(producer.produced), "every record in the sink", query, timeout=240)
+        settle(query)  # a record read twice would be in the sink by now
         # Each closed shard's subscription ended: one live subscription per open shard.
         wait_for(
             lambda: live_subscriptions() == str(len(open_shards())), "a subscription per open shard", query, timeout=60

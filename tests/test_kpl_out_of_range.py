@@ -18,7 +18,7 @@ import pytest
 from aws_kinesis_agg.aggregator import RecordAggregator
 from pyspark import cloudpickle
 from pyspark.sql import functions as F
-from realtime import deliveries, realtime_reader, start_realtime, wait_for
+from realtime import deliveries, next_commits, realtime_reader, start_realtime, wait_for
 
 from streaming import (
     kinesis_reader,
@@ -108,11 +108,11 @@ def test_mixed_key_aggregates_come_out_exactly_once_in_real_time_mode(spark, kin
     stream = kinesis.create_stream(shards=2)
     puts, users = mixed_key_aggregates(f"rt-{mode}")
     kinesis.put_records(stream, puts)
-    sink = tmp_path / "sink"
-    query = start_realtime(realtime_reader(spark, kinesis, stream, **mode_options(mode)), sink, tmp_path / "checkpoint")
+    sink, checkpoint = tmp_path / "sink", tmp_path / "checkpoint"
+    query = start_realtime(realtime_reader(spark, kinesis, stream, **mode_options(mode)), sink, checkpoint)
     try:
         wait_for(lambda: len(deliveries(sink)) >= len(users), "every user record", query)
-        time.sleep(1)  # anything more than every user record would be a repeat: give it a moment to show
+        next_commits(checkpoint, query)  # a user record read twice would be in the sink by now
     finally:
         query.stop()
     got = sorted((r["key"], r["data"].encode()) for r in deliveries(sink))

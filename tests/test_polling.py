@@ -11,15 +11,7 @@ from pyspark.errors import PySparkException, StreamingQueryException
 
 from pyspark_kinesis import KinesisSourceOptions
 from streaming import READ_MODES, assert_key_order, kinesis_reader, make_records, mode_options, run_available_now
-
-
-def wait_for(condition, timeout=180, message="condition", query=None):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if query is not None and query.exception():
-            raise query.exception()
-        assert time.monotonic() < deadline, f"timed out waiting for {message}"
-        time.sleep(0.5)
+from waiting import settle, wait_for
 
 
 def keyed_records(tag, n, keys=12):
@@ -93,11 +85,17 @@ def test_resharding_while_the_query_runs_loses_and_repeats_nothing(spark, kinesi
     )
     produced = []
 
+    def sink_rows():
+        # Only committed batches: a batch being written has its files under _temporary.
+        done = [str(d) for d in out.glob("batch=*") if (d / "_SUCCESS").exists()]
+        return spark.read.option("basePath", str(out)).parquet(*done).count() if done else 0
+
     def produce(tag, n=60):
+        """Puts records and waits until the query has read them, so each reshard comes between batches."""
         records = keyed_records(tag, n)
         kinesis.put_records(stream, records)
         produced.extend(records)
-        time.sleep(1)
+        wait_for(lambda: sink_rows() >= len(produced), f"the {tag} records in the sink", query, timeout=180)
 
     def open_shards():
         shards = client.list_shards(StreamName=stream)["Shards"]
@@ -119,12 +117,7 @@ def test_resharding_while_the_query_runs_loses_and_repeats_nothing(spark, kinesi
         client.update_shard_count(StreamName=stream, TargetShardCount=4, ScalingType="UNIFORM_SCALING")
         kinesis.wait_active(stream)
         produce("scaled")
-
-        def sink_rows():
-            return spark.read.parquet(str(out)).count() if out.exists() else 0
-
-        wait_for(lambda: sink_rows() >= len(produced), message="every record in the sink", query=query)
-        time.sleep(3)  # anything repeated would arrive now
+        settle(query)  # a record read twice would be in the sink by now
     finally:
         query.stop()
 
@@ -223,7 +216,7 @@ def test_trigger_once_and_processing_time_read_the_stream(spark, kinesis, tmp_pa
         .start()
     )
     try:
-        wait_for(lambda: spark.table("default_rows").count() == 25, query=default, message="25 rows")
+        wait_for(lambda: spark.table("default_rows").count() == 25, query=default, what="25 rows")
     finally:
         default.stop()
 
@@ -238,7 +231,9 @@ def test_an_idle_stream_runs_no_batches_and_polls_gently(spark, kinesis, tmp_pat
         .start()
     )
     try:
-        time.sleep(12)
+        started = time.monotonic()
+        wait_for(lambda: len(query.recentProgress) >= 10, "ten progress events of the idle query", query)
+        idle_s = time.monotonic() - started
         progress = query.recentProgress
         rounds = [int(p["sources"][0]["metrics"]["prefetchRounds"]) for p in progress if p["sources"][0].get("metrics")]
     finally:
@@ -249,7 +244,7 @@ def test_an_idle_stream_runs_no_batches_and_polls_gently(spark, kinesis, tmp_pat
     # report the next batch id without running it.
     assert {p["batchId"] for p in progress} <= {0, 1}, "batches ran without data"
     # An idle prefetch task keeps polling (paced) for maxFetchDuration before it returns.
-    assert rounds and max(rounds) <= 12 / 2 + 2
+    assert rounds and max(rounds) <= idle_s / 2 + 2
 
 
 def test_progress_reports_the_lag_behind_a_backlog_and_none_once_caught_up(spark, kinesis, tmp_path):
@@ -377,7 +372,7 @@ def test_a_checkpoint_of_a_deleted_and_recreated_stream_is_refused(spark, kinesi
     run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "sink", checkpoint)
 
     kinesis.client.delete_stream(StreamName=stream)
-    wait_for(lambda: stream not in kinesis.client.list_streams()["StreamNames"], message="deletion")
+    wait_for(lambda: stream not in kinesis.client.list_streams()["StreamNames"], what="deletion")
     time.sleep(1)
     kinesis.create_stream(name=stream, shards=1)
     kinesis.put_records(stream, make_records(10))

@@ -10,6 +10,7 @@ import pytest
 from pyspark.errors import PySparkException, StreamingQueryException
 
 from streaming import kinesis_reader, make_records, run_available_now
+from waiting import settle, wait_for
 
 COLUMNS = [
     "partitionKey",
@@ -92,19 +93,12 @@ def test_latest_reads_only_what_arrives_after_the_query_starts(spark, kinesis, t
     )
     try:
         # The initial offset ("latest" = the query's start time) is kept in the checkpoint.
-        deadline = time.monotonic() + 120
-        while not (checkpoint / "sources" / "0" / "kinesis-initial-offset.json").exists():
-            assert time.monotonic() < deadline, "the query never took its initial offset"
-            assert query.exception() is None, query.exception()
-            time.sleep(0.5)
-        time.sleep(1)
+        initial = checkpoint / "sources" / "0" / "kinesis-initial-offset.json"
+        wait_for(initial.exists, "the query's initial offset in its checkpoint", query, timeout=120)
         new = make_records(30, "new")
         kinesis.put_records(stream, new)
-        while spark.table("latest_test").count() < len(new):
-            assert time.monotonic() < deadline, "new records did not arrive"
-            assert query.exception() is None, query.exception()
-            time.sleep(1)
-        time.sleep(3)  # anything old would have come in the same or the next batch
+        wait_for(lambda: spark.table("latest_test").count() >= len(new), "the new records", query, timeout=120)
+        settle(query)  # anything old would have come by now
         keys = sorted(r.partitionKey for r in spark.table("latest_test").collect())
         assert keys == sorted(k for k, _ in new)
     finally:
