@@ -366,7 +366,7 @@ demo: venv
 	$(PY) examples/demo/watch_events_demo.py $(DEMO_ARGS)
 
 # On demand, never in CI: the connector against the benchmark Kinesis of benchmarks/ (results
-# and chart in tests/benchmarks/results/<date>.md|png). BENCH_ARGS picks rows and builds, e.g.
+# and chart of each row in docs/benchmarks/<row>.md|png, overwritten). BENCH_ARGS picks rows and builds, e.g.
 # BENCH_ARGS="--rows polling efo"; `make bench-baseline` first adds the build of BENCH_BASELINE.
 $(BENCH_JAR): $(BENCH_SOURCES)
 	$(SBT) benchmarks/assembly
@@ -408,7 +408,7 @@ bench-mock: venv
 
 # On demand, never in CI: real-time mode's latency, put -> visible in a foreach sink, in both
 # consumer modes and in micro-batch mode, against the benchmark Kinesis (BENCH_ARGS="--backend
-# kinesis-mock" for kinesis-mock); results in tests/benchmarks/results/.
+# kinesis-mock" for kinesis-mock); results in docs/benchmarks/realtime-latency-batches-<s>s.md.
 bench-realtime: venv $(BENCH_JAR)
 	$(WHEEL_4.2)
 	$(PY) tests/benchmarks/realtime_latency.py $(BENCH_ARGS)

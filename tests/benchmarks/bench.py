@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """`make bench`: the connector against the benchmark Kinesis (benchmarks/, serving from memory),
-row by row, each build of the connector side by side. Writes tests/benchmarks/results/<date>.md
-and <date>.png and prints the table. Timings here only: never pass/fail.
+row by row, each build of the connector side by side. Writes each row's current results,
+docs/benchmarks/<row>.md and its chart <row>.png (--results-dir elsewhere), replacing that row's
+last run, and prints the table. Timings here only: never pass/fail.
 
     python tests/benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--warm-rounds N] ...
 
@@ -682,6 +683,12 @@ def main():
         default=[1000, 10000],
         help="pipeline rows: the records/s put into the first stream, one run each",
     )
+    parser.add_argument(
+        "--results-dir",
+        type=Path,
+        default=ROOT / "docs" / "benchmarks",
+        help="where each row's current results file <row>.md (and chart) goes, replacing the last run's",
+    )
     args = parser.parse_args()
     jars = [tuple(j.split("=", 1)) for j in args.jar] or default_jars()
     if not jars:
@@ -726,10 +733,10 @@ def main():
             }
         )
         # After every row: a run stopped half-way keeps what it measured.
-        out = write_report(rows, jars, started, HERE / "results")
-    print(out.read_text())
-    png = out.with_suffix(".png")
-    print(f"written to {out}" + (f" and {png}" if png.exists() else ""))
+        (out,) = write_report(rows[-1:], jars, started, args.results_dir)
+        print(out.read_text())
+        png = out.with_suffix(".png")
+        print(f"written to {out}" + (f" and {png}" if png.exists() else ""))
 
 
 if __name__ == "__main__":

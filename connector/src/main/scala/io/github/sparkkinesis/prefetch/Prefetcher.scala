@@ -13,6 +13,7 @@ import org.apache.spark.sql.kinesis.{KinesisBlockStore, KinesisDriverEndpoint, K
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.efo.EfoMetrics
 import io.github.sparkkinesis.kpl.RangeCheck
+import io.github.sparkkinesis.metrics.ReadFigures
 import io.github.sparkkinesis.options.{FetchSettings, TriggerLimits}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
@@ -186,6 +187,9 @@ final class Prefetcher(
 
   def metrics: Map[String, String] =
     synchronized(counters.report(index, statuses, if (consumers.isEmpty) None else Some(readers), rounds))
+
+  /** Each followed shard's figures for Spark's metrics system ([[io.github.sparkkinesis.metrics.QueryGauges]]). */
+  def readFigures: ReadFigures = synchronized(counters.readFigures(index, statuses))
 
   def stop(): Unit = {
     val t = synchronized {

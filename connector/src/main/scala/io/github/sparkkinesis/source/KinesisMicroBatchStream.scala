@@ -13,6 +13,7 @@ import org.apache.spark.sql.connector.read.streaming._
 
 import io.github.sparkkinesis.client.KinesisApi
 import io.github.sparkkinesis.client.sdk.KinesisClients
+import io.github.sparkkinesis.metrics.{QueryGauges, QueryMetrics}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardOrder, ShardPosition}
 import io.github.sparkkinesis.prefetch.{PrefetchSettings, PrefetchTask, Prefetcher}
@@ -67,6 +68,8 @@ final class KinesisMicroBatchStream(
   // The limits of the trigger under way (Spark's ReadLimit and the options); None: all that is buffered.
   private var batchLimits: Option[BatchLimits.Limits] = None
   @volatile private var lastAvailable: Option[KinesisSourceOffset] = None
+  @volatile private var gauges: Option[QueryGauges] = None
+  private var published = Map.empty[ShardKey, ShardPosition]
   // Ranges of batches the tasks found deleted by retention (failOnDataLoss false); see ShardRangeReader.
   private lazy val rangesLost = sparkContext.longAccumulator(s"$name dataLossEvents")
 
@@ -110,6 +113,7 @@ final class KinesisMicroBatchStream(
     release(startOffset.shards)
     val tracked = shards.trackNewShards(startOffset.shards)
     follow(tracked)
+    publish(tracked)
     consumers.foreach(c => prefetcher.useConsumers(c.resolve(force = prefetcher.takeConsumerDeleted())))
     prefetcher.start()
     if (!started) {
@@ -170,6 +174,18 @@ final class KinesisMicroBatchStream(
       shard -> blocks.map(b => BatchLimits.Step(b.to, b.records.toLong, b.bytes, b.firstArrivalMillis))
     }.toSeq
     BatchLimits.ends(steps, limits)
+  }
+
+  /**
+   * Shows the shards the query follows in Spark's metrics system, from its first trigger on
+   * (when the driver thread names the query); only a change of the shards changes the gauges.
+   */
+  private def publish(tracked: Map[ShardKey, ShardPosition]): Unit = {
+    if (gauges.isEmpty) gauges = QueryMetrics.gauges(sparkContext, () => prefetcher.readFigures)
+    gauges.filterNot(_ => tracked eq published).foreach { g =>
+      g.follow(tracked.keySet)
+      published = tracked
+    }
   }
 
   /** Releases the blocks up to `end`, unless that was done last (releasing is per shard). */
@@ -247,6 +263,7 @@ final class KinesisMicroBatchStream(
   /** Stops prefetching (if it ever started), deregisters consumers if asked to, and lets go of the driver's clients. */
   override def stop(): Unit =
     try {
+      gauges.foreach(_.close())
       if (prefetcherMade) prefetcher.stop()
       consumers.foreach(_.stop())
     } finally KinesisClients.release(options.connection)
