@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.client
 
-
 import io.github.sparkkinesis.kpl.{Deaggregator, KplEnvelope, RangeCheck}
 
 /**

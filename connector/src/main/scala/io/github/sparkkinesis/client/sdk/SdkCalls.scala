@@ -8,7 +8,9 @@ import software.amazon.awssdk.services.kinesis.model.{
 }
 
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.client.{ConnectionConfig, IteratorExpiredException, RecordWithoutField, ThrottledException}
+import io.github.sparkkinesis.client.{
+  ConnectionConfig, IteratorExpiredException, RecordWithoutField, ThrottledException
+}
 import io.github.sparkkinesis.client.failures.{AwsFailures, CredentialsInErrors}
 
 /**
