@@ -10,6 +10,8 @@
  *    whose signatures changed in 4.2 (4.1 only, and 4.2 on, respectively).
  *  - `no-real-time`: the lines without a real-time adapter (3.5, 4.0, and 4.1 for now): the
  *    scan hands Spark the micro-batch stream only.
+ *  - `no-stream-keyword`: the lines whose SQL parser has no STREAM for a table function (3.5,
+ *    4.0, 4.1): `read_kinesis` reads as a batch there.
  *
  * The default project `connector` is the newest line; the others are named `spark35_212`,
  * `spark35_213`, `spark40` and `spark41`. Artifacts are named per line and Scala version:
@@ -28,10 +30,10 @@ final case class SparkLine(
 object SparkLines {
   // Each Scala version is the one that Spark release is built with, so the connector never
   // calls a Scala library method newer than the one on the cluster.
-  val spark35Scala212 = SparkLine("spark35_212", "3.5", "3.5.9", "2.12.18", Seq("spark-3.5", "no-real-time"))
-  val spark35Scala213 = SparkLine("spark35_213", "3.5", "3.5.9", "2.13.8", Seq("spark-3.5", "no-real-time"))
-  val spark40 = SparkLine("spark40", "4.0", "4.0.4", "2.13.16", Seq("spark-4.x", "no-real-time"))
-  val spark41 = SparkLine("spark41", "4.1", "4.1.3", "2.13.17", Seq("spark-4.x", "spark-4.1", "no-real-time"))
+  val spark35Scala212 = SparkLine("spark35_212", "3.5", "3.5.9", "2.12.18", Seq("spark-3.5", "no-real-time", "no-stream-keyword"))
+  val spark35Scala213 = SparkLine("spark35_213", "3.5", "3.5.9", "2.13.8", Seq("spark-3.5", "no-real-time", "no-stream-keyword"))
+  val spark40 = SparkLine("spark40", "4.0", "4.0.4", "2.13.16", Seq("spark-4.x", "no-real-time", "no-stream-keyword"))
+  val spark41 = SparkLine("spark41", "4.1", "4.1.3", "2.13.17", Seq("spark-4.x", "spark-4.1", "no-real-time", "no-stream-keyword"))
   val spark42 = SparkLine("connector", "4.2", "4.2.0", "2.13.18", Seq("spark-4.x", "spark-4.2"))
 
   /** The newest line: the `connector` project, what `build/sbt connector/test` builds. */

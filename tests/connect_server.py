@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kinesis_local import free_ports
+from pyspark_kinesis import SQL_EXTENSIONS
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 
@@ -53,7 +54,7 @@ def connect_server(jar, log_dir, timeout=240):
         "--master",
         "local[2]",
         *server_packages(),
-        *(["--jars", jar] if jar else []),
+        *(["--jars", jar, "--conf", f"spark.sql.extensions={SQL_EXTENSIONS}"] if jar else []),
         "--conf",
         f"spark.connect.grpc.binding.port={port}",
         "--conf",

@@ -23,7 +23,7 @@ Enhanced fan-out consumers are managed with :class:`AWSKinesisConsumerManager`, 
 shell with ``python -m pyspark_kinesis consumers list --stream orders``.
 """
 
-from pyspark_kinesis._jar import JAR_ENV_VAR, configure, jar_path
+from pyspark_kinesis._jar import JAR_ENV_VAR, SQL_EXTENSIONS, configure, jar_path
 from pyspark_kinesis._jvm import jvm_class
 from pyspark_kinesis._version import __version__
 from pyspark_kinesis.consumers import (
@@ -50,6 +50,7 @@ __all__ = [
     "KinesisSourceOptions",
     "SINK_OPTION_NAMES",
     "SOURCE_OPTION_NAMES",
+    "SQL_EXTENSIONS",
     "__version__",
     "configure",
     "foreach_kinesis",

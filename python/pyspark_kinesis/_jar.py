@@ -12,6 +12,8 @@ from typing import Dict, List, Optional, Tuple
 from pyspark.sql import SparkSession
 
 JAR_ENV_VAR = "PYSPARK_KINESIS_JAR"
+# The session extension that gives SQL the read_kinesis table-valued function.
+SQL_EXTENSIONS = "io.github.sparkkinesis.sql.KinesisSqlExtensions"
 """Environment variable naming a connector jar to use instead of the bundled one."""
 
 # The wheel build copies the assembly jar here (see the project Makefile).
@@ -137,8 +139,11 @@ def configure(builder: SparkSession.Builder, extra_jars: Optional[Sequence[str]]
         builder = SparkSession.builder.master("local[*]").appName("orders")
         spark = pyspark_kinesis.configure(builder).getOrCreate()
 
-    A ``spark.jars`` value already set on this builder is kept and the jars are appended to
-    it; a jar already listed is not added twice. The existing value is read from the
+    It also adds the connector's SQL (the ``read_kinesis`` table-valued function) to
+    ``spark.sql.extensions``: ``io.github.sparkkinesis.sql.KinesisSqlExtensions``.
+
+    A ``spark.jars`` or ``spark.sql.extensions`` value already set on this builder is kept and
+    the connector's are appended to it; one already listed is not added twice. The existing value is read from the
     builder's private ``_options`` dict (PySpark has no public getter), so a ``spark.jars``
     that comes from elsewhere (``spark-defaults.conf``, ``--jars``, ``PYSPARK_SUBMIT_ARGS``)
     is replaced when the session starts: add this package's jar there instead (see
@@ -170,9 +175,13 @@ def configure(builder: SparkSession.Builder, extra_jars: Optional[Sequence[str]]
             if not isinstance(jar, str):
                 raise TypeError(f"extra_jars must hold str paths, got {type(jar).__name__}")
 
-    existing = builder._options.get("spark.jars")
-    jars = [] if existing is None else [j.strip() for j in str(existing).split(",") if j.strip()]
-    for jar in [jar_path(), *extra]:
-        if jar not in jars:
-            jars.append(jar)
-    return builder.config("spark.jars", ",".join(jars))
+    builder = builder.config("spark.jars", ",".join(_appended(builder, "spark.jars", [jar_path(), *extra])))
+    extensions = _appended(builder, "spark.sql.extensions", [SQL_EXTENSIONS])
+    return builder.config("spark.sql.extensions", ",".join(extensions))
+
+
+def _appended(builder: SparkSession.Builder, key: str, values: Sequence[str]) -> List[str]:
+    """The comma-separated list ``key`` holds on ``builder``, with ``values`` it lacks appended."""
+    existing = builder._options.get(key)
+    listed = [] if existing is None else [v.strip() for v in str(existing).split(",") if v.strip()]
+    return listed + [v for v in dict.fromkeys(values) if v not in listed]

@@ -152,6 +152,19 @@ def test_configure_twice_does_not_list_the_jar_twice(bundled_jar):
     assert spark_jars(builder) == str(bundled_jar.resolve())
 
 
+def test_configure_adds_the_sql_extensions(bundled_jar):
+    builder = pyspark_kinesis.configure(SparkSession.builder)
+    assert builder._options.get("spark.sql.extensions") == "io.github.sparkkinesis.sql.KinesisSqlExtensions"
+
+
+def test_configure_appends_to_the_users_sql_extensions_once(bundled_jar):
+    builder = SparkSession.builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+    pyspark_kinesis.configure(pyspark_kinesis.configure(builder))
+    assert builder._options.get("spark.sql.extensions") == (
+        "io.delta.sql.DeltaSparkSessionExtension,io.github.sparkkinesis.sql.KinesisSqlExtensions"
+    )
+
+
 def test_configure_uses_the_env_var_jar(jars_dir, tmp_path, monkeypatch):
     dev_jar = tmp_path / "dev.jar"
     dev_jar.touch()

@@ -6,7 +6,7 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
+import org.apache.spark.sql.connector.catalog.{Table, TableCatalog, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode}
@@ -14,6 +14,7 @@ import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, Da
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.{KinesisOptions, KinesisSinkOptions, KinesisSourceOptions}
 
 /**
@@ -38,6 +39,9 @@ class KinesisSourceProvider extends TableProvider with CreatableRelationProvider
   override def supportsExternalMetadata(): Boolean = true
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
+    // Spark's session catalog asks for the schema of CREATE TABLE ... USING kinesis with the
+    // table's properties among the options; such a table would be read as a write (see above).
+    if (options.containsKey(TableCatalog.PROP_PROVIDER)) throw KinesisErrors.catalogTableUnsupported()
     val named = options.asCaseSensitiveMap().asScala.toMap
     val parsed = KinesisSourceOptions.parse(named, KinesisSourceProvider.sessionConf())
     SecretsInPlans.mask(named.keys)

@@ -169,4 +169,12 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
     KinesisSchema(KinesisSchema.StreamColumn, recordIds = true).fieldNames
       .filterNot(_ == KinesisSchema.StreamColumn).toSeq shouldBe options.KinesisSourceOptions.OtherColumns
   }
+
+  test("CREATE TABLE ... USING kinesis (the session catalog's schema inference) is refused, saying what to use") {
+    val tableProperties = Map("provider" -> "kinesis", "streamName" -> "orders", "region" -> "us-east-1")
+    val e = intercept[KinesisOptionException](
+      new KinesisSourceProvider().inferSchema(new CaseInsensitiveStringMap(tableProperties.asJava)))
+    condition(e) shouldBe "KINESIS_CATALOG_TABLE_UNSUPPORTED"
+    e.getMessage should include("read_kinesis")
+  }
 }

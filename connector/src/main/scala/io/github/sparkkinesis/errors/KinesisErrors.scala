@@ -120,6 +120,13 @@ object KinesisErrors {
   def sourceSchemaGiven(schema: String): KinesisOptionException =
     optionError("KINESIS_SOURCE_SCHEMA_GIVEN", null, "schema" -> schema)
 
+  /** A bad argument of a SQL function (`read_kinesis`); `detail` names the argument. */
+  def sqlArgumentInvalid(function: String, detail: String): KinesisOptionException =
+    optionError("KINESIS_SQL_ARGUMENT_INVALID", null, "function" -> function, "detail" -> detail)
+
+  def catalogTableUnsupported(): KinesisOptionException =
+    optionError("KINESIS_CATALOG_TABLE_UNSUPPORTED", null)
+
   // ---- real-time mode: found when the query starts ----
 
   def realTimeNotEnoughSlots(

@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: Apache-2.0
+"""End to end, a declarative pipeline (`spark-pipelines run`) that reads Kinesis into streaming
+tables, one defined in SQL (`FROM STREAM read_kinesis(...)`) and one in Python: the example of
+examples/pipelines/, pointed at a stream of the local Kinesis."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pyspark
+import pytest
+
+import pyspark_kinesis
+from streaming import make_records
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pipelines"
+SPARK_PIPELINES = Path(sys.executable).parent / "spark-pipelines"
+
+pytestmark = pytest.mark.skipif(
+    tuple(int(part) for part in pyspark.__version__.split(".")[:2]) < (4, 2) or not SPARK_PIPELINES.exists(),
+    reason="the SQL pipeline reads FROM STREAM read_kinesis(...), which parses from Spark 4.2 on; "
+    "spark-pipelines comes with PySpark 4.1+",
+)
+
+
+def pipeline_for(kinesis, stream, root):
+    """The example pipeline, copied to `root`, reading `stream` of the local Kinesis."""
+    shutil.copytree(EXAMPLE, root)
+    spec = root / "pipeline.yml"
+    spec.write_text(spec.read_text().replace("file:///tmp/kinesis_orders/storage", (root / "storage").as_uri()))
+    sql = root / "transformations" / "orders.sql"
+    sql.write_text(
+        sql.read_text()
+        .replace("'orders'", f"'{stream}'")
+        .replace("region => 'us-east-1'", f"region => '{kinesis.region}', endpoint => '{kinesis.endpoint}'")
+    )
+    python = root / "transformations" / "orders.py"
+    python.write_text(
+        python.read_text()
+        .replace('"orders"', f'"{stream}"')
+        .replace(
+            '.option("region", "us-east-1")',
+            f'.option("region", "{kinesis.region}").option("endpoint", "{kinesis.endpoint}")',
+        )
+    )
+    return spec
+
+
+def run_pipeline(spec, warehouse, timeout=600):
+    """`spark-pipelines run` as docs/pipelines.md tells users to run it; its output."""
+    command = [
+        str(SPARK_PIPELINES),
+        "run",
+        "--spec",
+        str(spec),
+        "--jars",
+        pyspark_kinesis.jar_path(),
+        "--conf",
+        f"spark.sql.extensions={pyspark_kinesis.SQL_EXTENSIONS}",
+        "--conf",
+        f"spark.sql.warehouse.dir={warehouse}",
+    ]
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PATH": f"{SPARK_PIPELINES.parent}:{os.environ['PATH']}"}
+    done = subprocess.run(
+        command, cwd=spec.parent, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, f"spark-pipelines run failed ({done.returncode}):\n{output[-6000:]}"
+    assert "Run is COMPLETED" in output, output[-6000:]
+    return output
+
+
+def test_a_pipeline_reads_a_stream_into_streaming_tables_in_sql_and_in_python(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=2)
+    first = make_records(20, "first")
+    kinesis.put_records(stream, first)
+    spec = pipeline_for(kinesis, stream, tmp_path / "pipeline")
+    warehouse = tmp_path / "warehouse"
+
+    run_pipeline(spec, warehouse)
+    expected = sorted(data.decode() for _, data in first)
+    for table in ("orders_sql", "orders_py"):
+        rows = spark.read.parquet(str(warehouse / table)).collect()
+        assert sorted(row.payload for row in rows) == expected, table
+
+    # A second run reads on from its checkpoints: the new records, none twice.
+    second = make_records(10, "second")
+    kinesis.put_records(stream, second)
+    run_pipeline(spec, warehouse)
+    expected = sorted(data.decode() for _, data in first + second)
+    for table in ("orders_sql", "orders_py"):
+        rows = spark.read.parquet(str(warehouse / table)).collect()
+        assert sorted(row.payload for row in rows) == expected, table
