@@ -83,7 +83,8 @@ def test_each_row_has_one_current_file_that_its_next_run_replaces(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["idle.md", "idle.png", "latency-low.md", "latency-low.png"]
     idle_before = (tmp_path / "idle.md").read_text()
 
-    faster = {**LATENCY, "results": [{**LATENCY["results"][0], "p50_ms": 150, "p99_ms": 333}]}
+    results: list = LATENCY["results"]  # type: ignore[assignment]
+    faster = {**LATENCY, "results": [{**results[0], "p50_ms": 150, "p99_ms": 333}]}
     (report,) = write_report([faster], [("now", "now.jar")], datetime(2026, 2, 3, 4, 5, tzinfo=timezone.utc), tmp_path)
     assert report == tmp_path / "latency-low.md"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["idle.md", "idle.png", "latency-low.md", "latency-low.png"]

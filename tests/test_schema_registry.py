@@ -249,4 +249,4 @@ def test_records_spark_writes_with_a_registered_new_schema_are_read_by_a_gsr_des
 
 def test_a_wrong_option_is_named():
     with pytest.raises(TypeError, match="option 'schemaVersion' is int"):
-        from_gsr_avro("data", {"schemaVersion": 2})
+        from_gsr_avro("data", {"schemaVersion": 2})  # type: ignore[dict-item]

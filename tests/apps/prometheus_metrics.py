@@ -28,7 +28,9 @@ builder = (
 )
 spark = pyspark_kinesis.configure(builder).getOrCreate()
 spark.sparkContext.setLogLevel("ERROR")
-servlet = spark.sparkContext.uiWebUrl + "/metrics/prometheus"
+ui = spark.sparkContext.uiWebUrl
+assert ui is not None, "the Spark UI is off: the servlet lives there"
+servlet = ui + "/metrics/prometheus"
 
 
 def scrape():
@@ -68,7 +70,9 @@ while True:
     if all(fetched_by_shards(text, q.id.replace("-", "_")) >= int(expected) for q in (named, unnamed)):
         break
     if time.monotonic() >= deadline:
-        registry = spark.sparkContext._jvm.org.apache.spark.sql.kinesis.KinesisMetricsSource.registry()
+        jvm = spark.sparkContext._jvm
+        assert jvm is not None
+        registry = jvm.org.apache.spark.sql.kinesis.KinesisMetricsSource.registry()
         names = sorted(registry.get().getNames()) if registry.isDefined() else "no registry"
         raise AssertionError(
             f"the per-shard gauges did not reach {expected} records in 240 s; the source holds {names}"

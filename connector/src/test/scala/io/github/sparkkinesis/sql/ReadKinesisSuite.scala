@@ -17,7 +17,7 @@ class ReadKinesisSuite extends AnyFunSuite with Matchers {
 
   test("named constant arguments are the options, numbers and booleans as their text") {
     ReadKinesis.options(Seq(named("streamName", Literal("orders")), named("maxRecordsPerFetch", Literal(500)),
-      named("emptyBatches", Literal(true)))) shouldBe
+        named("emptyBatches", Literal(true)))) shouldBe
       Map("streamName" -> "orders", "maxRecordsPerFetch" -> "500", "emptyBatches" -> "true")
   }
 
