@@ -44,7 +44,7 @@ JARS_DIR := python/pyspark_kinesis/jars
 BENCH_JAR := benchmarks/target/scala-2.13/kinesis-bench.jar
 BENCH_SOURCES := $(shell find benchmarks/src/main -type f) project/Dependencies.scala build.sbt
 
-.PHONY: test-chaos coverage-summary notice release test-release release-line test-tested-lines help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline
+.PHONY: test-chaos coverage-summary notice release test-release release-line test-tested-lines help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline bench-peer
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
@@ -366,7 +366,7 @@ demo: venv
 	$(PY) examples/demo/watch_events_demo.py $(DEMO_ARGS)
 
 # On demand, never in CI: the connector against the benchmark Kinesis of benchmarks/ (results
-# and chart in tests/benchmarks/results/<date>.md|png). BENCH_ARGS picks rows and builds, e.g.
+# and chart of each row in docs/benchmarks/<row>.md|png, overwritten). BENCH_ARGS picks rows and builds, e.g.
 # BENCH_ARGS="--rows polling efo"; `make bench-baseline` first adds the build of BENCH_BASELINE.
 $(BENCH_JAR): $(BENCH_SOURCES)
 	$(SBT) benchmarks/assembly
@@ -387,6 +387,20 @@ bench-baseline:
 	cd .bench/src && ../../$(SBT) connector/assembly
 	cp $$(ls .bench/src/connector/target/scala-2.13/spark-sql-kinesis*assembly*.jar | head -1) .bench/baseline.jar
 
+# The peer a user would pick instead, awslabs' spark-sql-kinesis-connector 2.x, built from its
+# source at a pinned commit into .bench/peer.jar (Maven; the `steady` rows read with it too:
+# BENCH_ARGS="--rows steady --jar now=... --peer .bench/peer.jar"). PEER_REPO may be a local clone.
+PEER_REPO ?= https://github.com/awslabs/spark-sql-kinesis-connector.git
+PEER_COMMIT ?= 0f4c005fb6f14132073e8e9fcbf73a6bd8e0bad3
+# Its pinned AWS SDK (2.44.5) is not in every Maven repository: a newer 2.x SDK, which it builds with.
+PEER_MVN_ARGS ?= -Daws.sdkv2.version=2.57.8
+bench-peer:
+	rm -rf .bench/peer-src && mkdir -p .bench
+	git clone --quiet $(PEER_REPO) .bench/peer-src
+	git -C .bench/peer-src checkout --quiet $(PEER_COMMIT)
+	cd .bench/peer-src && mvn -B -q package -DskipTests -Dgpg.skip -Dmaven.javadoc.skip=true $(PEER_MVN_ARGS)
+	cp .bench/peer-src/target/spark-streaming-sql-kinesis-connector_2.13-*.jar .bench/peer.jar
+
 # The older benchmark: records/s and latency against kinesis-mock (conformance, not speed).
 bench-mock: venv
 	$(WHEEL_4.2)
@@ -394,7 +408,7 @@ bench-mock: venv
 
 # On demand, never in CI: real-time mode's latency, put -> visible in a foreach sink, in both
 # consumer modes and in micro-batch mode, against the benchmark Kinesis (BENCH_ARGS="--backend
-# kinesis-mock" for kinesis-mock); results in tests/benchmarks/results/.
+# kinesis-mock" for kinesis-mock); results in docs/benchmarks/realtime-latency-batches-<s>s.md.
 bench-realtime: venv $(BENCH_JAR)
 	$(WHEEL_4.2)
 	$(PY) tests/benchmarks/realtime_latency.py $(BENCH_ARGS)

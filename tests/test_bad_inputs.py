@@ -22,6 +22,7 @@ from pyspark.errors import AnalysisException, IllegalArgumentException, PySparkE
 
 from kinesis_local import free_ports
 from streaming import kinesis_reader, make_records, read_all
+from waiting import wait_for
 
 MIB = 1024 * 1024
 OPTION_ERRORS = (IllegalArgumentException, AnalysisException)
@@ -467,10 +468,7 @@ def test_a_stream_deleted_while_the_query_runs_stops_it_naming_the_stream(spark,
         .start()
     )
     try:
-        deadline = time.monotonic() + 120
-        while not any(p["numInputRows"] for p in query.recentProgress):
-            assert time.monotonic() < deadline and query.isActive, f"no batch read: {query.exception()}"
-            time.sleep(0.5)
+        wait_for(lambda: any(p["numInputRows"] for p in query.recentProgress), "a batch with rows", query, 120)
         kinesis.delete_stream(name)
         try:
             ended = query.awaitTermination(120)

@@ -9,7 +9,7 @@ from pathlib import Path
 import matplotlib.image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "benchmarks"))
-from bench_report import PANEL_WIDTH_PX, chart, panels, write_report  # noqa: E402
+from bench_report import PANEL_WIDTH_PX, chart, panels, raw_rows, write_report  # noqa: E402
 
 IDLE = {"row": "idle", "seconds": 1.0, "command": "make bench", "results": [{"build": "now", "cores": 0.07}]}
 POLLING = {
@@ -25,7 +25,9 @@ LATENCY = {
     "row": "latency-low",
     "seconds": 1.0,
     "command": "make bench",
-    "results": [{"build": "now", "p50_ms": 200, "p99_ms": 400, "cores": 0.9}],
+    "results": [
+        {"build": "now", "p50_ms": 200, "p90_ms": 300, "p99_ms": 400, "max_ms": 500, "records": 1000, "cores": 0.9}
+    ],
 }
 SINK = {
     "row": "sink",
@@ -61,7 +63,7 @@ def test_one_panel_per_kind_of_row_that_ran(tmp_path):
 
 def test_rows_without_a_panel_draw_no_chart(tmp_path):
     started = datetime(2026, 1, 2, 3, 4, tzinfo=timezone.utc)
-    report = write_report([SINK], [("now", "now.jar")], started, tmp_path)
+    (report,) = write_report([SINK], [("now", "now.jar")], started, tmp_path)
     assert not report.with_suffix(".png").exists()
     text = report.read_text()
     assert "![chart]" not in text and "15,000 rows/s" in text
@@ -69,6 +71,25 @@ def test_rows_without_a_panel_draw_no_chart(tmp_path):
     failed = {"row": "idle", "seconds": 1.0, "command": "make bench", "results": [{"build": "-", "error": "boom"}]}
     assert panels([failed]) == []
 
-    report = write_report([SINK, IDLE], [("now", "now.jar")], started, tmp_path)
-    assert f"![chart]({report.stem}.png)" in report.read_text()
-    assert panel_count(report.with_suffix(".png")) == 1
+    sink, idle = write_report([SINK, IDLE], [("now", "now.jar")], started, tmp_path)
+    assert not sink.with_suffix(".png").exists()
+    assert "![chart](idle.png)" in idle.read_text()
+    assert panel_count(idle.with_suffix(".png")) == 1
+
+
+def test_each_row_has_one_current_file_that_its_next_run_replaces(tmp_path):
+    first = datetime(2026, 1, 2, 3, 4, tzinfo=timezone.utc)
+    write_report([LATENCY, IDLE], [("now", "now.jar")], first, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idle.md", "idle.png", "latency-low.md", "latency-low.png"]
+    idle_before = (tmp_path / "idle.md").read_text()
+
+    results: list = LATENCY["results"]  # type: ignore[assignment]
+    faster = {**LATENCY, "results": [{**results[0], "p50_ms": 150, "p99_ms": 333}]}
+    (report,) = write_report([faster], [("now", "now.jar")], datetime(2026, 2, 3, 4, 5, tzinfo=timezone.utc), tmp_path)
+    assert report == tmp_path / "latency-low.md"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idle.md", "idle.png", "latency-low.md", "latency-low.png"]
+    text = report.read_text()
+    assert "2026-02-03 04:05 UTC" in text and "p50 **150 ms**" in text
+    assert "**200 ms**" not in text and "**400**" not in text, "the row's last run stayed in its file"
+    assert [row["results"] for row in raw_rows(report)] == [faster["results"]]
+    assert (tmp_path / "idle.md").read_text() == idle_before, "a row that did not run lost its file"

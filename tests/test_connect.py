@@ -9,7 +9,6 @@ session exists, every builder makes Connect sessions), so this module runs in a 
 its own: `make test-e2e` and `make test-connect` do so."""
 
 import os
-import time
 import uuid
 
 import pyspark
@@ -25,6 +24,7 @@ from pyspark_kinesis import (
     foreach_kinesis,
 )
 from streaming import make_records, read_all
+from waiting import wait_for
 
 pytest.importorskip("pyspark.sql.connect.session", reason="needs pyspark[connect]")
 
@@ -129,10 +129,7 @@ def test_the_consumer_manager_works_from_a_connect_client(remote, kinesis, strea
     assert [(r.consumerName, r.consumerARN, r.consumerStatus) for r in listed.collect()] == [(name, arn, "ACTIVE")]
 
     manager.deregisterConsumer(stream, name)
-    deadline = time.monotonic() + 30
-    while manager.listConsumersAsRows(stream):
-        assert time.monotonic() < deadline, "the consumer is still listed 30s after deregistering"
-        time.sleep(0.2)
+    wait_for(lambda: not manager.listConsumersAsRows(stream), "the consumer gone from the list", timeout=30)
     with pytest.raises(KinesisConsumerError) as error:
         manager.deregisterConsumer(stream, name)
     assert error.value.condition == "KINESIS_EFO_CONSUMER_NOT_FOUND"
@@ -168,11 +165,7 @@ def test_real_time_to_kinesis_from_a_connect_client_takes_format_kinesis_with_sp
             .start()
         )
         try:
-            deadline = time.monotonic() + 90
-            while len(read_all(kinesis, target)) < len(records):
-                assert query.exception() is None, query.exception()
-                assert time.monotonic() < deadline, "the records did not reach the second stream in 90 s"
-                time.sleep(0.5)
+            wait_for(lambda: len(read_all(kinesis, target)) >= len(records), "every record in the second stream", query)
         finally:
             query.stop()
     finally:

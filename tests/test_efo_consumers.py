@@ -6,7 +6,6 @@ import io
 import os
 import subprocess
 import sys
-import time
 import uuid
 from datetime import datetime, timedelta
 
@@ -14,6 +13,7 @@ import pytest
 
 from pyspark_kinesis import AWSKinesisConsumerManager, KinesisConsumerArgumentError, KinesisConsumerError, _cli
 from pyspark_kinesis.consumers import AWSKinesisConsumerManagerBuilder
+from waiting import wait_for
 
 
 def consumers_of(kinesis, stream):
@@ -24,10 +24,7 @@ def consumers_of(kinesis, stream):
 
 
 def wait_gone(kinesis, stream, name, timeout=30):
-    deadline = time.monotonic() + timeout
-    while name in consumers_of(kinesis, stream):
-        assert time.monotonic() < deadline, f"consumer {name} still there after {timeout}s"
-        time.sleep(0.2)
+    wait_for(lambda: name not in consumers_of(kinesis, stream), f"consumer {name} gone", timeout=timeout)
 
 
 @pytest.fixture

@@ -103,3 +103,39 @@ def test_a_pipeline_moved_here_mid_stream_continues_after_the_last_record_it_com
     )
     got = sorted(bytes(r.data) for r in spark.read.parquet(str(tmp_path / "out")).collect())
     assert got == sorted(data for _, data in after)
+
+
+def test_qubole_per_shard_startingposition_continues_where_each_shard_says(spark, kinesis, tmp_path):
+    """qubole's startingposition as per-shard JSON (its offset log's form): a shard after a
+    sequence number continues after it, a shard at TRIM_HORIZON reads from its start."""
+    stream = kinesis.create_stream(shards=2)
+    before = make_records(20, "before")
+    put = kinesis.put_records(stream, before)
+    shards = sorted({shard for shard, _ in put})
+    skipped = shards[0]
+    last = max((seq for shard, seq in put if shard == skipped), key=int)
+    after = make_records(20, "after")
+    put_after = kinesis.put_records(stream, after)
+
+    position = {
+        "metadata": {"streamName": stream, "batchId": "7"},
+        skipped: {"iteratorType": "AFTER_SEQUENCE_NUMBER", "iteratorPosition": last},
+        shards[1]: {"iteratorType": "TRIM_HORIZON", "iteratorPosition": ""},
+    }
+    reader = (
+        spark.readStream.format("kinesis")
+        .option("streamName", stream)
+        .option("endpointUrl", kinesis.endpoint)
+        .option("region", kinesis.region)
+        .option("startingposition", json.dumps(position))
+        .option("maxFetchDuration", "2s")
+    )
+    run_available_now(
+        reader.load(),
+        tmp_path / "out",
+        tmp_path / "checkpoint",
+    )
+    expected = [r for r, (shard, _) in zip(before, put) if shard != skipped] + after
+    assert len(put_after) == len(after)
+    got = sorted(bytes(r.data) for r in spark.read.parquet(str(tmp_path / "out")).collect())
+    assert got == sorted(data for _, data in expected)

@@ -3,7 +3,6 @@
 Kinesis, read back with the source (or boto3), compared record by record."""
 
 import json
-import time
 import warnings
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from pyspark.sql import functions as F
 
 from faults import Fault
 from streaming import kinesis_reader, kinesis_writer, make_records, read_all, run_available_now, sink_metrics
+from waiting import wait_for
 
 MIB = 1024 * 1024
 
@@ -106,11 +106,10 @@ def test_a_stream_read_with_the_source_can_be_written_as_it_is(spark, kinesis, t
 
 
 def _run_until(query, batches_with_data, timeout=120):
-    deadline = time.monotonic() + timeout
-    while sum(1 for p in query.recentProgress if p["numInputRows"] > 0) < batches_with_data:
-        assert query.exception() is None, query.exception()
-        assert time.monotonic() < deadline, "the query made no progress"
-        time.sleep(0.5)
+    def with_data():
+        return sum(1 for p in query.recentProgress if p["numInputRows"] > 0)
+
+    wait_for(lambda: with_data() >= batches_with_data, f"{batches_with_data} batches with data", query, timeout)
 
 
 def test_streaming_from_the_rate_source_restarted_from_its_checkpoint_loses_nothing(spark, kinesis, tmp_path):

@@ -314,6 +314,18 @@ class KinesisSourceOptions(_KinesisOptions):
         """``fetchBufferSize``: data buffered for the next trigger, e.g. ``"10mb"`` or bytes (default 20gb)."""
         return self._set("fetchBufferSize", _size_option("fetchBufferSize", size))
 
+    def max_records_per_trigger(self, records: int) -> KinesisSourceOptions:
+        """``maxRecordsPerTrigger``: the most records a micro-batch reads, shared fairly across shards, at least 1."""
+        return self._set("maxRecordsPerTrigger", _int_option("maxRecordsPerTrigger", records))
+
+    def max_bytes_per_trigger(self, size: ByteSize) -> KinesisSourceOptions:
+        """``maxBytesPerTrigger``: the most record bytes a micro-batch reads, e.g. ``"64mb"`` or bytes."""
+        return self._set("maxBytesPerTrigger", _size_option("maxBytesPerTrigger", size))
+
+    def max_records_per_shard_per_trigger(self, records: int) -> KinesisSourceOptions:
+        """``maxRecordsPerShardPerTrigger``: the most records a micro-batch reads from one shard, at least 1."""
+        return self._set("maxRecordsPerShardPerTrigger", _int_option("maxRecordsPerShardPerTrigger", records))
+
     def shards_per_task(self, shards: int) -> KinesisSourceOptions:
         """``shardsPerTask``: shards prefetched in parallel by one Spark task, 1 to 10000 (default 5)."""
         return self._set("shardsPerTask", _int_option("shardsPerTask", shards))

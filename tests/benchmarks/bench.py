@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """`make bench`: the connector against the benchmark Kinesis (benchmarks/, serving from memory),
-row by row, each build of the connector side by side. Writes tests/benchmarks/results/<date>.md
-and <date>.png and prints the table. Timings here only: never pass/fail.
+row by row, each build of the connector side by side. Writes each row's current results,
+docs/benchmarks/<row>.md and its chart <row>.png (--results-dir elsewhere), replacing that row's
+last run, and prints the table. Timings here only: never pass/fail.
 
     python tests/benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--warm-rounds N] ...
 
-Rows: backend, calls, polling, efo, cold-polling, cold-efo, limits-polling, limits-efo, latency-default, latency-low,
-latency-realtime, latency-realtime-efo, pipeline-realtime, pipeline-micro-batch, latency-floor,
-steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000, scale-10000-busy, memory,
+Rows: backend, calls, polling, efo, cold-polling, cold-efo, cold-polling-limited, limits-polling, limits-efo,
+latency-default, latency-low, latency-realtime, latency-realtime-efo, pipeline-realtime, pipeline-micro-batch,
+latency-floor, steady, steady-efo, steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000,
+scale-10000-busy, memory,
 memory-efo, memory-many-shards, sink, sink-limits; the scale rows run on another Spark master with --scale-master (e.g.
 local-cluster[2,1,2048]). Builds: --jar label=path (repeatable); by default "now" (the jar `make wheel`
 built) and "before" (.bench/baseline.jar, made by `make bench-baseline` from BENCH_BASELINE) when it
@@ -137,15 +139,18 @@ def backfill_spec(mode, endpoint, per_shard):
     }
 
 
-def cold(mode):
+def cold(mode, batches=None):
     """A fresh Spark JVM's first backfill: Trigger.AvailableNow over 8 shards x
     --records-per-shard x 1 KB into noop, nothing read before, CPU of the whole query (class
-    loading and the JIT included), what a new pipeline or one catching up after an outage pays."""
+    loading and the JIT included), what a new pipeline or one catching up after an outage pays.
+    With `batches`, under a maxRecordsPerTrigger that splits the backlog into that many batches."""
 
     def row(args, jars):
         per_shard = args.records_per_shard
         with BenchKinesis(["--stream", f"s:8:{per_shard}:{RECORD}"]) as k:
             spec = {**backfill_spec(mode, k.endpoint, per_shard), "warm_rounds": 0}
+            if batches:
+                spec["options"] = {**spec["options"], "maxRecordsPerTrigger": str(8 * per_shard // batches)}
             results = [one_build(label, "throughput", jar, spec) for label, jar in jars]
             bare = bare_sdk_reader(k.endpoint, "s", 8 * per_shard, mode)
         measured = [r for r in results if "error" not in r]
@@ -390,6 +395,69 @@ def steady(args, jars):
     return results
 
 
+def steady_rates(mode):
+    """--steady-shards shards at each of --steady-rates records/s a shard (1 KB), a 10-second
+    trigger into noop, the JVM's CPU over --steady-batches batches after three more: records per
+    CPU-second and calls per record, each build with `minFetchPeriod` 200ms (awslabs' default
+    fetch interval) and with its defaults, beside awslabs' connector 2.x (--peer, built by `make
+    bench-peer`) with its defaults but for a task's reading time; ratios against it."""
+
+    def row(args, jars):
+        shards, results = args.steady_shards, []
+        builds = [(f"{label}, {name}", jar, options, False) for label, jar in jars for name, options in STEADY_SETTINGS]
+        if args.peer and Path(args.peer).exists():
+            # By default its batch task reads a live shard until 100,000 records (100 s at 1,000/s):
+            # 10 s a task, the least it allows, is its nearest to a 10-second trigger.
+            builds.append(
+                (
+                    "awslabs 2.x, fetchIntervalMs 200 (its default), maxFetchTimePerShardSec 10",
+                    Path(args.peer),
+                    {"kinesis.maxFetchTimePerShardSec": "10"},
+                    True,
+                )
+            )
+        for rate in args.steady_rates:
+            measured = []
+            for label, jar, options, peer in builds:
+                produce = ["--produce", f"s:{rate * shards}:{RECORD}"]
+                with BenchKinesis(["--stream", f"s:{shards}:0:{RECORD}"] + produce) as k:
+                    consumer = f"bench-{int(time.time())}"
+                    if mode == "efo" and not peer:
+                        options = {**options, "consumerMode": "efo", "consumerName": consumer}
+                    spec = {
+                        "endpoint": k.endpoint,
+                        "stream": "s",
+                        "trigger_s": 10,
+                        "warmup_batches": 3,
+                        "batches": args.steady_batches,
+                        "options": options,
+                        "peer": peer,
+                        "efo": mode == "efo",
+                        "consumer": consumer,
+                    }
+                    r = one_build(f"{label}, {shards} x {rate:,}/s", "steady_rate", jar, spec)
+                measured.append((peer, r))
+            peers = [r for peer, r in measured if peer and "error" not in r]
+            for peer, r in measured:
+                if peers and not peer and "error" not in r:
+                    r["records_per_cpu_s_vs_awslabs"] = r["records_per_cpu_s"] / peers[0]["records_per_cpu_s"]
+                    r["besides_jit_vs_awslabs"] = (
+                        r["records_per_cpu_s_besides_jit"] / peers[0]["records_per_cpu_s_besides_jit"]
+                    )
+                    if peers[0]["calls_per_1000_records"]:
+                        r["calls_per_record_vs_awslabs"] = (
+                            r["calls_per_1000_records"] / peers[0]["calls_per_1000_records"]
+                        )
+                results.append(r)
+        return results
+
+    return row
+
+
+# Each build of the connector in the steady rows: awslabs' default fetch interval, and its own defaults.
+STEADY_SETTINGS = [("minFetchPeriod 200ms", {"minFetchPeriod": "200ms"}), ("defaults", {})]
+
+
 def idle(args, jars):
     results = []
     for label, jar in jars:
@@ -505,6 +573,21 @@ def sink(limits):
     return row
 
 
+def gsr_avro(args, jars):
+    """Decoding Glue Schema Registry Avro records (from_gsr_avro) next to Spark's from_avro on the
+    same records without their header: rows per CPU-second of each, and their ratio (target 0.8)."""
+    import pyspark
+
+    version = pyspark.__version__
+    scala = "2.12" if version.startswith("3.") else "2.13"
+    spec = {"rows": args.gsr_rows, "packages": f"org.apache.spark:spark-avro_{scala}:{version}", "timeout_s": 600}
+    return [one_build(label, "gsr_avro", jar, spec) for label, jar in jars if has_schema_registry(jar)]
+
+
+def has_schema_registry(jar):
+    return has_class(jar, "io/github/sparkkinesis/schemaregistry/GsrAvroDecode.class")
+
+
 ROWS = {
     "backend": backend,
     "calls": calls,
@@ -512,6 +595,7 @@ ROWS = {
     "efo": throughput("efo"),
     "cold-polling": cold("polling"),
     "cold-efo": cold("efo"),
+    "cold-polling-limited": cold("polling", batches=20),
     "limits-polling": limits("polling", 1),
     "limits-efo": limits("efo", 3),
     "latency-default": latency({}),
@@ -521,6 +605,8 @@ ROWS = {
     "pipeline-realtime": pipeline("realtime"),
     "pipeline-micro-batch": pipeline("micro-batch"),
     "latency-floor": spark_floor("foreachBatch"),
+    "steady": steady_rates("polling"),
+    "steady-efo": steady_rates("efo"),
     "steady-noop": steady,
     "steady-noop-floor": spark_floor("noop"),
     "idle": idle,
@@ -533,6 +619,7 @@ ROWS = {
     "memory-many-shards": memory_many_shards,
     "sink": sink(limits=False),
     "sink-limits": sink(limits=True),
+    "gsr-avro": gsr_avro,
 }
 
 
@@ -554,6 +641,7 @@ def main():
     parser.add_argument(
         "--records-per-shard", type=int, default=100000, help="throughput rows: 8 shards x this many 1 KB records"
     )
+    parser.add_argument("--gsr-rows", type=int, default=1000000, help="gsr-avro: records decoded by each function")
     parser.add_argument(
         "--sink-rows",
         type=int,
@@ -574,12 +662,32 @@ def main():
         default=MASTER,
         help="scale rows: the Spark master, e.g. local-cluster[2,1,2048] (two executors of 1 core and 2 GB)",
     )
+    parser.add_argument("--steady-shards", type=int, default=4, help="steady rows: shards of the stream")
+    parser.add_argument(
+        "--steady-rates",
+        type=int,
+        nargs="+",
+        default=[1000],
+        help="steady rows: records/s a shard, one run each (e.g. 100 1000)",
+    )
+    parser.add_argument("--steady-batches", type=int, default=3, help="steady rows: 10-second batches measured")
+    parser.add_argument(
+        "--peer",
+        default=str(ROOT / ".bench" / "peer.jar"),
+        help="steady rows: awslabs' connector jar (make bench-peer), read beside the builds when it exists",
+    )
     parser.add_argument(
         "--pipeline-rates",
         type=int,
         nargs="+",
         default=[1000, 10000],
         help="pipeline rows: the records/s put into the first stream, one run each",
+    )
+    parser.add_argument(
+        "--results-dir",
+        type=Path,
+        default=ROOT / "docs" / "benchmarks",
+        help="where each row's current results file <row>.md (and chart) goes, replacing the last run's",
     )
     args = parser.parse_args()
     jars = [tuple(j.split("=", 1)) for j in args.jar] or default_jars()
@@ -589,9 +697,19 @@ def main():
     # The run's switches that differ from the defaults, so that each row's command repeats it.
     changed = "".join(
         f" --{name.replace('_', '-')} {shlex.quote(str(getattr(args, name)))}"
-        for name in ("records_per_shard", "sink_rows", "warm_rounds", "window_s", "scale_master")
+        for name in (
+            "records_per_shard",
+            "sink_rows",
+            "warm_rounds",
+            "window_s",
+            "scale_master",
+            "steady_shards",
+            "steady_batches",
+        )
         if getattr(args, name) != parser.get_default(name)
     )
+    if args.steady_rates != parser.get_default("steady_rates"):
+        changed += " --steady-rates " + " ".join(map(str, args.steady_rates))
     if args.pipeline_rates != parser.get_default("pipeline_rates"):
         changed += " --pipeline-rates " + " ".join(map(str, args.pipeline_rates))
     started = datetime.now(timezone.utc)
@@ -615,10 +733,10 @@ def main():
             }
         )
         # After every row: a run stopped half-way keeps what it measured.
-        out = write_report(rows, jars, started, HERE / "results")
-    print(out.read_text())
-    png = out.with_suffix(".png")
-    print(f"written to {out}" + (f" and {png}" if png.exists() else ""))
+        (out,) = write_report(rows[-1:], jars, started, args.results_dir)
+        print(out.read_text())
+        png = out.with_suffix(".png")
+        print(f"written to {out}" + (f" and {png}" if png.exists() else ""))
 
 
 if __name__ == "__main__":

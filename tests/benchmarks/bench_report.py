@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The results of a `make bench` run as a Markdown table (one line per row and build, with the
-command that repeats the row) and a PNG chart."""
+"""The results of a `make bench` run: for each row, one current file `<row>.md` (a line per
+build, with the command that repeats the row, and the raw figures) and its PNG chart, which the
+row's next run overwrites."""
 
 import json
 import os
@@ -88,6 +89,24 @@ def figures(row, r):
             f"{_n(r['mib_per_s_per_shard'], 2)} MiB/s per shard = **{_n(r['pct_of_2mib'], 1)}% of 2 MiB/s**, "
             f"throttle events {_n(r['throttle_events'])}"
         )
+    if row in ("steady", "steady-efo"):
+        vs = (
+            f"; **{_n(r['records_per_cpu_s_vs_awslabs'], 2)}x** awslabs' records/CPU-s"
+            + (
+                f", {_n(r['calls_per_record_vs_awslabs'], 2)}x its calls per record"
+                if "calls_per_record_vs_awslabs" in r
+                else ""
+            )
+            if "records_per_cpu_s_vs_awslabs" in r
+            else ""
+        )
+        return (
+            f"**{_n(r['records_per_cpu_s'])} records/CPU-s** ({_n(r['records_per_cpu_s_besides_jit'])} besides the JIT"
+            + (f", {_n(r['besides_jit_vs_awslabs'], 2)}x awslabs'" if "besides_jit_vs_awslabs" in r else "")
+            + f"), {_n(r['cores'], 3)} cores, "
+            f"{_n(r['calls_per_1000_records'], 2)} calls per 1,000 records "
+            f"({_n(r['records'])} records, {_n(r['calls'])} calls in {_n(r['seconds'])} s){_core_kinds(r)}{vs}"
+        )
     if row == "latency-floor" or row.startswith("steady"):
         return f"**{_n(r['cores'], 3)} cores** at {_n(r['rows_per_s'])} rows/s, {_n(r['batches_per_s'], 1)} batches/s"
     if row.startswith("latency") or row.startswith("pipeline"):
@@ -130,45 +149,59 @@ def figures(row, r):
     return json.dumps(r)
 
 
-def write_report(rows, jars, started, results_dir):
-    results_dir.mkdir(parents=True, exist_ok=True)
-    stem = started.strftime("%Y-%m-%dT%H%MZ")
-    out = results_dir / f"{stem}.md"
-    lines = [
-        f"# make bench, {started:%Y-%m-%d %H:%M} UTC",
-        "",
+def setup_line(jars):
+    """Where a run ran, and the builds it compared."""
+    return (
         f"{platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
         "Spark local[2] (unless a build names another master), "
         f"the benchmark Kinesis of benchmarks/ on loopback. Builds: "
         + ", ".join(f"`{label}` = {Path(path).name}" for label, path in jars)
-        + ".",
+        + "."
+    )
+
+
+def row_report(row, setup, started, results_dir):
+    """Writes `<row>.md` (and `<row>.png` when the row has a chart panel) in results_dir,
+    replacing the row's earlier results: one current file per row. Returns the .md's path."""
+    out = results_dir / f"{row['row']}.md"
+    lines = [
+        f"# make bench, row `{row['row']}`, {started:%Y-%m-%d %H:%M} UTC",
+        "",
+        setup,
         "",
         "| row | build | figures | seconds | repeat with |",
         "|---|---|---|---|---|",
     ]
-    for row in rows:
-        for i, r in enumerate(row["results"]):
-            lines.append(
-                f"| {row['row'] if i == 0 else ''} | {r.get('build', '')} | {figures(row['row'], r)} | "
-                f"{_n(row['seconds']) if i == 0 else ''} | {'`' + row['command'] + '`' if i == 0 else ''} |"
-            )
+    for i, r in enumerate(row["results"]):
+        lines.append(
+            f"| {row['row'] if i == 0 else ''} | {r.get('build', '')} | {figures(row['row'], r)} | "
+            f"{_n(row['seconds']) if i == 0 else ''} | {'`' + row['command'] + '`' if i == 0 else ''} |"
+        )
     png = out.with_suffix(".png")
-    png.unlink(missing_ok=True)  # a run rewrites its report after every row
-    drawn = chart(rows, png)
+    png.unlink(missing_ok=True)  # an earlier run's chart of the row must not stay beside new figures
+    drawn = chart([row], png)
     lines += [
         "",
-        f"![chart]({png.name})" if drawn else "(no row of this run has a chart panel)",
+        f"![chart]({png.name})" if drawn else "(this row has no chart panel)",
         "",
         "<details><summary>raw figures</summary>",
         "",
         "```json",
-        json.dumps(rows, indent=1),
+        json.dumps([row], indent=1),
         "```",
         "</details>",
         "",
     ]
     out.write_text("\n".join(lines))
     return out
+
+
+def write_report(rows, jars, started, results_dir):
+    """The results of the rows that ran, one current file per row (see row_report); rows
+    that did not run keep their files. Returns the paths written, in the rows' order."""
+    results_dir.mkdir(parents=True, exist_ok=True)
+    setup = setup_line(jars)
+    return [row_report(row, setup, started, results_dir) for row in rows]
 
 
 # The chart's panels: (title, rows, what a result shows). A panel is drawn only when a row of
@@ -264,7 +297,7 @@ def main():
         dest="builds",
         help="a build to keep, once per build (e.g. now, 'bare SDK ceiling')",
     )
-    parser.add_argument("results", nargs="+", help="results files (<date>.md) of make bench")
+    parser.add_argument("results", nargs="+", help="results files (<row>.md) of make bench")
     args = parser.parse_args()
     rows = [
         {**row, "results": [r for r in row["results"] if r.get("build") in args.builds]}

@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_backend import cpu_seconds, stat_cpu_seconds  # noqa: E402
+from bench_gsr import gsr_avro  # noqa: E402
 from bench_pipeline import pipeline  # noqa: E402
 
 SHADED_SDK = "io.github.sparkkinesis.shaded.software.amazon.awssdk."
@@ -40,7 +41,7 @@ def latency_figures(ms, cores, cores_by_kind):
     }
 
 
-def session(slots=2, driver_class_path=None, master=None):
+def session(slots=2, driver_class_path=None, master=None, packages=None):
     """A Spark session on local[slots], or on `master` (say local-cluster[2,1,2048], whose executors
     get the connector jar through the spark.jars that pyspark_kinesis.configure sets)."""
     from pyspark.sql import SparkSession
@@ -57,6 +58,8 @@ def session(slots=2, driver_class_path=None, master=None):
     )
     if os.environ.get("BENCH_JAVA_OPTS"):  # e.g. -XX:+PrintCompilation, kept with BENCH_JVM_OUT
         builder = builder.config("spark.driver.extraJavaOptions", os.environ["BENCH_JAVA_OPTS"])
+    if packages:  # Spark packages a row compares with (spark-avro's from_avro for gsr-avro)
+        builder = builder.config("spark.jars.packages", packages)
     if driver_class_path:  # a JVM sink of the row's own (the real-time latency rows)
         builder = builder.config("spark.driver.extraClassPath", driver_class_path)
     spark = pyspark_kinesis.configure(builder).getOrCreate()
@@ -240,12 +243,13 @@ def throughput(spark, pid, spec, workdir):
 
 
 def sync_http(jvm, sdk):
-    """The HTTP client the connector jar builds its sync clients on: its own (client/SyncHttp), or in
+    """The HTTP client the connector jar builds its sync clients on: its own (client/http/SyncHttp), or in
     a jar from before it, the JDK's URL connection or Apache HttpClient, whichever it carries."""
     seconds = jvm.java.time.Duration.ofSeconds
     # py4j's stand-in for a class or method the jar does not have is not callable.
-    with contextlib.suppress(TypeError):
-        return jvm.io.github.sparkkinesis.client.SyncHttp.builder(seconds(10), seconds(60), jvm.scala.Option.empty())
+    for package in (jvm.io.github.sparkkinesis.client.http, jvm.io.github.sparkkinesis.client):
+        with contextlib.suppress(TypeError):
+            return package.SyncHttp.builder(seconds(10), seconds(60), jvm.scala.Option.empty())
     with contextlib.suppress(TypeError):
         return sdk("http.urlconnection.UrlConnectionHttpClient").builder()
     return sdk("http.apache.ApacheHttpClient").builder().expectContinueEnabled(False)
@@ -539,6 +543,84 @@ def steady(spark, pid, spec, workdir):
     return steady_cost(query, pid, spec)
 
 
+def steady_source(spark, spec):
+    """The stream read from its tip, by this connector or (`peer`) by awslabs' connector 2.x,
+    with the spec's options, by polling or (`efo`) enhanced fan-out."""
+    if not spec.get("peer"):
+        return reader(spark, spec, initialPosition="latest")
+    options = {
+        "kinesis.streamName": spec["stream"],
+        "kinesis.endpointUrl": spec["endpoint"],
+        "kinesis.region": "us-east-1",
+        "kinesis.startingPosition": "LATEST",
+        **(
+            {"kinesis.consumerType": "SubscribeToShard", "kinesis.consumerName": spec["consumer"]}
+            if spec.get("efo")
+            else {}
+        ),
+        **spec.get("options", {}),
+    }
+    return spark.readStream.format("aws-kinesis").options(**options).load()
+
+
+def steady_rate(spark, pid, spec, workdir):
+    """A stream at a steady pace read into noop with a processing-time trigger: after
+    `warmup_batches`, the JVM's CPU over exactly `batches` batches (from the end of one to the end
+    of another), the records those batches read, and the Kinesis calls made meanwhile."""
+    query = (
+        steady_source(spark, spec)
+        .writeStream.format("noop")
+        .trigger(processingTime=f"{spec['trigger_s']} seconds")
+        .option("checkpointLocation", str(workdir / "checkpoint"))
+        .start()
+    )
+
+    def batches():  # counted in the JVM: Python's recentProgress has Spark write every progress as JSON
+        return len(query._jsq.recentProgress())
+
+    def wait_for_batches(n):
+        deadline = time.time() + (n + 3) * spec["trigger_s"] + 120
+        while batches() < n:
+            if query.exception():
+                raise RuntimeError(f"the steady query failed: {query.exception()}")
+            if time.time() > deadline:
+                raise RuntimeError(f"no {n} batches within the time allowed ({batches()} ran)")
+            time.sleep(0.25)
+
+    wait_for_batches(spec["warmup_batches"])
+    first = batches()
+    with profiled(pid) as (before, seen):
+        calls_before, began = calls_so_far(spec, pid), time.time()
+        wait_for_batches(first + spec["batches"])
+        calls_after, seconds = calls_so_far(spec, pid), time.time() - began
+    progress = query.recentProgress[first : first + spec["batches"]]
+    query.stop()
+    cpu = calls_after["cpu"] - calls_before["cpu"]
+    kinds = cpu_kinds(cpu_by_thread_name(before, seen))
+    records = sum(p.get("numInputRows", 0) for p in progress)
+    jit = kinds["jit"]
+    operation = "SubscribeToShard" if spec.get("efo") else "GetRecords"
+    made = calls_after.get(operation, 0) - calls_before.get(operation, 0)
+    return {
+        "records": records,
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "cores": cpu / seconds,
+        "cores_by_kind": {kind: spent / seconds for kind, spent in kinds.items()},
+        "records_per_cpu_s": records / max(cpu, 1e-9),
+        # The JIT still compiles Spark's and the JDK's code minutes into a query; a query that runs for months does not.
+        "records_per_cpu_s_besides_jit": records / max(cpu - jit, 1e-9),
+        "calls": made,
+        "calls_per_1000_records": 1000 * made / max(records, 1),
+        "calls_by_operation": {
+            op: n - calls_before.get(op, 0)
+            for op, n in calls_after.items()
+            if op not in ("at", "cpu") and n != calls_before.get(op, 0)
+        },
+        "prefetch_rounds": source_metric(query, "prefetchRounds"),
+    }
+
+
 def idle(spark, pid, spec, workdir):
     """A query on a stream that receives nothing: the JVM's CPU after a warm-up."""
     query = (
@@ -747,18 +829,20 @@ KINDS = {
         latency_realtime,
         spark_floor,
         steady,
+        steady_rate,
         idle,
         scale,
         memory,
         sink,
         pipeline,
+        gsr_avro,
     )
 }
 
 
 def main():
     spec = json.loads(sys.argv[1])
-    spark, pid = session(spec.get("slots", 2), spec.get("driver_class_path"), spec.get("master"))
+    spark, pid = session(spec.get("slots", 2), spec.get("driver_class_path"), spec.get("master"), spec.get("packages"))
     try:
         result = KINDS[spec["kind"]](spark, pid, spec, Path(spec["workdir"]))
     finally:

@@ -3,7 +3,8 @@
 real-time mode, record put -> visible in a foreach sink, p50 / p99 / max over a steady stream
 of records into a 4-shard stream, in both consumer modes, and the same query in micro-batch
 mode with the lowest-latency settings for comparison. A table goes to
-tests/benchmarks/results/realtime-latency-<time>.md (and .json) and is printed.
+docs/benchmarks/realtime-latency-batches-<batch duration>s.md (--results-dir elsewhere), the
+current file for that batch duration which the next run with it overwrites, and is printed.
 
 The Kinesis is the benchmark endpoint of benchmarks/ (`make bench-jar`), which serves from
 memory and adds no propagation delay: a record is readable as soon as its PutRecords call
@@ -297,6 +298,9 @@ def main():
     )
     parser.add_argument("--batch-duration", type=int, default=5, help="real-time batch duration, seconds")
     parser.add_argument("--jar", action="append", default=[], help="label=path of a connector jar (repeatable)")
+    parser.add_argument(
+        "--results-dir", type=Path, default=HERE.parent.parent / "docs" / "benchmarks", help="where the table goes"
+    )
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -305,8 +309,7 @@ def main():
     jars = [tuple(j.split("=", 1)) for j in args.jar] or [("now", None)]
     every_ms = args.put_every_ms or (250 if args.backend == "kinesis-mock" else 20)
 
-    results = HERE / "results"
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     runs = []
     with tempfile.TemporaryDirectory(prefix="realtime-latency-") as tmp:
         workdir = Path(tmp)
@@ -339,9 +342,12 @@ def main():
         f"JVM cores: CPU of the Spark JVM while the records were put. Load: the machine's 1-minute load "
         f"average at the start and end of the run.\n\n{table(runs)}\n"
     )
-    (results / f"realtime-latency-{stamp}.md").write_text(text)
-    (results / f"realtime-latency-{stamp}.json").write_text(json.dumps(runs, indent=2) + "\n")
+    raw = f"\n<details><summary>raw figures</summary>\n\n```json\n{json.dumps(runs, indent=1)}\n```\n</details>\n"
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    out = args.results_dir / f"realtime-latency-batches-{args.batch_duration}s.md"
+    out.write_text(text + raw)
     print(text)
+    print(f"written to {out}")
 
 
 if __name__ == "__main__":

@@ -3,12 +3,17 @@
 same seed always draws the same run, so a failure replays from its seed alone."""
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from chaos_nemesis import CATALOG
 
 TRIGGERS = ("available-now", "micro-batch", "real-time")
+MIB = 1024 * 1024
+# Kinesis takes records of up to 10 MiB on a stream raised to them (MaxRecordSizeInKiB). The
+# local Kinesis (kinesis-mock) takes them too, but fails a GetRecords whose record nears 10 MiB
+# and serves about 2 MiB a second: a run draws two records of at most 9 MiB.
+LARGE_RECORD_BYTES = (2 * MIB, 5 * MIB, 9 * MIB)
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,7 @@ def draw(seed):
     # KINESIS_REAL_TIME_NOT_ENOUGH_SLOTS), and a split of one of two shards would make three.
     shards = rng.choice((1, 2)) if trigger == "real-time" else rng.choice((1, 1, 2, 2, 3, 4, 4, 6, 8, 16))
     reshard = rng.random() < 0.25 and (trigger != "real-time" or shards == 1)
-    return Run(
+    run = Run(
         seed=seed,
         shards=shards,
         records=rng.randrange(200, 1201, 50),
@@ -77,3 +82,9 @@ def draw(seed):
         restart_at=rng.choice((None, 0.3, 0.6)),
         reshard=reshard,
     )
+    # Drawn apart, so that adding them left every other seed's run as it was. Plain records
+    # only: the KPL packs at most 1 MiB in an aggregate.
+    large = random.Random(f"{seed}-large")
+    if run.pad_every and run.payload == "plain" and large.random() < 0.7:
+        run = replace(run, pad_bytes=large.choice(LARGE_RECORD_BYTES), pad_every=run.records // 2)
+    return run

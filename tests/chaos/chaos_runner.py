@@ -7,6 +7,7 @@ import json
 import time
 
 import chaos_checker as check
+from chaos_generator import MIB
 from chaos_nemesis import CATALOG, consumer_name
 from harness import Producer, Resharder, reader_options, start_query, table_count, table_rows
 from realtime import MIN_BATCH_DURATION
@@ -33,6 +34,8 @@ class Sink:
         self.run, self.spark, self.kinesis, self.proxy = run, spark, kinesis, proxy
         self.out, self.checkpoint = tmp / "out", tmp / "checkpoint"
         self.target = kinesis.create_stream(shards=run.target_shards) if run.sink == "kinesis" else None
+        if self.target and run.pad_bytes > MIB:
+            allow_large_records(kinesis, self.target)
 
     def start(self, options):
         run = self.run
@@ -89,6 +92,13 @@ def _pair(data):
     return body["key"], body["n"]
 
 
+def allow_large_records(kinesis, stream):
+    """Raises the stream's record size limit from 1 MiB to the 10 MiB Kinesis allows."""
+    arn = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
+    kinesis.client.update_max_record_size(StreamARN=arn, MaxRecordSizeInKiB=10240)
+    kinesis.wait_active(stream)
+
+
 def source_options(run, kinesis, proxy, source):
     options = reader_options(proxy.endpoint, kinesis.region, source, run.mode, consumer=consumer_name(run))
     if run.mode == "efo":
@@ -123,6 +133,8 @@ def execute(run, spark, kinesis, proxy, tmp):
     """Runs `run`; the broken promises, as sentences (empty when it kept every one)."""
     before, held_before = owned(jvm_threads(spark)), live_resources(spark)
     source = kinesis.create_stream(shards=run.shards)
+    if run.pad_bytes > MIB:
+        allow_large_records(kinesis, source)
     for name in run.faults:
         CATALOG[name].program(proxy)
     aggregate = {"plain": False, "kpl": True, "mixed": "mixed"}[run.payload]

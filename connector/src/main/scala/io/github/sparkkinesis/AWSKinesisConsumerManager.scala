@@ -9,7 +9,8 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types.{StringType, StructField, StructType, TimestampType}
 
-import io.github.sparkkinesis.client.{ConnectionConfig, ConsumerInfo, KinesisClients}
+import io.github.sparkkinesis.client.{ConnectionConfig, ConsumerInfo}
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.efo.ConsumerRegistry
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.{ConnectionOptions, KinesisOptions, OptionValues}

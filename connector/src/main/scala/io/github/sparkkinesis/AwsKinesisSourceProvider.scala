@@ -5,7 +5,8 @@ package io.github.sparkkinesis
  * `format("aws-kinesis")`, the name awslabs' connector registers: the same source and sink as
  * `format("kinesis")`, so its users' queries (with its option names, read as aliases) run
  * unchanged. With awslabs' jar on the classpath too, two providers share the name and Spark
- * refuses it, naming both classes; `format("kinesis")` then picks this connector.
+ * picks awslabs' (its class is under `org.apache.spark`, which Spark prefers), logging a warning
+ * that names both; `format("kinesis")` then picks this connector.
  */
 final class AwsKinesisSourceProvider extends KinesisSourceProvider {
   override def shortName(): String = "aws-kinesis"

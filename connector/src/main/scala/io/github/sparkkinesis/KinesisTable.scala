@@ -12,7 +12,7 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.github.sparkkinesis.client.KinesisClients
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.{KinesisSinkOptions, KinesisSourceOptions}
 import io.github.sparkkinesis.sink.{KinesisSinkProgress, KinesisWrite, KinesisWriteBuilder}

@@ -92,6 +92,25 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
     condition(e) shouldBe "KINESIS_INVALID_OPTION_VALUE"
   }
 
+  test(
+    "with awslabs' jar on the classpath too, Spark picks awslabs' provider for aws-kinesis; kinesis stays this one") {
+    // Spark prefers the one provider of a name whose class is under org.apache.spark, as awslabs' is.
+    val jar = java.nio.file.Files.createTempDirectory("awslabs-jar")
+    val services = java.nio.file.Files.createDirectories(jar.resolve("META-INF/services"))
+    java.nio.file.Files.write(services.resolve(classOf[org.apache.spark.sql.sources.DataSourceRegister].getName),
+      classOf[org.apache.spark.sql.connector.kinesis.KinesisV2TableProvider].getName.getBytes("UTF-8"))
+    val thread = Thread.currentThread()
+    val before = thread.getContextClassLoader
+    thread.setContextClassLoader(new java.net.URLClassLoader(Array(jar.toUri.toURL), before))
+    try {
+      val awslabs = Map("kinesis.streamName" -> "in", "kinesis.region" -> "us-east-1")
+      val e = intercept[IllegalStateException](spark.readStream.format("aws-kinesis").options(awslabs).load())
+      e.getMessage shouldBe org.apache.spark.sql.connector.kinesis.KinesisV2TableProvider.Picked
+      spark.readStream.format("kinesis").options(connection + ("streamName" -> "in")).load()
+        .schema.fieldNames should contain("shardId")
+    } finally thread.setContextClassLoader(before)
+  }
+
   // ---- batch writes fail at save() ----
 
   test("a batch write with a missing or mistyped column fails at save(), whatever the mode") {

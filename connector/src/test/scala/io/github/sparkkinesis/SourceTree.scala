@@ -18,10 +18,14 @@ object SourceTree {
   val SparkBridge = "spark-bridge"
 
   private val Root = "io.github.sparkkinesis"
-  private val Reference = """\bio\.github\.sparkkinesis\.(\{[^}]*\}|[A-Za-z_]\w*)""".r
+  private val Reference = """\bio\.github\.sparkkinesis((?:\.[a-z]\w*)*)\.(\{[^}]*\}|[A-Za-z_]\w*)""".r
   private val BridgeReference = """\borg\.apache\.spark\.sql\.kinesis\b""".r
 
-  /** One main source file: its root folder (`scala`, `spark-4.2`, ...), path and code. */
+  /**
+   * One main source file: its root folder (`scala`, `spark-4.2`, ...), path and code. Its
+   * package is named by its folder below `io/github/sparkkinesis` (`client/wire`), and so are
+   * the packages it refers to.
+   */
   final case class Source(root: String, path: Path, code: String) {
     lazy val pkg: String = packageOf(code)
     lazy val references: Set[String] = referencedPackages(code) - pkg
@@ -60,7 +64,7 @@ object SourceTree {
       .mkString(".")
     if (name == Root) RootPackage
     else if (name == "org.apache.spark.sql.kinesis") SparkBridge
-    else if (name.startsWith(Root + ".")) name.stripPrefix(Root + ".").takeWhile(_ != '.')
+    else if (name.startsWith(Root + ".")) name.stripPrefix(Root + ".").replace('.', '/')
     else name
   }
 
@@ -68,8 +72,15 @@ object SourceTree {
   def referencedPackages(code: String): Set[String] = {
     val body = code.split("\n").filterNot(_.trim.startsWith("package ")).mkString("\n")
     val ours = Reference.findAllMatchIn(body).flatMap { m =>
-      m.group(1).stripPrefix("{").stripSuffix("}").split(",").map(_.trim.split("""\s""").head)
-    }.filter(_.nonEmpty).map(name => if (name.head.isUpper || name == "_") RootPackage else name).toSet
+      val prefix = m.group(1).stripPrefix(".").replace('.', '/')
+      m.group(2).stripPrefix("{").stripSuffix("}").split(",").map(_.trim.split("""\s""").head).filter(_.nonEmpty)
+        .map { name =>
+          val member = name.head.isUpper || name == "_"
+          if (member) (if (prefix.isEmpty) RootPackage else prefix)
+          else if (prefix.isEmpty) name
+          else s"$prefix/$name"
+        }
+    }.toSet
     val bridge = if (BridgeReference.findFirstIn(body).isDefined) Set(SparkBridge) else Set.empty[String]
     ours ++ bridge
   }

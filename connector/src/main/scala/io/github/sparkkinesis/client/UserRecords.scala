@@ -36,15 +36,33 @@ object UserRecords {
   }
 
   /**
+   * A record without one of the fields every Kinesis record has (the answer is well-formed, but
+   * not what Kinesis sends). The SDK adapter reports it as an answer the SDK cannot read.
+   */
+  def withoutField(field: String, index: Int, sequenceNumber: String): RecordWithoutField =
+    new RecordWithoutField(s"Record ${index + 1} of the answer" +
+      Option(sequenceNumber).fold("")(s => s" (sequence number $s)") +
+      s" has no $field, which every Kinesis record has: the endpoint is not answering as Kinesis does")
+
+  /**
    * The user records of Kinesis records added one by one, in order. A record without the KPL
-   * magic bytes is its own user record: it skips the de-aggregator, as most records do.
+   * magic bytes is its own user record: it skips the de-aggregator, as most records do. A record
+   * without a sequence number or partition key is [[withoutField]].
    */
   final class Expansion(rangeCheck: Option[RangeCheck], expectedRecords: Int) {
     private val out = Vector.newBuilder[KinesisRecord]
     out.sizeHint(expectedRecords)
     private var counts = KplCounts.Zero
+    private var added = 0
 
-    def add(partitionKey: String, data: Array[Byte], sequenceNumber: String, arrivalMillis: Long): Unit =
+    def add(partitionKey: String, data: Array[Byte], sequenceNumber: String, arrivalMillis: Long): Unit = {
+      if (sequenceNumber == null) throw withoutField("SequenceNumber", added, null)
+      if (partitionKey == null) throw withoutField("PartitionKey", added, sequenceNumber)
+      added += 1
+      expand(partitionKey, data, sequenceNumber, arrivalMillis)
+    }
+
+    private def expand(partitionKey: String, data: Array[Byte], sequenceNumber: String, arrivalMillis: Long): Unit =
       if (!KplEnvelope.hasMagic(data)) out += KinesisRecord(partitionKey, data, sequenceNumber, arrivalMillis)
       else {
         val split = Deaggregator(partitionKey, data, rangeCheck)
@@ -64,3 +82,6 @@ object UserRecords {
     def result(): (Seq[KinesisRecord], KplCounts) = (out.result(), counts)
   }
 }
+
+/** An answer's record lacks a field every Kinesis record has ([[UserRecords.withoutField]]). */
+final class RecordWithoutField(message: String) extends RuntimeException(message)

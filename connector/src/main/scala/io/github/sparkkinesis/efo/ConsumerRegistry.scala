@@ -7,9 +7,10 @@ import scala.util.control.NonFatal
 import org.apache.spark.internal.Logging
 
 import io.github.sparkkinesis.client.{
-  ConnectionConfig, ConsumerApi, ConsumerInfo, ConsumerNameTakenException, KinesisClients, RetryPolicy,
-  ThrottledException
+  ConnectionConfig, ConsumerApi, ConsumerInfo, ConsumerNameTakenException, ThrottledException
 }
+import io.github.sparkkinesis.client.failures.RetryPolicy
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.ConsumerNames
 import io.github.sparkkinesis.time.{Clock, SystemClock}

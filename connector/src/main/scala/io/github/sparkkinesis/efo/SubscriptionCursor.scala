@@ -9,9 +9,9 @@ import scala.util.control.NonFatal
 import org.apache.spark.internal.Logging
 
 import io.github.sparkkinesis.client.{
-  AwsFailures, BackOff, KinesisRecord, KplCounts, RecordBatch, RetryPolicy, Retryable, ShardEvent, SubscriptionHandle,
-  SubscriptionTransport
+  KinesisRecord, KplCounts, RecordBatch, ShardEvent, SubscriptionHandle, SubscriptionTransport
 }
+import io.github.sparkkinesis.client.failures.{AwsFailures, BackOff, RetryPolicy, Retryable}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}

@@ -8,7 +8,8 @@ import scala.collection.mutable
 
 import com.fasterxml.jackson.databind.ObjectMapper
 
-import io.github.sparkkinesis.client.{KinesisClients, KinesisRecord}
+import io.github.sparkkinesis.client.KinesisRecord
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.{ConnectionOptions, OptionValues}
 

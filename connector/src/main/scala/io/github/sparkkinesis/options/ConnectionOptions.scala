@@ -6,7 +6,8 @@ import java.util.Locale
 
 import scala.util.Try
 
-import io.github.sparkkinesis.client.{AwsRegions, ConnectionConfig, CredentialsConfig, ProxyConfig}
+import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig, ProxyConfig}
+import io.github.sparkkinesis.client.sdk.AwsRegions
 import io.github.sparkkinesis.errors.KinesisErrors
 
 /**

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.options
 
-import io.github.sparkkinesis.client.{
-  AwsCredentials, CredentialsConfig, CredentialsProviderException, CustomCredentials
-}
+import io.github.sparkkinesis.client.CredentialsConfig
+import io.github.sparkkinesis.client.credentials.{AwsCredentials, CredentialsProviderException, CustomCredentials}
 import io.github.sparkkinesis.errors.KinesisErrors
 
 /**

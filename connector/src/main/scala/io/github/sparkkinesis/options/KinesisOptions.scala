@@ -131,6 +131,17 @@ object KinesisOptions extends CredentialAndProxySpecs with SinkSpecs {
     kind = LongAtLeast(1), modes = Mode.notRealTime)
   val CoalesceBinSize = OptionSpec("coalesceBinSize", Some("128000000"),
     "The bytes a packed task aims for.", kind = LongAtLeast(1), modes = Mode.notRealTime)
+  val MaxRecordsPerTrigger = OptionSpec("maxRecordsPerTrigger", None,
+    "The most records (KPL user records) a micro-batch reads, as Kafka's maxOffsetsPerTrigger: shared fairly " +
+      "among the shards that have records, parents before children. Honoured by Trigger.AvailableNow (several " +
+      "batches up to the end fixed at its start); not in real-time mode.",
+    kind = LongAtLeast(1), modes = Mode.notRealTime)
+  val MaxBytesPerTrigger = OptionSpec("maxBytesPerTrigger", None,
+    "The most record bytes (data plus partition keys) a micro-batch reads, shared as maxRecordsPerTrigger is. " +
+      "A batch holds at least one record, however large.",
+    kind = Size(), modes = Mode.notRealTime)
+  val MaxRecordsPerShardPerTrigger = OptionSpec("maxRecordsPerShardPerTrigger", None,
+    "The most records a micro-batch reads from any one shard.", kind = LongAtLeast(1), modes = Mode.notRealTime)
   val ConsumerMode = OptionSpec("consumerMode", Some("polling"),
     "`polling` (GetRecords, the shard's 2 MB/s shared with other readers) or `efo` (enhanced fan-out: a " +
       "registered consumer with its own 2 MB/s per shard).", kind = Choice(Seq("polling", "efo")))
@@ -185,7 +196,8 @@ object KinesisOptions extends CredentialAndProxySpecs with SinkSpecs {
     MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
     AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId, RoleSessionName,
     StsEndpoint, Profile, AwsCredentialsProvider, AwsCredentialsProviderSecret, ProxyHost, ProxyPort, ProxyUsername,
-    ProxyPassword, NonProxyHosts, CoalesceThresholdBlockSize, CoalesceBinSize, ConsumerMode,
+    ProxyPassword, NonProxyHosts, CoalesceThresholdBlockSize, CoalesceBinSize, MaxRecordsPerTrigger, MaxBytesPerTrigger,
+    MaxRecordsPerShardPerTrigger, ConsumerMode,
     RequireConsumerDeregistration, FailOnDataLoss, OutOfRangeUserRecords, RecordDecoder, StreamColumnName,
     IncludeRecordIds, MaxShardsPerDescribe, ConsumerName,
     ConsumerNamePrefix, ConsumerARN,

@@ -35,6 +35,17 @@ final case class BufferSettings(
     coalesceBinSize: Long)
 
 /**
+ * The most a micro-batch reads (`maxRecordsPerTrigger`, `maxBytesPerTrigger`,
+ * `maxRecordsPerShardPerTrigger`); None where the user set no bound.
+ */
+final case class TriggerLimits(
+    maxRecords: Option[Long] = None,
+    maxBytes: Option[Long] = None,
+    maxRecordsPerShard: Option[Long] = None) {
+  def isEmpty: Boolean = maxRecords.isEmpty && maxBytes.isEmpty && maxRecordsPerShard.isEmpty
+}
+
+/**
  * How a shard is read: GetRecords pacing, how long a trigger reads ahead, and what its rows
  * carry (`recordIds`: the `recordId` column of `includeRecordIds`).
  */
@@ -64,7 +75,8 @@ final case class KinesisSourceOptions(
     givenNames: Map[String, String] = Map.empty,
     outOfRangeUserRecords: OutOfRangePolicy = OutOfRangePolicy.Keep,
     /** The name of the stream's column (`stream` unless `streamColumnName` says otherwise). */
-    streamColumnName: String = "stream") {
+    streamColumnName: String = "stream",
+    limits: TriggerLimits = TriggerLimits()) {
 
   /** Whether the user set `spec`, and the name they gave it. */
   def givenName(spec: KinesisOptions.OptionSpec): Option[String] = givenNames.get(spec.key)
@@ -140,7 +152,11 @@ object KinesisSourceOptions {
       shardFetchInterval, maxShardsPerDescribe, if (mode == "efo") Some(efoSettings) else None,
       options.keys.map(k => KinesisOptions.resolve(k).fold(k.toLowerCase(Locale.ROOT))(_._1.key) -> k).toMap,
       OutOfRangePolicy.named(values.choice(OutOfRangeUserRecords)).get,
-      streamColumnName(values))
+      streamColumnName(values),
+      TriggerLimits(
+        values.get(MaxRecordsPerTrigger).map(_ => values.long(MaxRecordsPerTrigger)),
+        values.get(MaxBytesPerTrigger).map(_ => values.bytes(MaxBytesPerTrigger)),
+        values.get(MaxRecordsPerShardPerTrigger).map(_ => values.long(MaxRecordsPerShardPerTrigger))))
   }
 
   private val ColumnNamePattern = "[A-Za-z_][A-Za-z0-9_]{0,127}".r

@@ -19,7 +19,7 @@ object OptionAliases {
     Region -> awslabs("kinesis.kinesisRegion"),
     Endpoint -> qubole("endpointUrl"),
     Endpoint -> awslabs("kinesis.endpointUrl"),
-    KinesisOptions.InitialPosition -> qubole("startingPosition", AliasValues.startingPosition),
+    KinesisOptions.InitialPosition -> qubole("startingPosition", AliasValues.quboleStartingPosition),
     KinesisOptions.InitialPosition -> awslabs("kinesis.startingPosition", AliasValues.startingPosition),
     ConsumerMode -> awslabs("kinesis.consumerType", AliasValues.consumerType),
     ConsumerName -> awslabs("kinesis.consumerName"),
@@ -46,6 +46,9 @@ object OptionAliases {
     MaxFetchDuration -> awslabs("kinesis.maxFetchTimePerShardSec", AliasValues.seconds),
     MinFetchPeriod -> qubole("kinesis.executor.idleTimeBetweenReadsInMs", AliasValues.millis),
     MinFetchPeriod -> awslabs("kinesis.getRecords.fetchIntervalMs", AliasValues.millis),
+    // Their most records a batch reads from one shard.
+    MaxRecordsPerShardPerTrigger -> qubole("kinesis.executor.maxFetchRecordsPerShard"),
+    MaxRecordsPerShardPerTrigger -> awslabs("kinesis.maxFetchRecordsPerShard"),
     ShardFetchInterval -> qubole("kinesis.client.describeShardInterval"),
     ShardFetchInterval -> awslabs("kinesis.describeShardInterval"),
     // The sink.
@@ -58,8 +61,6 @@ object OptionAliases {
 
   private val retries = "calls are retried with back-off by the connector itself; remove the option"
   private val noStore = "offsets live in the checkpoint alone (no metadata store); remove the option"
-  private val perBatch = "a batch takes what maxFetchDuration of prefetching buffers, bounded by fetchBufferSize: " +
-    "set those instead"
   private val flush = "a task writes everything it was given before it ends; remove the option"
   private val subscriptions = "subscriptions are renewed and retried by the connector itself; remove the option"
 
@@ -69,8 +70,6 @@ object OptionAliases {
         "used, which includes the instance profile; remove the option"),
     RetiredOption("kinesis.executor.addIdleTimeBetweenReads", Qubole,
       "GetRecords calls are always paced by minFetchPeriod; remove the option"),
-    RetiredOption("kinesis.executor.maxFetchRecordsPerShard", Qubole, perBatch),
-    RetiredOption("kinesis.maxFetchRecordsPerShard", Awslabs, perBatch),
     RetiredOption("kinesis.client.numRetries", Qubole, retries),
     RetiredOption("kinesis.client.retryIntervalMs", Qubole, retries),
     RetiredOption("kinesis.client.maxRetryIntervalMs", Qubole, retries),

@@ -6,6 +6,9 @@ import java.util.concurrent.ConcurrentHashMap
 
 import org.apache.spark.internal.Logging
 
+import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.offsets.{ForeignPositionError, ForeignPositions, KinesisSourceOffset, ShardKey}
+
 /**
  * Another Kinesis connector whose option names a query may keep when it moves here. Databricks'
  * names are this connector's own; the others' are aliases in the registry ([[KinesisOptions]]),
@@ -62,6 +65,30 @@ object AliasValues {
    * Starting positions: the words are this connector's too; awslabs' `AT_TIMESTAMP <ISO-8601>`
    * becomes the at_timestamp JSON.
    */
+  /**
+   * qubole's `startingposition`: its words, or per-shard positions in the form of its offset log
+   * (`{"metadata":{"streamName":…,"batchId":…},"shardId-…":{"iteratorType":…,"iteratorPosition":…}}`),
+   * which become this connector's offset JSON, each position continuing exactly where qubole's
+   * would have started (LATEST: the records that arrive from now on). Positions it cannot read
+   * are refused, naming the option; other JSON is left for the option's own check.
+   */
+  val quboleStartingPosition: String => String = v =>
+    if (!v.trim.startsWith("{")) startingPosition(v)
+    else {
+      try {
+        ForeignPositions.offsetLine(v, "startingposition", System.currentTimeMillis()).map { line =>
+          KinesisSourceOffset(line.starts.map { case (shard, position) => ShardKey(line.stream, shard) -> position })
+            .json()
+        }.getOrElse(v)
+      } catch {
+        case e: ForeignPositionError =>
+          throw KinesisErrors.invalidOptionValue("startingposition", s"'$v'",
+            "latest, trim_horizon, earliest, or qubole's per-shard positions " +
+              s"""({"metadata":{"streamName":…,"batchId":…},"shardId-…":{"iteratorType":…,"iteratorPosition":…}}): ${e.getMessage}""",
+            e)
+      }
+    }
+
   val startingPosition: String => String = v => {
     val AtTimestamp = """(?i)\s*at_timestamp\s+(\S+)\s*""".r
     v match {

@@ -4,8 +4,9 @@ package io.github.sparkkinesis.polling
 import org.apache.spark.internal.Logging
 
 import io.github.sparkkinesis.client.{
-  IteratorExpiredException, KinesisApi, KinesisRecord, KplCounts, RecordBatch, RetryPolicy, ThrottledException
+  IteratorExpiredException, KinesisApi, KinesisRecord, KplCounts, RecordBatch, ThrottledException
 }
+import io.github.sparkkinesis.client.failures.RetryPolicy
 import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
@@ -60,6 +61,8 @@ final class ShardCursor(
 
   override def close(): Unit = ()
 
+  override def paceAtTip(periodMs: Long): Unit = pacer.paceAtTip(periodMs)
+
   /** How long until the next GetRecords may be made (pacing, back-off); 0 when it may be now. */
   def nanosUntilNextCall: Long = pacer.nanosUntilTurn
 
@@ -88,9 +91,9 @@ final class ShardCursor(
         iterator = Some(it)
         pacer.awaitTurn()
         val batch = api.getRecords(shard.stream, it, limit, rangeCheck)
-        pacer.recordFetch(batch.bytes)
-        throttledInARow = 0
         lastCallAtTip = batch.millisBehindLatest == 0 && batch.records.size < limit
+        pacer.recordFetch(batch.bytes, lastCallAtTip)
+        throttledInARow = 0
         limit = math.min(settings.maxRecordsPerFetch, limit * 2)
         iterator = batch.nextIterator
         lastMillisBehind = batch.millisBehindLatest

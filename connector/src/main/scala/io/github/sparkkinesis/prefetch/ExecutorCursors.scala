@@ -5,7 +5,8 @@ import java.util.concurrent.ConcurrentHashMap
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
+import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.efo.SubscribeLimiter
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.reader.ShardReader

@@ -3,7 +3,8 @@ package io.github.sparkkinesis.prefetch
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.client.{AwsCredentials, KinesisClients}
+import io.github.sparkkinesis.client.credentials.AwsCredentials
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.efo.{SubscribeLimiter, SubscriptionCursor}
 
 /**

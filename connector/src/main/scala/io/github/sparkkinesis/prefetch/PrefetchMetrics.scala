@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
+import scala.collection.mutable
+
 import io.github.sparkkinesis.client.KplCounts
+import io.github.sparkkinesis.metrics.{ReadFigures, ShardFigures, Throughput}
+import io.github.sparkkinesis.offsets.ShardKey
 
 /**
  * The prefetcher's counters (records and bytes fetched, throttling), and the metrics a
@@ -15,10 +19,16 @@ final class PrefetchMetrics {
   private var throttleEvents = 0L
   private var kpl = KplCounts.Zero
   private var dataLossEvents = 0L
+  // For Spark's metrics system: what was read from each shard the query follows, and from each stream.
+  private val fetchedPerShard = mutable.Map.empty[ShardKey, Throughput]
+  private val fetchedPerStream = mutable.Map.empty[String, Throughput]
 
   def fetched(block: PrefetchedBlock): Unit = {
     recordsFetched += block.records
     bytesFetched += block.bytes
+    val read = Throughput(block.records.toLong, block.bytes)
+    fetchedPerShard(block.shard) = fetchedPerShard.getOrElse(block.shard, Throughput.Zero) + read
+    fetchedPerStream(block.shard.stream) = fetchedPerStream.getOrElse(block.shard.stream, Throughput.Zero) + read
   }
 
   def throttled(events: Int): Unit = throttleEvents += events
@@ -45,6 +55,28 @@ final class PrefetchMetrics {
       lagAt = at
     }
     lag
+  }
+
+  private var figuresAt = (-1L, -1L)
+  private var figures = ReadFigures.Empty
+
+  /** Each followed shard's figures and each stream's totals; worked out again only after a change. */
+  def readFigures(index: PrefetchIndex, statuses: ShardStatuses): ReadFigures = {
+    val at = (index.version, statuses.version)
+    if (at != figuresAt) {
+      val followed = index.shards
+      fetchedPerShard.keys.filterNot(followed).toList.foreach(fetchedPerShard.remove)
+      figures = ReadFigures(
+        followed.iterator.map { shard =>
+          val blocks = index.blocksOf(shard)
+          shard -> ShardFigures(statuses.millisBehindLatestOf(shard),
+            fetchedPerShard.getOrElse(shard, Throughput.Zero),
+            Throughput(blocks.map(_.records.toLong).sum, blocks.map(_.bytes).sum))
+        }.toMap,
+        fetchedPerStream.toMap)
+      figuresAt = at
+    }
+    figures
   }
 
   def report(index: PrefetchIndex, statuses: ShardStatuses, readers: Option[ReaderOwnership],

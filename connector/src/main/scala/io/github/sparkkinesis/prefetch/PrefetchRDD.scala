@@ -4,7 +4,8 @@ package io.github.sparkkinesis.prefetch
 import org.apache.spark.{Partition, SparkContext, TaskContext}
 import org.apache.spark.rdd.RDD
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
+import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.efo.{EfoMetrics, SubscriptionShardReader}
 
 /**
@@ -29,7 +30,15 @@ final class PrefetchRDD(
     split.asInstanceOf[PrefetchPartition].preferredLocation.toSeq
 
   override def compute(split: Partition, context: TaskContext): Iterator[PrefetchResult] = {
-    val task = split.asInstanceOf[PrefetchPartition]
+    // The task uses the clients while it runs, besides the query's hold (holdClients): a task
+    // still running when its query stopped (a cancelled round ending its calls) then closes
+    // what it built as it ends, rather than leaving it to the idle eviction.
+    val held = KinesisClients.lease(connection)
+    try run(split.asInstanceOf[PrefetchPartition])
+    finally held.close()
+  }
+
+  private def run(task: PrefetchPartition): Iterator[PrefetchResult] = {
     if (!work.stopping) ExecutorCursors.holdClients(work.streamInstance, connection)
     val polling = PrefetchTask.pollingReader(KinesisClients.api(connection), work)
     val efoMetrics = EfoMetrics.of(work.streamInstance)

@@ -31,7 +31,8 @@ object PrefetchRound {
       consumers: Map[String, String],
       settings: PrefetchSettings,
       streamInstance: String,
-      streamKey: Int): PrefetchRound = {
+      streamKey: Int,
+      tipFetchPeriodMs: Long = 0L): PrefetchRound = {
     // The first round may take every slot: the first trigger waits for it, so no batch runs yet.
     val maxTasks = if (firstRound) slots else slots / 2
     val groups = requests.sortBy(_.shard).grouped(shardsPerTask(requests.size, settings.shardsPerTask, maxTasks)).toSeq
@@ -42,7 +43,8 @@ object PrefetchRound {
     val returnWhenCaughtUp = splitAt.isDefined || firstRound
     val work = PrefetchWork(streamInstance, streamKey, settings.fetch, math.max(1L, room / groups.size),
       splitAt, returnWhenCaughtUp, consumers = consumers, owners = owners,
-      reportTo = if (firstRound) None else Some(reportTo), handOverBytes = settings.handOverBytes)
+      reportTo = if (firstRound) None else Some(reportTo), handOverBytes = settings.handOverBytes,
+      tipFetchPeriodMs = tipFetchPeriodMs, blockCut = BlockCut.of(settings.limits, requests.size))
     PrefetchRound(tasks, work)
   }
 

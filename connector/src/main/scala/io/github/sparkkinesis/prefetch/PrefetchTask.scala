@@ -41,7 +41,11 @@ final case class PrefetchWork(
      * returns). Without it, a shard read faster than `maxFetchDuration` can hold (EFO is paced
      * only by Kinesis) would fill the executor's heap before anything is stored.
      */
-    handOverBytes: Long = PrefetchTask.HandOverBytes)
+    handOverBytes: Long = PrefetchTask.HandOverBytes,
+    /** The longest gap between calls to a polled shard at its tip ([[TriggerPace]]); 0: `minFetchPeriod`. */
+    tipFetchPeriodMs: Long = 0L,
+    /** Where a shard's records are cut into blocks, so that batch limits fall between blocks. */
+    blockCut: BlockCut = BlockCut.None)
 
 /**
  * The executor side of prefetching: reads its shards, up to [[CallsInFlight]] at once (each
@@ -71,29 +75,34 @@ object PrefetchTask {
   val HandOverBytes: Long = 64L * 1024 * 1024
 
   private final class ShardRun(val request: ShardFetchRequest, val cursor: ShardReader,
-      splitAtArrivalMillis: Option[Long]) {
+      splitAtArrivalMillis: Option[Long], blockCut: BlockCut) {
     /**
-     * The records read, laid out as they come: all in `before`, unless Trigger.AvailableNow
-     * needs those from the first that arrived after its start on kept apart (in `after`), so a
-     * batch can end exactly at that instant.
+     * The records read, laid out as they come, in blocks of at most `blockCut`; a new block
+     * starts at the first record that arrived after Trigger.AvailableNow's start, so a batch
+     * can end exactly at that instant.
      */
-    val before = new RecordBlockWriter
-    val after = new RecordBlockWriter
+    val groups = scala.collection.mutable.ArrayBuffer(new RecordBlockWriter)
+    private var pastSplit = false
     var millisBehindLatest = Long.MaxValue
     var caughtUpAtMillis: Option[Long] = None
     var atTip = false
 
     def add(records: Seq[KinesisRecord]): Unit = records.foreach { r =>
-      if (after.count == 0 && splitAtArrivalMillis.forall(r.approximateArrivalMillis < _)) before.add(r)
-      else after.add(r)
+      val current = groups.last
+      val splitHere = !pastSplit && splitAtArrivalMillis.exists(r.approximateArrivalMillis >= _)
+      if (splitHere) pastSplit = true
+      if (current.count > 0 && (splitHere || blockCut.full(current.count, current.bytes, r.bytes))) {
+        groups += new RecordBlockWriter
+      }
+      groups.last.add(r)
     }
 
-    def count: Int = before.count + after.count
-    def bytes: Long = before.bytes + after.bytes
+    def count: Int = groups.iterator.map(_.count).sum
+    def bytes: Long = groups.iterator.map(_.bytes).sum
 
     /** The same shard and reader, from where this run's records end (they were handed over). */
     def continued: ShardRun = {
-      val next = new ShardRun(request.copy(from = cursor.position), cursor, splitAtArrivalMillis)
+      val next = new ShardRun(request.copy(from = cursor.position), cursor, splitAtArrivalMillis, blockCut)
       next.millisBehindLatest = millisBehindLatest
       next.caughtUpAtMillis = caughtUpAtMillis
       next.atTip = atTip
@@ -122,8 +131,9 @@ object PrefetchTask {
     var runs = requests.map { r =>
       val consumer = work.consumers.get(r.shard.stream)
       new ShardRun(r, ExecutorCursors.acquire(work.streamInstance, r.shard, r.from, consumer)(newReader(r)),
-        work.splitAtArrivalMillis)
+        work.splitAtArrivalMillis, work.blockCut)
     }
+    runs.foreach(_.cursor.paceAtTip(work.tipFetchPeriodMs))
     var kpl = KplCounts.Zero
     var dataLossEvents = 0
     var handedOverBytes = 0L
@@ -197,9 +207,9 @@ object PrefetchTask {
     }
   }
 
-  /** One block per shard, or two when Trigger.AvailableNow needs the records that arrived after its start kept apart. */
+  /** The shard's blocks: one, or more where batch limits or Trigger.AvailableNow's start cut them. */
   private def storeBlocks(run: ShardRun, work: PrefetchWork, store: BlockSink): Seq[PrefetchedBlock] = {
-    val groups = Seq(run.before, run.after).filter(_.count > 0)
+    val groups = run.groups.filter(_.count > 0).toSeq
     var from = run.request.from
     val blocks = groups.zipWithIndex.map { case (records, i) =>
       val last = records.last.get

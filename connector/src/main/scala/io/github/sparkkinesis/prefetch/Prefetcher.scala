@@ -13,12 +13,15 @@ import org.apache.spark.sql.kinesis.{KinesisBlockStore, KinesisDriverEndpoint, K
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.efo.EfoMetrics
 import io.github.sparkkinesis.kpl.RangeCheck
-import io.github.sparkkinesis.options.FetchSettings
+import io.github.sparkkinesis.metrics.ReadFigures
+import io.github.sparkkinesis.options.{FetchSettings, TriggerLimits}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
 /** How prefetching reads; `handOverBytes` is what a task holds at most before it stores it ([[PrefetchWork]]). */
 final case class PrefetchSettings(
-    fetch: FetchSettings, shardsPerTask: Int, fetchBufferSize: Long, handOverBytes: Long = PrefetchTask.HandOverBytes)
+    fetch: FetchSettings, shardsPerTask: Int, fetchBufferSize: Long, handOverBytes: Long = PrefetchTask.HandOverBytes,
+    /** The batch limits blocks are cut to (see [[BlockCut]]). */
+    limits: TriggerLimits = TriggerLimits())
 
 /**
  * Keeps reading ahead of the query (ARCHITECTURE.md invariant 3): a driver thread runs rounds
@@ -53,6 +56,7 @@ final class Prefetcher(
   private val failures = new FailurePolicy
   private val counters = new PrefetchMetrics
   private val remover = new BlockRemover(queryName)
+  private val pace = new TriggerPace
   private var parentsOf = Map.empty[ShardKey, Seq[ShardKey]]
   private var rangeChecks = Map.empty[ShardKey, RangeCheck] // each shard's, to check KPL user records
   private var consumers = Map.empty[String, String]
@@ -135,6 +139,7 @@ final class Prefetcher(
   def release(end: Map[ShardKey, ShardPosition]): Unit = {
     val released = synchronized {
       val released = end.toSeq.flatMap { case (shard, position) => index.release(shard, position) }
+      pace.committed()
       notifyAll()
       released
     }
@@ -182,6 +187,9 @@ final class Prefetcher(
 
   def metrics: Map[String, String] =
     synchronized(counters.report(index, statuses, if (consumers.isEmpty) None else Some(readers), rounds))
+
+  /** Each followed shard's figures for Spark's metrics system ([[io.github.sparkkinesis.metrics.QueryGauges]]). */
+  def readFigures: ReadFigures = synchronized(counters.readFigures(index, statuses))
 
   def stop(): Unit = {
     val t = synchronized {
@@ -256,7 +264,8 @@ final class Prefetcher(
       val owners = readers.owners(index.shards)
       // Executors that hold subscriptions of shards now read elsewhere get a task that only closes them.
       Right(PrefetchRound.reading(requests, owners, readers.cleanupTargets(owners), room, cutoff.splitAt,
-          firstRound = rounds == 0, slots, endpoint, consumers, settings, streamInstance, streamKey))
+          firstRound = rounds == 0, slots, endpoint, consumers, settings, streamInstance, streamKey,
+          pace.tipFetchPeriodMs(settings.fetch.minFetchPeriodMs, settings.fetch.maxFetchDurationMs)))
     }
   }
 

@@ -38,6 +38,10 @@ final class ShardStatuses {
   def caughtUpSince(shard: ShardKey, millis: Long): Boolean =
     latest.get(shard).exists(_.caughtUpAtMillis.exists(_ >= millis))
 
+  /** How far behind the tip `shard` is, when known. */
+  def millisBehindLatestOf(shard: ShardKey): Option[Long] =
+    latest.get(shard).map(_.millisBehindLatest).filter(_ != Long.MaxValue)
+
   /** How far behind the tip each shard `open` accepts is, for those where it is known. */
   def millisBehindLatest(open: ShardKey => Boolean): Seq[Long] =
     latest.valuesIterator.filter(s => open(s.shard)).map(_.millisBehindLatest).filter(_ != Long.MaxValue).toList

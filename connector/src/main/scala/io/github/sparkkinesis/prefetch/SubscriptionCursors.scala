@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
+import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.efo.{EfoMetrics, SubscriptionCursor}
 import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}

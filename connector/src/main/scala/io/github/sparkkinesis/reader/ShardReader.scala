@@ -26,6 +26,12 @@ trait ShardReader {
   /** How often Kinesis throttled this reader. */
   def throttleEvents: Int
 
+  /**
+   * How often a reader at the tip needs to ask for more: at most every `periodMs` (polling; an
+   * enhanced fan-out subscription is pushed its records and ignores it).
+   */
+  def paceAtTip(periodMs: Long): Unit = ()
+
   /** The next records; waits (paced, or for events) at most a short while. */
   def fetch(): RecordBatch
 

@@ -7,7 +7,8 @@ import org.apache.spark.sql.{ForeachWriter, Row}
 import org.apache.spark.sql.kinesis.KinesisQueryId
 import org.apache.spark.sql.types.StructType
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients, KinesisPutApi, PutEntry}
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisPutApi, PutEntry}
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.{KinesisOptions, KinesisSinkOptions}
 

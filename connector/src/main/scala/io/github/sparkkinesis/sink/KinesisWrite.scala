@@ -13,7 +13,7 @@ import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactor
 import org.apache.spark.sql.kinesis.KinesisUpdateAsAppend
 import org.apache.spark.sql.types.StructType
 
-import io.github.sparkkinesis.client.KinesisClients
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.options.KinesisSinkOptions
 
 /**

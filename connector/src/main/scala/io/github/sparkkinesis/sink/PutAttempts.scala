@@ -5,7 +5,8 @@ import scala.collection.mutable
 
 import org.apache.spark.internal.Logging
 
-import io.github.sparkkinesis.client.{KinesisPutApi, PutFailure, PutStored, RetryPolicy, Retryable}
+import io.github.sparkkinesis.client.{KinesisPutApi, PutFailure, PutStored}
+import io.github.sparkkinesis.client.failures.{RetryPolicy, Retryable}
 import io.github.sparkkinesis.options.PutSettings
 import io.github.sparkkinesis.time.Clock
 

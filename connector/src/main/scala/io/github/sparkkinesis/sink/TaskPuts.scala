@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.sink
 
-import io.github.sparkkinesis.client.{KinesisClients, KinesisPutApi, PutEntry}
+import io.github.sparkkinesis.client.{KinesisPutApi, PutEntry}
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.options.KinesisSinkOptions
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 

@@ -3,7 +3,9 @@ package io.github.sparkkinesis.source
 
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory}
 
-import io.github.sparkkinesis.client.{KinesisApi, KinesisClients, RetryPolicy}
+import io.github.sparkkinesis.client.KinesisApi
+import io.github.sparkkinesis.client.failures.RetryPolicy
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.options.{EndingPosition, KinesisSourceOptions}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.polling.LatestOffsetProbe

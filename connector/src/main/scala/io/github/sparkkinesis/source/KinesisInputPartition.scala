@@ -5,7 +5,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.util.LongAccumulator
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
+import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}

@@ -11,7 +11,9 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
 
-import io.github.sparkkinesis.client.{KinesisApi, KinesisClients}
+import io.github.sparkkinesis.client.KinesisApi
+import io.github.sparkkinesis.client.sdk.KinesisClients
+import io.github.sparkkinesis.metrics.{QueryGauges, QueryMetrics}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardOrder, ShardPosition}
 import io.github.sparkkinesis.prefetch.{PrefetchSettings, PrefetchTask, Prefetcher}
@@ -43,7 +45,8 @@ final class KinesisMicroBatchStream(
   private lazy val prefetcher = {
     prefetcherMade = true
     new Prefetcher(sparkContext, options.connection,
-      PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize, handOverBytes),
+      PrefetchSettings(options.fetch, options.buffer.shardsPerTask, options.buffer.fetchBufferSize, handOverBytes,
+        options.limits),
       name)
   }
 
@@ -62,6 +65,11 @@ final class KinesisMicroBatchStream(
   // Spark reads the start offset back from its JSON at every trigger: the offset it came from is kept.
   @volatile private var lastOffset: Option[KinesisSourceOffset] = None
   @volatile private var lastIdleWaitMs = 0L
+  // The limits of the trigger under way (Spark's ReadLimit and the options); None: all that is buffered.
+  private var batchLimits: Option[BatchLimits.Limits] = None
+  @volatile private var lastAvailable: Option[KinesisSourceOffset] = None
+  @volatile private var gauges: Option[QueryGauges] = None
+  private var published = Map.empty[ShardKey, ShardPosition]
   // Ranges of batches the tasks found deleted by retention (failOnDataLoss false); see ShardRangeReader.
   private lazy val rangesLost = sparkContext.longAccumulator(s"$name dataLossEvents")
 
@@ -77,7 +85,13 @@ final class KinesisMicroBatchStream(
     }
   }
 
-  override def getDefaultReadLimit: ReadLimit = ReadLimit.allAvailable()
+  /** As Kafka's: `maxRecordsPerTrigger` as the rows Spark may admit; any limit at all makes it more than `allAvailable`. */
+  override def getDefaultReadLimit: ReadLimit =
+    if (options.limits.isEmpty) ReadLimit.allAvailable()
+    else ReadLimit.maxRows(options.limits.maxRecords.getOrElse(Long.MaxValue))
+
+  /** Where the data buffered now reaches, past the last batch's end when a limit cut it (the progress' `latestOffset`). */
+  override def reportLatestOffset(): Offset = lastAvailable.orNull
 
   override def latestOffset(): Offset =
     throw new UnsupportedOperationException("latestOffset(Offset, ReadLimit) must be used instead")
@@ -92,12 +106,14 @@ final class KinesisMicroBatchStream(
 
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val startOffset = start.asInstanceOf[KinesisSourceOffset]
+    batchLimits = BatchLimitsOf(limit, options)
     shards.checkSameStreams(startOffset)
     // Spark commits a batch's end only once the next batch runs: blocks up to `start` are no
     // longer needed now. Kept until then, a full fetchBufferSize would stop prefetching for good.
     release(startOffset.shards)
     val tracked = shards.trackNewShards(startOffset.shards)
     follow(tracked)
+    publish(tracked)
     consumers.foreach(c => prefetcher.useConsumers(c.resolve(force = prefetcher.takeConsumerDeleted())))
     prefetcher.start()
     if (!started) {
@@ -138,7 +154,8 @@ final class KinesisMicroBatchStream(
           if ((tracked eq start.shards) && advanced.isEmpty && streamsCreatedAt == start.streamsCreatedAt) start
           else {
             // The batch's tasks are decided here, from the blocks held now, and kept in its end offset.
-            val positions = tracked ++ advanced
+            lastAvailable = Some(KinesisSourceOffset(tracked ++ advanced, streamsCreatedAt))
+            val positions = tracked ++ batchLimits.fold(advanced)(limited(tracked, advanced, _))
             KinesisSourceOffset(positions, streamsCreatedAt,
               PartitionPlanner.coalesce(
                 rangesBetween(start.shards, positions), options.buffer.coalesceThresholdBlockSize,
@@ -147,6 +164,28 @@ final class KinesisMicroBatchStream(
         lastEnd = Some(LastEnd(start, tracked, listing, createdAt, availableNowSince, version, end))
         end
       }
+  }
+
+  /** How far each shard of `advanced` moves within `limits`, from where `tracked` stands, block by block. */
+  private def limited(tracked: Map[ShardKey, ShardPosition], advanced: Map[ShardKey, ShardPosition],
+      limits: BatchLimits.Limits): Map[ShardKey, ShardPosition] = {
+    val moved = ShardOrder.of(advanced).map(shard => (shard, tracked(shard), advanced(shard)))
+    val steps = moved.iterator.zip(prefetcher.blocks(moved).iterator).map { case ((shard, _, _), blocks) =>
+      shard -> blocks.map(b => BatchLimits.Step(b.to, b.records.toLong, b.bytes, b.firstArrivalMillis))
+    }.toSeq
+    BatchLimits.ends(steps, limits)
+  }
+
+  /**
+   * Shows the shards the query follows in Spark's metrics system, from its first trigger on
+   * (when the driver thread names the query); only a change of the shards changes the gauges.
+   */
+  private def publish(tracked: Map[ShardKey, ShardPosition]): Unit = {
+    if (gauges.isEmpty) gauges = QueryMetrics.gauges(sparkContext, () => prefetcher.readFigures)
+    gauges.filterNot(_ => tracked eq published).foreach { g =>
+      g.follow(tracked.keySet)
+      published = tracked
+    }
   }
 
   /** Releases the blocks up to `end`, unless that was done last (releasing is per shard). */
@@ -224,6 +263,7 @@ final class KinesisMicroBatchStream(
   /** Stops prefetching (if it ever started), deregisters consumers if asked to, and lets go of the driver's clients. */
   override def stop(): Unit =
     try {
+      gauges.foreach(_.close())
       if (prefetcherMade) prefetcher.stop()
       consumers.foreach(_.stop())
     } finally KinesisClients.release(options.connection)
@@ -241,6 +281,11 @@ final class KinesisMicroBatchStream(
   private def awaitAvailableNow(tracked: Map[ShardKey, ShardPosition], since: Long): Unit = {
     def readable = shards.readable(tracked)
     def newData = prefetcher.advanced(readable, Some(since))._2.nonEmpty
+    // Under a limit, a batch is full once the limit cut what is buffered: no use waiting for more.
+    def batchFull = batchLimits.exists { limits =>
+      val advanced = prefetcher.advanced(readable, Some(since))._2
+      limited(tracked, advanced, limits) != advanced
+    }
     def allRead = tracked.forall { case (shard, position) =>
       position.isInstanceOf[ShardPosition.ShardEnd] || prefetcher.fetchedUntil(shard, since)
     }
@@ -251,7 +296,7 @@ final class KinesisMicroBatchStream(
       val (rounds, blocks) = (prefetcher.completedRounds, prefetcher.appendedBlocks)
       val hasNew = newData
       val leftMs = (fullAt - System.nanoTime()) / 1000000L
-      waiting = !allRead && (!hasNew || (leftMs > 0 && !prefetcher.bufferFull))
+      waiting = !allRead && (!hasNew || (leftMs > 0 && !prefetcher.bufferFull && !batchFull))
       if (waiting) {
         prefetcher.awaitRoundAfter(rounds,
           if (hasNew) leftMs else options.fetch.maxFetchDurationMs + KinesisMicroBatchStream.RoundGraceMs, blocks)
@@ -269,6 +314,25 @@ private final case class LastEnd(start: KinesisSourceOffset, tracked: Map[ShardK
       createdAt: Map[String, Long], availableNowSince: Option[Long], version: Long): Boolean =
     (this.start eq start) && (this.tracked eq tracked) && this.listing == listing && (this.createdAt eq createdAt) &&
       this.availableNowSince == availableNowSince && this.version == version
+}
+
+/** The limits of one trigger: Spark's `ReadLimit` (all available: none, as Kafka's source) with the options'. */
+private object BatchLimitsOf {
+  def apply(limit: ReadLimit, options: KinesisSourceOptions): Option[BatchLimits.Limits] = {
+    val rows = maxRows(limit)
+    if (limit.isInstanceOf[ReadAllAvailable] || (rows.isEmpty && options.limits.isEmpty)) None
+    else Some(BatchLimits.Limits(
+        rows.orElse(options.limits.maxRecords).getOrElse(Long.MaxValue),
+        options.limits.maxBytes.getOrElse(Long.MaxValue),
+        options.limits.maxRecordsPerShard.getOrElse(Long.MaxValue)))
+  }
+
+  private def maxRows(limit: ReadLimit): Option[Long] = limit match {
+    case rows: ReadMaxRows => Some(rows.maxRows())
+    case composite: CompositeReadLimit =>
+      composite.getReadLimits.toSeq.flatMap(l => maxRows(l)).reduceOption(_ min _)
+    case _ => None
+  }
 }
 
 object KinesisMicroBatchStream {

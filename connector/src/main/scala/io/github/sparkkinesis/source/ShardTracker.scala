@@ -3,7 +3,8 @@ package io.github.sparkkinesis.source
 
 import org.apache.spark.internal.Logging
 
-import io.github.sparkkinesis.client.{KinesisApi, RetryPolicy, ShardDescription}
+import io.github.sparkkinesis.client.{KinesisApi, ShardDescription}
+import io.github.sparkkinesis.client.failures.RetryPolicy
 import io.github.sparkkinesis.errors.{KinesisError, KinesisErrors}
 import io.github.sparkkinesis.kpl.{HashKeyRange, RangeCheck}
 import io.github.sparkkinesis.options.KinesisSourceOptions

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.tools
 
 import org.apache.hadoop.fs.Path
 
-import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.offsets.{ForeignOffset, ForeignPositionError, ForeignPositions, ShardPosition}
 
 /**
  * Where a query of another connector stopped, per shard, as of its last committed batch.
@@ -24,6 +24,11 @@ final case class ImportedProgress(
  * Spark reads it again on restart, so none of its records count as delivered.
  */
 object ForeignCheckpoint {
+  /** A position the tool cannot read fails the tool, with the reason. */
+  private def asToolError[T](read: => T): T =
+    try read
+    catch { case e: ForeignPositionError => throw new ToolError(e.getMessage) }
+
   def read(
       checkpoint: SparkCheckpoint,
       connector: ForeignConnector,
@@ -40,7 +45,7 @@ object ForeignCheckpoint {
       !name.startsWith(".") && !name.startsWith("_")
     }.map { file =>
       val text = SparkCheckpoint.readText(fs, file).getOrElse("")
-      file.getName -> ForeignPositions.shardFile(text, file.toString, batch.plannedAtMs)
+      file.getName -> asToolError(ForeignPositions.shardFile(text, file.toString, batch.plannedAtMs))
     }.toMap
     val toRead = offset.starts.filterNot(_._2.isInstanceOf[ShardPosition.ShardEnd]).keySet
     if (ends.isEmpty && toRead.nonEmpty) {
@@ -63,7 +68,9 @@ object ForeignCheckpoint {
       connector: ForeignConnector,
       stream: Option[String]): (String, ForeignOffset) = {
     val found = batch.sources.flatMap { case (source, line) =>
-      line.flatMap(json => ForeignPositions.offsetLine(json, s"${batch.file} (source $source)", batch.plannedAtMs))
+      line.flatMap(json =>
+        asToolError(
+          ForeignPositions.offsetLine(json, s"${batch.file} (source $source)", batch.plannedAtMs)))
         .map(source -> _)
     }
     if (found.isEmpty) {

@@ -8,7 +8,8 @@ import java.time.format.{DateTimeFormatter, DateTimeParseException}
 import scala.util.Try
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisApi, KinesisClients}
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisApi}
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.errors.KinesisError
 import io.github.sparkkinesis.offsets.{KinesisOffsetJson, KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.{ConnectionOptions, KinesisOptions, OptionValues}

@@ -9,7 +9,8 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.{LocalKinesis, LocalSpark}
-import io.github.sparkkinesis.client.{KinesisClients, KinesisRecord, SubscriptionHandle}
+import io.github.sparkkinesis.client.{KinesisRecord, SubscriptionHandle}
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
 /**

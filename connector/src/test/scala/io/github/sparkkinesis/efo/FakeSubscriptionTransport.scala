@@ -9,8 +9,9 @@ import org.reactivestreams.{Subscriber, Subscription}
 
 import io.github.sparkkinesis.FakeClock
 import io.github.sparkkinesis.client.{
-  AwsFailures, CredentialsConfig, KinesisRecord, ShardEvent, SubscriptionHandle, SubscriptionTransport, UserRecords
+  CredentialsConfig, KinesisRecord, ShardEvent, SubscriptionHandle, SubscriptionTransport, UserRecords
 }
+import io.github.sparkkinesis.client.failures.AwsFailures
 import io.github.sparkkinesis.kpl.RangeCheck
 import io.github.sparkkinesis.offsets.ShardPosition
 

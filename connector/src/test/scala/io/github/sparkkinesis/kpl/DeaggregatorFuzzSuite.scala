@@ -7,7 +7,7 @@ import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.github.sparkkinesis.Fuzz
-import io.github.sparkkinesis.client.WireGen
+import io.github.sparkkinesis.client.wire.WireGen
 
 /**
  * The KPL de-aggregator's entry point ([[Deaggregator.apply]], which every read path calls for

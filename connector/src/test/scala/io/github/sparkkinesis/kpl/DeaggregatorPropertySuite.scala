@@ -5,7 +5,7 @@ import org.scalacheck.{Gen, Prop}
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.github.sparkkinesis.PropertyChecks
-import io.github.sparkkinesis.client.WireGen
+import io.github.sparkkinesis.client.wire.WireGen
 import io.github.sparkkinesis.kpl.KplModel._
 
 /**

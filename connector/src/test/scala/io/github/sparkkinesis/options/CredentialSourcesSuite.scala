@@ -8,7 +8,8 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.{AWSKinesisConsumerManager, SecretsInPlans}
-import io.github.sparkkinesis.client.{CredentialsConfig, NoArgProvider, ParamProvider, ThrowingProvider}
+import io.github.sparkkinesis.client.CredentialsConfig
+import io.github.sparkkinesis.client.credentials.{NoArgProvider, ParamProvider, ThrowingProvider}
 import io.github.sparkkinesis.errors.KinesisOptionException
 
 /** The options `profile`, `awsCredentialsProvider` and `awsCredentialsProviderSecret`. */

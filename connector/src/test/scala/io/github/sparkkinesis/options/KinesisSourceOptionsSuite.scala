@@ -8,7 +8,8 @@ import scala.jdk.CollectionConverters._
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig, NoArgProvider, ParamProvider, ProxyConfig}
+import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig, ProxyConfig}
+import io.github.sparkkinesis.client.credentials.{NoArgProvider, ParamProvider}
 import io.github.sparkkinesis.errors.KinesisOptionException
 import io.github.sparkkinesis.kpl.OutOfRangePolicy
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
@@ -134,7 +135,18 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
       _.outOfRangeUserRecords shouldBe OutOfRangePolicy.DropAfterSplit),
     OptionRow(RecordDecoder, "SDK", _.connection.sdkDecoding shouldBe true),
     OptionRow(StreamColumnName, "streamName", _.streamColumnName shouldBe "streamName"),
-    OptionRow(IncludeRecordIds, "True", _.fetch.recordIds shouldBe true))
+    OptionRow(IncludeRecordIds, "True", _.fetch.recordIds shouldBe true),
+    OptionRow(MaxRecordsPerTrigger, "10,000", _.limits shouldBe TriggerLimits(maxRecords = Some(10000L))),
+    OptionRow(MaxBytesPerTrigger, "64m", _.limits shouldBe TriggerLimits(maxBytes = Some(64L << 20))),
+    OptionRow(MaxRecordsPerShardPerTrigger, "500", _.limits shouldBe TriggerLimits(maxRecordsPerShard = Some(500L))))
+
+  test("batch limits: none by default; a bad value is refused naming the option and what it takes") {
+    parse().limits.isEmpty shouldBe true
+    failure("maxRecordsPerTrigger" -> "0").getMessage should include("maxRecordsPerTrigger")
+    failure("maxRecordsPerTrigger" -> "lots").getMessage should include("maxRecordsPerTrigger")
+    failure("maxBytesPerTrigger" -> "-1kb").getMessage should include("maxBytesPerTrigger")
+    failure("kinesis.maxFetchRecordsPerShard" -> "0").getMessage should include("kinesis.maxFetchRecordsPerShard")
+  }
 
   test("the table below covers every source option of the registry") {
     rows.map(_.spec.name) should contain theSameElementsAs KinesisOptions.sourceOptions.map(_.name)

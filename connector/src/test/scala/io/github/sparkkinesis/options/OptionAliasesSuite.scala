@@ -6,6 +6,7 @@ import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.client.CredentialsConfig
 import io.github.sparkkinesis.errors.KinesisOptionException
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 
 /** Queries written for qubole's and awslabs' connectors, read with their option names and values. */
 class OptionAliasesSuite extends AnyFunSuite with Matchers {
@@ -53,6 +54,21 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
     (sink.put.aggregate, sink.put.maxPutLingerMs, sink.put.maxInFlightPuts) shouldBe ((true, 1000L, 2))
     KinesisSinkOptions.parse(Map("streamName" -> "out", "region" -> "us-east-1",
         "kinesis.executor.aggregationEnabled" -> "false")).put.aggregate shouldBe false
+  }
+
+  test("qubole's per-shard startingposition JSON (its offset log's form) continues where each position says") {
+    val qubole = """{"metadata":{"streamName":"s","batchId":"3"},""" +
+      """"shardId-000000000000":{"iteratorType":"AFTER_SEQUENCE_NUMBER","iteratorPosition":"4951"},""" +
+      """"shardId-000000000001":{"iteratorType":"TRIM_HORIZON","iteratorPosition":""}}"""
+    val options = KinesisSourceOptions.parse(Map("streamName" -> "s", "region" -> "us-east-1",
+        "startingposition" -> qubole))
+    options.initialPosition shouldBe InitialPosition.Positions(KinesisSourceOffset(Map(
+          ShardKey("s", "shardId-000000000000") -> ShardPosition.AfterSequence("4951"),
+          ShardKey("s", "shardId-000000000001") -> ShardPosition.TrimHorizon)))
+    val e = failure(Map("streamName" -> "s", "region" -> "us-east-1",
+        "startingposition" ->
+          """{"metadata":{"streamName":"s","batchId":"3"},"shardId-0":{"iteratorType":"SOMEWHERE"}}"""))
+    e.getMessage should (include("startingposition") and include("SOMEWHERE"))
   }
 
   test("a value an alias cannot take is refused naming the alias as typed") {

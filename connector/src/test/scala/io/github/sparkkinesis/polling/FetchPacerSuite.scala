@@ -103,4 +103,35 @@ class FetchPacerSuite extends AnyFunSuite with Matchers {
     pacer.awaitTurn()
     clock.totalSleptMillis shouldBe 3000L
   }
+
+  /** Gaps between `calls` paced calls, each at the tip when `atTip(n)` (n from 0). */
+  private def gapsAt(pacer: FetchPacer, clock: FakeClock, calls: Int)(atTip: Int => Boolean): Seq[Long] =
+    (0 until calls).map { n =>
+      pacer.awaitTurn()
+      val at = clock.nowMillis
+      pacer.recordFetch(1000, atTip(n))
+      at
+    }.sliding(2).map { case Seq(a, b) => b - a }.toSeq
+
+  test("a shard at its tip is called less often, up to the period the query needs; one behind at full pace again") {
+    val clock = new FakeClock
+    val pacer = new FetchPacer(200, 2.0, clock)
+    pacer.paceAtTip(1000)
+    // Calls 0-4 at the tip, 5 behind it, 6-7 at the tip again.
+    gapsAt(pacer, clock, calls = 8)(n => n != 5) shouldBe Seq(400L, 800L, 1000L, 1000L, 1000L, 200L, 400L)
+  }
+
+  test("without a tip period, a shard at its tip is called every minFetchPeriod") {
+    val clock = new FakeClock
+    gapsAt(new FetchPacer(200, 2.0, clock), clock, calls = 5)(_ => true) shouldBe Seq.fill(4)(200L)
+  }
+
+  test("a shorter tip period applies from the next call") {
+    val clock = new FakeClock
+    val pacer = new FetchPacer(200, 2.0, clock)
+    pacer.paceAtTip(2000)
+    gapsAt(pacer, clock, calls = 6)(_ => true).last shouldBe 2000L
+    pacer.paceAtTip(300)
+    gapsAt(pacer, clock, calls = 3)(_ => true) shouldBe Seq(300L, 300L)
+  }
 }

@@ -5,7 +5,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.{FakeClock, FakeKinesisApi}
-import io.github.sparkkinesis.client.RetryPolicy
+import io.github.sparkkinesis.client.failures.RetryPolicy
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.FetchSettings
 

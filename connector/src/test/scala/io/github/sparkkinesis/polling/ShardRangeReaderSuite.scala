@@ -3,7 +3,8 @@ package io.github.sparkkinesis.polling
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.github.sparkkinesis.client.{IteratorExpiredException, RetryPolicy}
+import io.github.sparkkinesis.client.IteratorExpiredException
+import io.github.sparkkinesis.client.failures.RetryPolicy
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.{FakeClock, FakeKinesisApi}

@@ -7,7 +7,8 @@ import org.scalacheck.{Gen, Prop}
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.github.sparkkinesis.PropertyChecks
-import io.github.sparkkinesis.client.{KinesisRecord, KplCounts, WireGen}
+import io.github.sparkkinesis.client.{KinesisRecord, KplCounts}
+import io.github.sparkkinesis.client.wire.WireGen
 import io.github.sparkkinesis.efo.SubscriptionCounts
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 

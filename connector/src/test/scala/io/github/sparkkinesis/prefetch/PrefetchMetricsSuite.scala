@@ -4,6 +4,7 @@ package io.github.sparkkinesis.prefetch
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
+import io.github.sparkkinesis.metrics.{ShardFigures, Throughput}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
 class PrefetchMetricsSuite extends AnyFunSuite with Matchers {
@@ -38,5 +39,29 @@ class PrefetchMetricsSuite extends AnyFunSuite with Matchers {
 
     statuses.forget(second)
     lag(metrics, index, statuses) shouldBe empty
+  }
+
+  test(
+    "the figures of each followed shard: lag, what was read and what is buffered; the stream's totals keep a shard no longer followed") {
+    val (metrics, index, statuses) = (new PrefetchMetrics, new PrefetchIndex, new ShardStatuses)
+    Seq(first, second).foreach(index.reset(_, ShardPosition.TrimHorizon))
+    val block =
+      PrefetchedBlock(first, ShardPosition.TrimHorizon, ShardPosition.AfterSequence("1"), Some("b"), Some("e"),
+        3, 300L, 0L, 0L)
+    index.append(block) shouldBe true
+    metrics.fetched(block)
+    statuses.update(status(first, 2000), current = true)
+
+    val figures = metrics.readFigures(index, statuses)
+    figures.shards(first) shouldBe ShardFigures(Some(2000L), Throughput(3, 300), Throughput(3, 300))
+    figures.shards(second) shouldBe ShardFigures(None, Throughput.Zero, Throughput.Zero)
+    figures.fetchedPerStream shouldBe Map("clicks" -> Throughput(3, 300))
+
+    index.release(first, ShardPosition.AfterSequence("1"))
+    metrics.readFigures(index, statuses).shards(first).prefetched shouldBe Throughput.Zero
+    index.remove(first)
+    val later = metrics.readFigures(index, statuses)
+    later.shards.keySet shouldBe Set(second)
+    later.fetchedPerStream shouldBe Map("clicks" -> Throughput(3, 300))
   }
 }

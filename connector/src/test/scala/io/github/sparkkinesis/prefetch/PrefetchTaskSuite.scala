@@ -120,10 +120,11 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
   private def record(seq: Int, arrival: Long, key: String = "k", sub: Long = 0L, ends: Boolean = true) =
     KinesisRecord(key, s"data-$seq".getBytes("UTF-8"), (1000 + seq).toString, arrival, sub, ends)
 
-  private def prefetch(fetches: Seq[Seq[KinesisRecord]], splitAt: Option[Long]): (Seq[PrefetchedBlock], KeepingSink) = {
+  private def prefetch(fetches: Seq[Seq[KinesisRecord]], splitAt: Option[Long],
+      cut: BlockCut = BlockCut.None): (Seq[PrefetchedBlock], KeepingSink) = {
     val instance = UUID.randomUUID().toString
-    val work =
-      PrefetchWork(instance, 7, FetchSettings(100, 2.0, 0L, 60000L), 1L << 20, splitAt, returnWhenCaughtUp = true)
+    val work = PrefetchWork(instance, 7, FetchSettings(100, 2.0, 0L, 60000L), 1L << 20, splitAt,
+      returnWhenCaughtUp = true, blockCut = cut)
     val sink = new KeepingSink
     try {
       val result = PrefetchTask.run(_ => new RecordsReader(shard, fetches),
@@ -161,6 +162,24 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
       ShardPosition.AfterSequence("100") -> ShardPosition.AfterSequence("1002"),
       ShardPosition.AfterSequence("1002") -> ShardPosition.AfterSequence("1004"))
     blocks.map(b => (b.firstArrivalMillis, b.lastArrivalMillis)) shouldBe Seq((10L, 19L), (20L, 15L))
+  }
+
+  test("under batch limits blocks are cut to the limit's share, inside a KPL aggregate after a user record") {
+    // Record 2 is an aggregate of three user records: a cut after its second leaves the third for the next block.
+    val aggregate = Seq(record(2, 11L, sub = 0L, ends = false), record(2, 11L, sub = 1L, ends = false),
+      record(2, 11L, sub = 2L))
+    val (blocks, sink) = prefetch(Seq(Seq(record(1, 10L)) ++ aggregate, Seq(record(3, 12L))), None, BlockCut(2, 1000))
+    blocks.map(b => sink.blocks(b.blockName.get).map(r => (r.sequenceNumber, r.subSequenceNumber)).toSeq) shouldBe
+      Seq(Seq(("1001", 0L), ("1002", 0L)), Seq(("1002", 1L), ("1002", 2L)), Seq(("1003", 0L)))
+    blocks.map(b => (b.from, b.to)) shouldBe Seq(
+      ShardPosition.AfterSequence("100") -> ShardPosition.AfterSequence("1002", Some(0L)),
+      ShardPosition.AfterSequence("1002", Some(0L)) -> ShardPosition.AfterSequence("1002"),
+      ShardPosition.AfterSequence("1002") -> ShardPosition.AfterSequence("1003"))
+    blocks.map(_.records) shouldBe Seq(2, 2, 1)
+    // By bytes: each record's data ("data-N", 6 bytes) and key ("k"), 7 bytes: two fit in 14.
+    prefetch(Seq(Seq(record(1, 10L), record(2, 10L), record(3, 10L))), None, BlockCut(100, 14))._1.map(
+      _.records) shouldBe
+      Seq(2, 1)
   }
 
   test("a block larger than a chunk of the layout holds every record, even one larger than a chunk") {

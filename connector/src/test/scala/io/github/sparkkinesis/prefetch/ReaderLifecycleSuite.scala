@@ -4,7 +4,8 @@ package io.github.sparkkinesis.prefetch
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig, KinesisClients}
+import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig}
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.offsets.ShardKey
 
 /** What a stopping query lets go of on the executors: every reader, and its hold on the clients. */

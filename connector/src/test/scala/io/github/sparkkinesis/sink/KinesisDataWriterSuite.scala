@@ -8,7 +8,8 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.{FakeClock, FakeKinesisPutApi}
-import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig, KinesisClients}
+import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig}
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.errors.KinesisConnectorException
 import io.github.sparkkinesis.options.{KinesisSinkOptions, PutSettings}
 

@@ -8,7 +8,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.streaming.ReadLimit
 
 import io.github.sparkkinesis.FakeKinesisApi
-import io.github.sparkkinesis.client.KinesisClients
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.offsets.KinesisSourceOffset
 import io.github.sparkkinesis.options.KinesisSourceOptions
 

@@ -11,7 +11,8 @@ import org.apache.spark.sql.kinesis.KinesisBlockStore
 
 import io.github.sparkkinesis.FakeKinesisApi
 import io.github.sparkkinesis.LocalSpark
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
+import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.errors.KinesisConnectorException
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.KinesisSourceOptions

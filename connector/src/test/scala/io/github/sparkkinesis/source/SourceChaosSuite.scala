@@ -9,7 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.apache.spark.sql.kinesis.KinesisBlockStore
 
 import io.github.sparkkinesis.{FakeKinesisApi, LocalSpark, PropertyChecks}
-import io.github.sparkkinesis.client.KinesisClients
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.options.KinesisSourceOptions
 
 /**

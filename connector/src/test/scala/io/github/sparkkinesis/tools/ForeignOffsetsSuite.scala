@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.offsets.{ForeignOffset, ForeignPositionError, ForeignPositions, ShardPosition}
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequence, AtSequence, AtTimestamp, ShardEnd, TrimHorizon}
 
 /** qubole's and awslabs' checkpoints read as this connector's positions, from their formats. */
@@ -53,14 +53,14 @@ class ForeignOffsetsSuite extends AnyFunSuite with Matchers {
   }
 
   test("a position that cannot be read names where it is and what is allowed") {
-    the[ToolError] thrownBy position(s"{${qubole("FROM_HERE", seq)}}") should have message
+    the[ForeignPositionError] thrownBy position(s"{${qubole("FROM_HERE", seq)}}") should have message
       "offsets/3, shard x has the iteratorType FROM_HERE; known are TRIM_HORIZON, LATEST, AT_TIMESTAMP, " +
       "AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER, SHARD_END"
-    the[ToolError] thrownBy position(s"{${qubole("AFTER_SEQUENCE_NUMBER", "49x")}}") should have message
+    the[ForeignPositionError] thrownBy position(s"{${qubole("AFTER_SEQUENCE_NUMBER", "49x")}}") should have message
       "offsets/3, shard x: AFTER_SEQUENCE_NUMBER needs a decimal sequence number as iteratorPosition, not '49x'"
-    the[ToolError] thrownBy position(s"{${qubole("AT_TIMESTAMP", "yesterday")}}") should have message
+    the[ForeignPositionError] thrownBy position(s"{${qubole("AT_TIMESTAMP", "yesterday")}}") should have message
       "offsets/3, shard x: AT_TIMESTAMP needs epoch milliseconds as iteratorPosition, not 'yesterday'"
-    the[ToolError] thrownBy position("""{"iteratorPosition":"1"}""") should have message
+    the[ForeignPositionError] thrownBy position("""{"iteratorPosition":"1"}""") should have message
       "offsets/3, shard x has no iteratorType"
   }
 

@@ -12,7 +12,8 @@ import software.amazon.awssdk.services.kinesis.model.{GetRecordsRequest, GetShar
 import software.amazon.awssdk.services.kinesis.model.ShardIteratorType.TRIM_HORIZON
 
 import io.github.sparkkinesis.{LocalKinesis, LocalSpark}
-import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig, KinesisClients}
+import io.github.sparkkinesis.client.{ConnectionConfig, CredentialsConfig}
+import io.github.sparkkinesis.client.sdk.KinesisClients
 
 /**
  * Kinesis to Kinesis in real-time mode from Scala, with Spark's sink check on, against

@@ -42,7 +42,9 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
   /** Refuses, naming the first, the options that cannot apply in real-time mode. */
   def checkOptions(): Unit =
     KinesisOptions.notInRealTime.foreach { spec =>
-      options.givenName(spec).foreach(typed => throw KinesisErrors.optionNotInRealTime(typed, RealTimeReads.NoPrefetch))
+      val reason = if (RealTimeReads.TriggerLimitOptions.contains(spec)) RealTimeReads.NoTriggerLimit
+      else RealTimeReads.NoPrefetch
+      options.givenName(spec).foreach(typed => throw KinesisErrors.optionNotInRealTime(typed, reason))
     }
 
   /**
@@ -111,6 +113,12 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
 }
 
 object RealTimeReads {
+  val TriggerLimitOptions: Set[KinesisOptions.OptionSpec] = Set(KinesisOptions.MaxRecordsPerTrigger,
+    KinesisOptions.MaxBytesPerTrigger, KinesisOptions.MaxRecordsPerShardPerTrigger)
+
+  val NoTriggerLimit = "a real-time batch is bounded by its duration, not by a count: each record is returned as " +
+    "it arrives; use a micro-batch trigger to bound a batch's size"
+
   val NoPrefetch = "it tunes prefetching, and real-time mode prefetches nothing: every open shard is read " +
     "directly by a task of its own, which returns each record as it arrives"
 }

@@ -4,7 +4,8 @@ package io.github.sparkkinesis.source.realtime
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.kinesis.KinesisBlockStore
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClients}
+import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.efo.EfoMetrics
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.polling.ShardCursor

@@ -10,7 +10,7 @@ import org.apache.spark.TaskContext
  * here, in the bridge into Spark internals, so the name is known in one place.
  */
 object KinesisQueryId {
-  private val QueryIdKey = "sql.streaming.queryId"
+  private[kinesis] val QueryIdKey = "sql.streaming.queryId"
 
   /** The query's id, when the calling thread runs a task of a streaming query. */
   def ofCurrentTask: Option[String] =

@@ -8,7 +8,8 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
 
-import io.github.sparkkinesis.client.{KinesisApi, KinesisClients}
+import io.github.sparkkinesis.client.KinesisApi
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.offsets.KinesisSourceOffset
 import io.github.sparkkinesis.source.KinesisMicroBatchStream
@@ -49,6 +50,8 @@ final class KinesisRealTimeStream(
   override def getDefaultReadLimit: ReadLimit = microBatch.getDefaultReadLimit
 
   override def latestOffset(): Offset = microBatch.latestOffset()
+
+  override def reportLatestOffset(): Offset = if (realTime.isEmpty) microBatch.reportLatestOffset() else null
 
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = realTime match {
     case Some(reads) => reads.latestOffset(start.asInstanceOf[KinesisSourceOffset])

@@ -7,7 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.FakeKinesisApi
-import io.github.sparkkinesis.client.KinesisClients
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.options.KinesisSourceOptions
 
 /** The real-time stream's own life: what it holds on the driver is let go of at its stop, in either mode. */

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.client.sdk
+
+import scala.collection.mutable
+import scala.util.control.NonFatal
+
+import org.apache.spark.internal.Logging
+import io.github.sparkkinesis.client.ConnectionConfig
+
+/**
+ * One JVM's SDK clients of one kind, one per [[ConnectionConfig]], so the driver and every
+ * executor reuse connections across batches. The cache owns its clients' lifecycle:
+ *  - bounded: at most `maxClients`; building one more closes the least recently used;
+ *  - evicted when idle: a client not asked for in `idleMillis` is closed (the next call
+ *    builds a new one), so a stopped query's connections and threads do not stay open;
+ *  - closed when the last query using a connection in this JVM stops ([[release]]).
+ * Idle must be longer than any call and than a subscription's 5-minute life, as a client is
+ * asked for at every call and every subscription renewal. `closed` hears of every client closed,
+ * after it closed (its credentials provider is released then).
+ */
+private[client] final class ClientCache[C <: AutoCloseable](
+    kind: String,
+    build: ConnectionConfig => C,
+    maxClients: Int = ClientCache.DefaultMaxClients,
+    idleMillis: Long = ClientCache.DefaultIdleMillis,
+    now: () => Long = () => System.currentTimeMillis(),
+    closed: ConnectionConfig => Unit = _ => ()) extends Logging {
+
+  private final class Entry(val connection: ConnectionConfig, val client: C, var lastUsed: Long)
+
+  // Access order: the least recently used entry comes first.
+  private val entries = mutable.LinkedHashMap.empty[ConnectionConfig, Entry]
+
+  /** The client for `connection`, built now if there is none. */
+  def get(connection: ConnectionConfig): C = {
+    val (client, evicted) = synchronized {
+      val time = now()
+      val stale = entries.filter { case (c, e) => c != connection && time - e.lastUsed >= idleMillis }.keys.toSeq
+      val entry = entries.remove(connection).getOrElse(new Entry(connection, build(connection), time))
+      entry.lastUsed = time
+      entries.put(connection, entry)
+      val over = entries.keys.take(math.max(0, entries.size - maxClients)).toSeq
+      val gone = (stale ++ over).distinct.flatMap(entries.remove)
+      (entry.client, gone)
+    }
+    evicted.foreach(closeQuietly) // Outside the lock: closing may wait.
+    client
+  }
+
+  /** Closes the client of `connection`, if there is one; the next [[get]] builds a new one. */
+  def close(connection: ConnectionConfig): Unit =
+    synchronized(entries.remove(connection)).foreach(closeQuietly)
+
+  def size: Int = synchronized(entries.size)
+
+  private def closeQuietly(entry: Entry): Unit =
+    try entry.client.close()
+    catch {
+      case NonFatal(e) => logWarning(s"Could not close an idle $kind client: ${e.getMessage}")
+    } finally closed(entry.connection)
+}
+
+private[client] object ClientCache {
+  /** Far more connections (region, endpoint, credentials) than one JVM's queries use. */
+  val DefaultMaxClients = 32
+  /** Longer than a subscription's 5-minute life and any call's time-outs. */
+  val DefaultIdleMillis: Long = 10 * 60 * 1000L
+}

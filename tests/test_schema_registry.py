@@ -1,0 +1,252 @@
+# SPDX-License-Identifier: Apache-2.0
+"""End to end, AWS Glue Schema Registry records: a producer serializes with a Glue Schema
+Registry library (aws-glue-schema-registry) against moto's registry, puts the records into a
+local Kinesis stream, and pyspark_kinesis.schema_registry.from_gsr_avro turns them into typed
+columns: a schema change in the middle of a running query, zlib-compressed records, and each
+failure mode (unknown or deleted version, incompatible version, not a GSR record, a registry
+that denies access) in FAILFAST and PERMISSIVE modes."""
+
+import json
+import time
+import uuid
+
+import boto3
+import pytest
+from aws_schema_registry import DataAndSchema, SchemaRegistryClient
+from aws_schema_registry.avro import AvroSchema
+from aws_schema_registry.codec import encode
+from aws_schema_registry.serde import KafkaDeserializer, KafkaSerializer
+from botocore.config import Config
+from pyspark.errors import StreamingQueryException
+
+from pyspark_kinesis.schema_registry import from_gsr_avro, to_gsr_avro
+from streaming import kinesis_reader, kinesis_writer, read_all, run_available_now
+
+REGISTRY = "orders-registry"
+V1 = {
+    "type": "record",
+    "name": "Order",
+    "fields": [{"name": "id", "type": "long"}, {"name": "item", "type": "string"}],
+}
+V2 = {
+    "type": "record",
+    "name": "Order",
+    "fields": [*V1["fields"], {"name": "quantity", "type": "int", "default": 1}],
+}
+INCOMPATIBLE = {
+    "type": "record",
+    "name": "Order",
+    "fields": [{"name": "id", "type": "string"}, {"name": "item", "type": "string"}],
+}
+
+
+class Registry:
+    """moto's Glue Schema Registry with one registry, a user allowed to read it, and a
+    producer that serializes with the aws-glue-schema-registry library."""
+
+    def __init__(self, moto):
+        self.moto = moto
+        self.glue = boto3.client(
+            "glue",
+            endpoint_url=moto.endpoint,
+            region_name=moto.region,
+            config=Config(retries={"max_attempts": 3}),
+            **moto.admin,
+        )
+        try:
+            self.glue.create_registry(RegistryName=REGISTRY)
+        except self.glue.exceptions.AlreadyExistsException:
+            pass
+        key_id, secret, _ = moto.create_user(
+            f"gsr-user-{uuid.uuid4().hex[:6]}",
+            ["glue:GetSchemaVersion", "glue:GetSchemaByDefinition", "glue:RegisterSchemaVersion", "glue:CreateSchema"],
+        )
+        self.reader_keys = {"awsAccessKey": key_id, "awsSecretKey": secret}
+        self.serializer = KafkaSerializer(SchemaRegistryClient(self.glue, registry_name=REGISTRY))
+
+    def create_schema(self, definition):
+        """A new schema with `definition` as its version 1; the schema's name."""
+        name = f"orders-{uuid.uuid4().hex[:8]}"
+        self.glue.create_schema(
+            RegistryId={"RegistryName": REGISTRY},
+            SchemaName=name,
+            DataFormat="AVRO",
+            Compatibility="BACKWARD",
+            SchemaDefinition=json.dumps(definition),
+        )
+        return name
+
+    def register(self, name, definition):
+        self.glue.register_schema_version(
+            SchemaId={"RegistryName": REGISTRY, "SchemaName": name}, SchemaDefinition=json.dumps(definition)
+        )
+
+    def serialize(self, name, definition, value):
+        """`value` as the library's serializer writes it (the schema named `name`, which exists)."""
+        return self.serializer.serialize(name, DataAndSchema(value, AvroSchema(json.dumps(definition))))
+
+    def options(self, name, **extra):
+        return {
+            "registryName": REGISTRY,
+            "schemaName": name,
+            "endpoint": self.moto.endpoint,
+            "region": self.moto.region,
+            **self.reader_keys,
+            **extra,
+        }
+
+
+@pytest.fixture(scope="module")
+def registry(moto):
+    return Registry(moto)
+
+
+def put(kinesis, stream, records):
+    kinesis.put_records(stream, [(f"k{i}", data) for i, data in enumerate(records)])
+
+
+def wait_for(condition, what, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = condition()
+        if result:
+            return result
+        time.sleep(0.5)
+    raise TimeoutError(f"waited {timeout}s for {what}")
+
+
+def test_a_producer_moving_to_a_new_version_mid_stream_keeps_the_running_query_going(spark, kinesis, registry):
+    name = registry.create_schema(V1)
+    stream = kinesis.create_stream(shards=1)
+    put(kinesis, stream, [registry.serialize(name, V1, {"id": i, "item": f"a{i}"}) for i in range(3)])
+    table = f"gsr_orders_{uuid.uuid4().hex[:6]}"
+    # The reader schema is fixed now: the latest version, 1.
+    orders = kinesis_reader(spark, kinesis, stream).select(from_gsr_avro("data", registry.options(name)).alias("o"))
+    query = orders.select("o.*").writeStream.format("memory").queryName(table).start()
+    try:
+        wait_for(lambda: spark.table(table).count() == 3, "the 3 records of version 1")
+        registry.register(name, V2)
+        records = [registry.serialize(name, V2, {"id": 10 + i, "item": f"b{i}", "quantity": i}) for i in range(3)]
+        # A zlib-compressed record too, as the serializers write with compression on.
+        version_2 = records[0][2:18]
+        records.append(encode(records[0][18:], uuid.UUID(bytes=version_2), compression=True))
+        put(kinesis, stream, records)
+        wait_for(lambda: spark.table(table).count() == 7, "the 4 records of version 2")
+        assert query.exception() is None
+        rows = sorted((r.id, r.item) for r in spark.table(table).collect())
+        assert spark.table(table).columns == ["id", "item"]
+        assert rows == [(0, "a0"), (1, "a1"), (2, "a2"), (10, "b0"), (10, "b0"), (11, "b1"), (12, "b2")]
+    finally:
+        query.stop()
+
+
+def test_a_query_reading_the_newer_version_fills_the_new_field_of_older_records_with_its_default(
+    spark, kinesis, registry, tmp_path
+):
+    name = registry.create_schema(V1)
+    registry.register(name, V2)
+    stream = kinesis.create_stream(shards=1)
+    put(
+        kinesis,
+        stream,
+        [
+            registry.serialize(name, V1, {"id": 1, "item": "old"}),
+            registry.serialize(name, V2, {"id": 2, "item": "new", "quantity": 7}),
+        ],
+    )
+    df = kinesis_reader(spark, kinesis, stream).select(
+        from_gsr_avro("data", registry.options(name, schemaVersion="2")).alias("o")
+    )
+    run_available_now(df.select("o.*"), tmp_path / "out", tmp_path / "checkpoint")
+    rows = sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out")).collect())
+    assert rows == [(1, "old", 1), (2, "new", 7)]
+
+
+def failing_records(registry):
+    """(what, schema version id or None, record) for each record a query of schema `name` cannot read."""
+    name = registry.create_schema(V1)
+    other = registry.create_schema(INCOMPATIBLE)
+    # A definition of its own: the library's serializer keeps one version id per definition.
+    gone_definition = {**V1, "doc": "a schema deleted before the query reads"}
+    gone = registry.create_schema(gone_definition)
+    deleted = registry.serialize(gone, gone_definition, {"id": 1, "item": "x"})
+    # The serializer writes under the schema of its own name for the topic (Kafka's "-value"):
+    # delete the schema the record's version belongs to.
+    version = registry.glue.get_schema_version(SchemaVersionId=str(uuid.UUID(bytes=deleted[2:18])))
+    registry.glue.delete_schema(SchemaId={"SchemaArn": version["SchemaArn"]})
+    unknown = uuid.uuid4()
+    incompatible = registry.serialize(other, INCOMPATIBLE, {"id": "one", "item": "x"})
+    return name, [
+        ("unknown", str(unknown), encode(registry.serialize(name, V1, {"id": 1, "item": "x"})[18:], unknown)),
+        ("deleted", str(uuid.UUID(bytes=deleted[2:18])), deleted),
+        ("incompatible", str(uuid.UUID(bytes=incompatible[2:18])), incompatible),
+        ("not GSR", None, b'{"id": 1}'),
+    ]
+
+
+def test_permissive_mode_gives_null_and_the_reason_for_each_record_it_cannot_read(spark, kinesis, registry, tmp_path):
+    name, failing = failing_records(registry)
+    stream = kinesis.create_stream(shards=1)
+    good = registry.serialize(name, V1, {"id": 5, "item": "fine"})
+    put(kinesis, stream, [record for _, _, record in failing] + [good])
+    df = kinesis_reader(spark, kinesis, stream).select(
+        "sequenceNumber", from_gsr_avro("data", registry.options(name, mode="PERMISSIVE")).alias("o")
+    )
+    run_available_now(df.select("sequenceNumber", "o.value", "o.error"), tmp_path / "out", tmp_path / "checkpoint")
+    rows = sorted(spark.read.parquet(str(tmp_path / "out")).collect(), key=lambda r: int(r.sequenceNumber))
+    assert len(rows) == 5
+    for (what, version, _), row in zip(failing, rows):
+        assert row.value is None, what
+        assert (version or "not a Glue Schema Registry record") in row.error, (what, row.error)
+    assert "not in the registry" in rows[0].error and "not in the registry" in rows[1].error
+    assert "cannot be read as" in rows[2].error
+    assert (rows[4].value.id, rows[4].value.item, rows[4].error) == (5, "fine", None)
+
+
+@pytest.mark.parametrize("case", ["unknown", "deleted", "incompatible", "not GSR"])
+def test_failfast_mode_fails_the_query_naming_the_version_it_cannot_read(spark, kinesis, registry, tmp_path, case):
+    name, failing = failing_records(registry)
+    what, version, record = next(f for f in failing if f[0] == case)
+    stream = kinesis.create_stream(shards=1)
+    put(kinesis, stream, [record])
+    df = kinesis_reader(spark, kinesis, stream).select(from_gsr_avro("data", registry.options(name)).alias("o"))
+    with pytest.raises(StreamingQueryException) as failure:
+        run_available_now(df.select("o.*"), tmp_path / "out", tmp_path / "checkpoint")
+    assert (version or "not a Glue Schema Registry record") in str(failure.value), str(failure.value)[:2000]
+
+
+def test_a_registry_that_denies_access_fails_the_definition_naming_the_permission(spark, moto, registry):
+    name = registry.create_schema(V1)
+    key_id, secret, _ = moto.create_user(f"no-glue-{uuid.uuid4().hex[:6]}", ["kinesis:ListShards"])
+    df = spark.createDataFrame([(b"x",)], "data binary")
+    with pytest.raises(Exception) as failure:
+        df.select(from_gsr_avro("data", registry.options(name, awsAccessKey=key_id, awsSecretKey=secret)))
+    message = str(failure.value)
+    assert "AccessDenied" in message and "glue:GetSchemaVersion" in message, message[:2000]
+
+
+def test_records_spark_writes_with_a_registered_new_schema_are_read_by_a_gsr_deserializer(
+    spark, kinesis, registry, tmp_path
+):
+    name = f"written-{uuid.uuid4().hex[:8]}"
+    stream = kinesis.create_stream(shards=1)
+    rows = spark.createDataFrame([(1, "apple", 3), (2, "pear", 4)], "id long, item string, quantity int")
+    options = registry.options(name, schemaDefinition=json.dumps(V2), autoRegistration="true", compression="zlib")
+    out = rows.selectExpr("CAST(id AS STRING) AS partitionKey", "struct(*) AS order").select(
+        "partitionKey", to_gsr_avro("order", options).alias("data")
+    )
+    kinesis_writer(out, kinesis, stream).save()
+    deserializer = KafkaDeserializer(SchemaRegistryClient(registry.glue, registry_name=REGISTRY))
+    records = [deserializer.deserialize(stream, data) for _, _, data in read_all(kinesis, stream)]
+    got = sorted((r.data["id"], r.data["item"], r.data["quantity"]) for r in records)
+    assert got == [(1, "apple", 3), (2, "pear", 4)]
+    # The schema was created with the definition as its first version.
+    version = registry.glue.get_schema_version(
+        SchemaId={"RegistryName": REGISTRY, "SchemaName": name}, SchemaVersionNumber={"LatestVersion": True}
+    )
+    assert version["VersionNumber"] == 1 and json.loads(version["SchemaDefinition"]) == V2
+
+
+def test_a_wrong_option_is_named():
+    with pytest.raises(TypeError, match="option 'schemaVersion' is int"):
+        from_gsr_avro("data", {"schemaVersion": 2})  # type: ignore[dict-item]
