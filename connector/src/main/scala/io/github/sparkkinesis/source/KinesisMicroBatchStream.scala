@@ -65,6 +65,8 @@ final class KinesisMicroBatchStream(
   // Spark reads the start offset back from its JSON at every trigger: the offset it came from is kept.
   @volatile private var lastOffset: Option[KinesisSourceOffset] = None
   @volatile private var lastIdleWaitMs = 0L
+  /** How long the next trigger that finds nothing new waits: `idleWaitMs`, doubled after each such trigger. */
+  private var nextIdleWaitMs = idleWaitMs
   // The limits of the trigger under way (Spark's ReadLimit and the options); None: all that is buffered.
   private var batchLimits: Option[BatchLimits.Limits] = None
   @volatile private var lastAvailable: Option[KinesisSourceOffset] = None
@@ -129,10 +131,14 @@ final class KinesisMicroBatchStream(
     // Wait for the next block here, so an idle query costs a call per wait, not one per 10 ms.
     val waitFrom = System.nanoTime()
     val end = if (nothingNew) {
-      prefetcher.awaitBlocksAfter(seen, idleWaitMs)
+      prefetcher.awaitBlocksAfter(seen, nextIdleWaitMs)
+      nextIdleWaitMs = math.min(nextIdleWaitMs * 2, math.max(idleWaitMs, KinesisMicroBatchStream.LongestIdleWaitMs))
       prefetcher.checkHealthy()
       endFrom(startOffset, tracked)
-    } else found
+    } else {
+      nextIdleWaitMs = idleWaitMs
+      found
+    }
     lastIdleWaitMs = (System.nanoTime() - waitFrom) / 1000000L
     lastOffset = Some(end)
     end
@@ -341,7 +347,12 @@ object KinesisMicroBatchStream {
 
   /**
    * How long a trigger that found nothing new waits for a block before it answers "nothing":
-   * a block ends the wait at once, so it costs no latency; between waits Spark reports progress.
+   * a block ends the wait at once, so it costs no latency; between waits Spark runs its trigger
+   * loop (progress, status, the shard listing every `shardFetchInterval`). Each trigger in a row
+   * that finds nothing waits twice as long, up to [[LongestIdleWaitMs]].
    */
   val IdleWaitMs = 250L
+
+  /** An idle query's wait: it pays Spark's trigger loop once a second (make bench, row `idle`). */
+  val LongestIdleWaitMs = 1000L
 }

@@ -172,6 +172,22 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
     } finally q.stop()
   }
 
+  test("an idle query wakes Spark's trigger loop at most once a second") {
+    val api = new FakeKinesisApi().createStream("clicks", 1)
+    api.putMany("clicks", shardId(0), "a", 1)
+    withQuery(api) { q =>
+      data(q.runBatch()) shouldBe Seq("a-0")
+      // Nothing new, trigger after trigger: each answers only after its whole wait (a wait ends
+      // at its deadline or with a block), and the waits grow, so Spark's loop (progress, status)
+      // runs once a second.
+      val waits = (1 to 4).map { _ =>
+        q.source.latestOffset(q.committed, ReadLimit.allAvailable()) should be theSameInstanceAs q.committed
+        q.source.metrics(java.util.Optional.empty()).get("idleWaitMs").toLong
+      }
+      waits.last should be >= KinesisMicroBatchStream.LongestIdleWaitMs
+    }
+  }
+
   test("a trigger that finds nothing new answers its start itself, and new records move the end again") {
     val api = new FakeKinesisApi().createStream("clicks", 2)
     api.putMany("clicks", shardId(0), "a", 2)
