@@ -397,14 +397,16 @@ def steady(args, jars):
 
 def steady_rates(mode):
     """--steady-shards shards at each of --steady-rates records/s a shard (1 KB), a 10-second
-    trigger into noop, the JVM's CPU over --steady-batches batches after three more: records per
-    CPU-second and calls per record, each build with `minFetchPeriod` 200ms (awslabs' default
-    fetch interval) and with its defaults, beside awslabs' connector 2.x (--peer, built by `make
+    trigger into noop, the JVM's CPU over --steady-batches batches after three more and at least
+    --steady-warmup-s seconds (the same time for every build): records per CPU-second and calls
+    per record, each build with `minFetchPeriod` 200ms (awslabs' default fetch interval) and with
+    its defaults (--steady-settings), beside awslabs' connector 2.x (--peer, built by `make
     bench-peer`) with its defaults but for a task's reading time; ratios against it."""
 
     def row(args, jars):
         shards, results = args.steady_shards, []
-        builds = [(f"{label}, {name}", jar, options, False) for label, jar in jars for name, options in STEADY_SETTINGS]
+        settings = [(name, options) for name, options in STEADY_SETTINGS if name in args.steady_settings]
+        builds = [(f"{label}, {name}", jar, options, False) for label, jar in jars for name, options in settings]
         if args.peer and Path(args.peer).exists():
             # By default its batch task reads a live shard until 100,000 records (100 s at 1,000/s):
             # 10 s a task, the least it allows, is its nearest to a 10-second trigger.
@@ -429,6 +431,7 @@ def steady_rates(mode):
                         "stream": "s",
                         "trigger_s": 10,
                         "warmup_batches": 3,
+                        "warmup_s": args.steady_warmup_s,
                         "batches": args.steady_batches,
                         "options": options,
                         "peer": peer,
@@ -672,6 +675,19 @@ def main():
     )
     parser.add_argument("--steady-batches", type=int, default=3, help="steady rows: 10-second batches measured")
     parser.add_argument(
+        "--steady-warmup-s",
+        type=int,
+        default=60,
+        help="steady rows: seconds each build's query runs (and at least 3 batches) before the measured batches",
+    )
+    parser.add_argument(
+        "--steady-settings",
+        nargs="+",
+        choices=[name for name, _ in STEADY_SETTINGS],
+        default=[name for name, _ in STEADY_SETTINGS],
+        help="steady rows: this connector's settings to read with (each build, each setting)",
+    )
+    parser.add_argument(
         "--peer",
         default=str(ROOT / ".bench" / "peer.jar"),
         help="steady rows: awslabs' connector jar (make bench-peer), read beside the builds when it exists",
@@ -705,9 +721,12 @@ def main():
             "scale_master",
             "steady_shards",
             "steady_batches",
+            "steady_warmup_s",
         )
         if getattr(args, name) != parser.get_default(name)
     )
+    if args.steady_settings != parser.get_default("steady_settings"):
+        changed += " --steady-settings " + " ".join(map(shlex.quote, args.steady_settings))
     if args.steady_rates != parser.get_default("steady_rates"):
         changed += " --steady-rates " + " ".join(map(str, args.steady_rates))
     if args.pipeline_rates != parser.get_default("pipeline_rates"):

@@ -565,8 +565,11 @@ def steady_source(spark, spec):
 
 def steady_rate(spark, pid, spec, workdir):
     """A stream at a steady pace read into noop with a processing-time trigger: after
-    `warmup_batches`, the JVM's CPU over exactly `batches` batches (from the end of one to the end
-    of another), the records those batches read, and the Kinesis calls made meanwhile."""
+    `warmup_batches` and at least `warmup_s` seconds of the query, the JVM's CPU over exactly
+    `batches` batches (from the end of one to the end of another), the records those batches read,
+    and the Kinesis calls made meanwhile. The warm-up counts time as well as batches: the JIT
+    still compiles Spark's and the SDK's code a minute into a query, and a build whose batches take
+    longer must not be measured later, with less of it left."""
     query = (
         steady_source(spark, spec)
         .writeStream.format("noop")
@@ -587,7 +590,13 @@ def steady_rate(spark, pid, spec, workdir):
                 raise RuntimeError(f"no {n} batches within the time allowed ({batches()} ran)")
             time.sleep(0.25)
 
+    started = time.time()
     wait_for_batches(spec["warmup_batches"])
+    while time.time() - started < spec.get("warmup_s", 0):
+        if query.exception():
+            raise RuntimeError(f"the steady query failed: {query.exception()}")
+        time.sleep(0.25)
+    wait_for_batches(batches() + 1)  # the window starts at the end of a batch
     first = batches()
     with profiled(pid) as (before, seen):
         calls_before, began = calls_so_far(spec, pid), time.time()
