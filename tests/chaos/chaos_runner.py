@@ -202,8 +202,8 @@ def execute(run, spark, kinesis, proxy, tmp):
             if run.restart_at and not restarted and stored >= run.restart_at * run.records and query.isActive:
                 peak = peaks(query, peak)
                 query.stop()
-                for fault in (CATALOG[name] for name in run.faults if CATALOG[name].at_restart):
-                    may_lose |= fault.at_restart(kinesis, proxy, source)
+                for at_restart in filter(None, (CATALOG[name].at_restart for name in run.faults)):
+                    may_lose |= at_restart(kinesis, proxy, source)
                 query, restarted = sink.start(options), True
             elif not query.isActive:  # an available-now run ended: the next one reads what came since
                 peak = peaks(query, peak)
