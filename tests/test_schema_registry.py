@@ -7,8 +7,10 @@ failure mode (unknown or deleted version, incompatible version, not a GSR record
 that denies access) in FAILFAST and PERMISSIVE modes."""
 
 import json
+import re
 import time
 import uuid
+from pathlib import Path
 
 import boto3
 import pytest
@@ -410,3 +412,37 @@ def test_a_json_schema_outside_the_supported_subset_is_named_when_the_query_is_d
     with pytest.raises(Exception) as failure:
         df.select(from_gsr_json("data", registry.options("any", schemaDefinition=json.dumps(definition))))
     assert "keyword 'oneOf'" in str(failure.value) and "#/properties/id" in str(failure.value)
+
+
+def glue_policy_actions(heading):
+    """The actions of the JSON policy under '## <heading>' in docs/permissions.md."""
+    text = (Path(__file__).parent.parent / "docs" / "permissions.md").read_text()
+    section = text[text.index(f"\n## {heading}\n") :]
+    block = re.search(r"```json\n(.*?)```", section, re.S)
+    assert block, f"docs/permissions.md: no JSON policy under '## {heading}'"
+    return [a for s in json.loads(block.group(1))["Statement"] for a in s["Action"]]
+
+
+def test_the_documented_glue_policies_are_enough_to_read_and_to_register_on_write(spark, moto, registry, json_producer):
+    reading = glue_policy_actions("Glue Schema Registry: reading")
+    writing = glue_policy_actions("Glue Schema Registry: writing")
+    name = json_producer.create_schema(JSON_V1)
+    record = json_producer.serialize(name, JSON_V1, {"id": 1, "item": "x"})
+    key_id, secret, _ = moto.create_user(f"gsr-reader-{uuid.uuid4().hex[:6]}", reading)
+    reader = registry.options(name, awsAccessKey=key_id, awsSecretKey=secret)
+    df = spark.createDataFrame([(record,)], "data binary")
+    assert [tuple(r) for r in df.select(from_gsr_json("data", reader).alias("o")).select("o.*").collect()] == [(1, "x")]
+
+    key_id, secret, _ = moto.create_user(f"gsr-writer-{uuid.uuid4().hex[:6]}", writing)
+    new_schema = f"json-policy-{uuid.uuid4().hex[:8]}"
+    writer = registry.options(
+        new_schema,
+        awsAccessKey=key_id,
+        awsSecretKey=secret,
+        schemaDefinition=str(JsonSchema(JSON_V1)),
+        autoRegistration="true",
+    )
+    rows = spark.createDataFrame([(2, "y")], "id long, item string").selectExpr("struct(*) AS o")
+    written = rows.select(to_gsr_json("o", writer).alias("data"))
+    decoded = written.select(from_gsr_json("data", {**reader, "schemaName": new_schema}).alias("o")).select("o.*")
+    assert [tuple(r) for r in decoded.collect()] == [(2, "y")]
