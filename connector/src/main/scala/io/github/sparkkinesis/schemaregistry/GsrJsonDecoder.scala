@@ -5,11 +5,9 @@ import java.util.UUID
 
 import scala.util.control.NonFatal
 
-import com.fasterxml.jackson.core.{JsonFactory, JsonParser}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.json.{JacksonParser, JSONOptions}
+import org.apache.spark.sql.kinesis.SparkJson
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
-import org.apache.spark.unsafe.types.UTF8String
 
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.client.sdk.SchemaNotFoundException
@@ -23,10 +21,7 @@ import io.github.sparkkinesis.client.sdk.SchemaNotFoundException
  * null or missing makes the record unreadable. One decoder serves one task (not thread-safe).
  */
 final class GsrJsonDecoder(connection: ConnectionConfig, readerType: StructType, timeZone: String) {
-  private val parser = new JacksonParser(readerType, new JSONOptions(Map("mode" -> "FAILFAST"), timeZone, ""),
-    false, Nil)
-  private val createParser = (factory: JsonFactory, bytes: Array[Byte]) => factory.createParser(bytes): JsonParser
-  private val asText = (bytes: Array[Byte]) => UTF8String.fromBytes(bytes)
+  private val reader = new SparkJson.Reader(readerType, timeZone)
   // By writer version: None if its records can be read, else why not.
   private val checked = new java.util.HashMap[UUID, Option[String]]()
 
@@ -41,18 +36,17 @@ final class GsrJsonDecoder(connection: ConnectionConfig, readerType: StructType,
       checked.put(payload.versionId, problem)
     }
     problem.foreach(why => throw new RecordDecodeException(why))
-    // Spark's parser keeps a string column's JSON text by offsets from the array's start.
     val json =
       if (payload.offset == 0) payload.bytes
       else java.util.Arrays.copyOfRange(payload.bytes, payload.offset, payload.offset + payload.length)
-    val rows =
-      try parser.parse(json, createParser, asText)
+    val parsed =
+      try reader.read(json)
       catch {
         case NonFatal(e) =>
           throw new RecordDecodeException(
             s"A record of schema version ${payload.versionId} is not JSON of the query's schema: ${reason(e)}", e)
       }
-    val row = rows.headOption.getOrElse(throw new RecordDecodeException(
+    val row = parsed.getOrElse(throw new RecordDecodeException(
         s"A record of schema version ${payload.versionId} is not a JSON object"))
     missingRequired(readerType, row, "").foreach { property =>
       throw new RecordDecodeException(

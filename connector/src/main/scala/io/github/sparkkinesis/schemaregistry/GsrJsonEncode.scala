@@ -9,8 +9,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
-import org.apache.spark.sql.catalyst.json.{JacksonGenerator, JSONOptions}
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.kinesis.SparkJson
 import org.apache.spark.sql.types._
 
 import io.github.sparkkinesis.client.sdk.SchemaRegistryException
@@ -29,10 +29,8 @@ case class GsrJsonEncode(child: Expression, versionId: String, writerSchema: Str
   @transient private lazy val schemaType: StructType = JsonSchemaTypes.rootType(writerSchema)
   @transient private lazy val id = UUID.fromString(versionId)
   @transient private lazy val out = new ByteArrayOutputStream(256)
-  @transient private lazy val generator = {
-    val writer = new OutputStreamWriter(out, UTF_8)
-    new JacksonGenerator(child.dataType, writer, new JSONOptions(Map.empty[String, String], timeZone, ""))
-  }
+  @transient private lazy val generator = new SparkJson.Generator(child.dataType, new OutputStreamWriter(out, UTF_8),
+    timeZone)
 
   override def checkInputDataTypes(): TypeCheckResult = child.dataType match {
     case column: StructType =>
@@ -56,7 +54,6 @@ case class GsrJsonEncode(child: Expression, versionId: String, writerSchema: Str
     }
     out.reset()
     generator.write(row)
-    generator.flush()
     GsrWireFormat.write(id, out.toByteArray, compress)
   }
 

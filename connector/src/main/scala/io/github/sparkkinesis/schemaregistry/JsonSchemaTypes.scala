@@ -43,7 +43,7 @@ object JsonSchemaTypes {
   def sqlType(schema: JsonNode, at: String): SqlType = {
     if (schema.isBoolean) return SqlType(StringType, nullable = true) // true: any value, as JSON text.
     if (!schema.isObject) throw unsupported(at, s"a schema must be an object or a boolean, not ${schema.getNodeType}")
-    Unsupported.find(schema.has).foreach { keyword =>
+    Unsupported.find(keyword => schema.has(keyword)).foreach { keyword =>
       throw unsupported(at, s"keyword '$keyword' is not supported")
     }
     val (types, nullable) = declaredTypes(schema, at)
