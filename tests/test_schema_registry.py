@@ -257,13 +257,14 @@ def test_a_wrong_option_is_named():
 
 # JSON Schema records: a producer using the library's JSON Schema serializer, which writes the
 # header and then the record as UTF-8 JSON (after checking it against the schema).
+JSON_PROPERTIES = {"id": {"type": "integer"}, "item": {"type": "string"}}
 JSON_V1 = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "type": "object",
-    "properties": {"id": {"type": "integer"}, "item": {"type": "string"}},
+    "properties": JSON_PROPERTIES,
     "required": ["id", "item"],
 }
-JSON_V2 = {**JSON_V1, "properties": {**JSON_V1["properties"], "quantity": {"type": "integer"}}}
+JSON_V2 = {**JSON_V1, "properties": {**JSON_PROPERTIES, "quantity": {"type": "integer"}}}
 JSON_INCOMPATIBLE = {**JSON_V1, "properties": {"id": {"type": "string"}, "item": {"type": "string"}}}
 
 
