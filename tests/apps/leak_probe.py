@@ -176,7 +176,7 @@ ORDER_JSON_SCHEMA = '{"type": "object", "properties": {"id": {"type": "integer"}
 registry = {"schemaName": "leak-probe", "region": region, "endpoint": checking_endpoint, **secrets}
 unreachable = {**registry, "endpoint": "http://127.0.0.1:9"}
 binary = spark.range(1).selectExpr("CAST('x' AS BINARY) AS data")
-decoded = binary.select(from_gsr_json("data", {**registry, "schemaDefinition": ORDER_JSON_SCHEMA}).alias("o"))
+decoded = reader().load().select(from_gsr_json("data", {**registry, "schemaDefinition": ORDER_JSON_SCHEMA}).alias("o"))
 write("explain-registry.txt", decoded._jdf.queryExecution().toString())
 failure("registry-rejected-keys", lambda: binary.select(from_gsr_avro("data", registry)).collect())
 failure("registry-unreachable", lambda: binary.select(from_gsr_json("data", unreachable)).collect())
