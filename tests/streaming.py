@@ -93,17 +93,27 @@ def read_deaggregated(kinesis, stream):
     """Every user record of a stream as aws-kinesis-agg (the format's reference de-aggregator)
     splits what boto3 GetRecords returns, shard by shard in order:
     [(shardId, partitionKey, bytes, aggregated)]. It checks no hash-key range."""
+    client = kinesis.client
+    return [
+        (shard["ShardId"], *user)
+        for shard in client.list_shards(StreamName=stream)["Shards"]
+        for user in user_records(read_shard(client, stream, shard["ShardId"]))
+    ]
+
+
+def user_records(records):
+    """The user records of boto3 GetRecords records, KPL aggregates split by aws-kinesis-agg:
+    [(partitionKey, bytes, aggregated)]."""
     import base64
 
     from aws_kinesis_agg.deaggregator import iter_deaggregate_records
 
-    client, out = kinesis.client, []
-    for shard in client.list_shards(StreamName=stream)["Shards"]:
-        for user in iter_deaggregate_records(read_shard(client, stream, shard["ShardId"]), data_format="Boto3"):
-            record = user["kinesis"]
-            aggregated = bool(record.get("aggregated"))
-            data = base64.b64decode(record["data"]) if aggregated else record["data"]
-            out.append((shard["ShardId"], record["partitionKey"], data, aggregated))
+    out = []
+    for user in iter_deaggregate_records(records, data_format="Boto3"):
+        record = user["kinesis"]
+        aggregated = bool(record.get("aggregated"))
+        data = base64.b64decode(record["data"]) if aggregated else record["data"]
+        out.append((record["partitionKey"], data, aggregated))
     return out
 
 

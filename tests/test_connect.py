@@ -11,6 +11,7 @@ its own: `make test-e2e` and `make test-connect` do so."""
 import os
 import uuid
 
+import boto3
 import pyspark
 import pytest
 from connect_server import connect_server
@@ -23,6 +24,7 @@ from pyspark_kinesis import (
     KinesisSourceOptions,
     foreach_kinesis,
 )
+from pyspark_kinesis.schema_registry import from_gsr_json, to_gsr_json
 from streaming import make_records, read_all
 from waiting import wait_for
 
@@ -109,6 +111,44 @@ def test_read_kinesis_in_sql_from_a_connect_client(remote, kinesis, tmp_path):
     assert query.exception() is None
     rows = remote.read.parquet(str(tmp_path / "out")).collect()
     assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(records)
+
+
+def test_schema_registry_functions_in_python_and_sql_from_a_connect_client(remote, moto):
+    """to_gsr_json and from_gsr_json (Python, which calls the SQL functions) and from_gsr_json in
+    SQL text, against moto's Glue Schema Registry, all resolved by the server's session extension."""
+    glue = boto3.client("glue", endpoint_url=moto.endpoint, region_name=moto.region, **moto.admin)
+    registry = f"connect-{uuid.uuid4().hex[:6]}"
+    glue.create_registry(RegistryName=registry)
+    key_id, secret, _ = moto.create_user(
+        f"connect-gsr-{uuid.uuid4().hex[:6]}",
+        ["glue:GetSchemaVersion", "glue:GetSchemaByDefinition", "glue:RegisterSchemaVersion", "glue:CreateSchema"],
+    )
+    options = {
+        "registryName": registry,
+        "schemaName": "orders",
+        "endpoint": moto.endpoint,
+        "region": moto.region,
+        "awsAccessKey": key_id,
+        "awsSecretKey": secret,
+    }
+    definition = '{"type":"object","properties":{"id":{"type":"integer"},"item":{"type":"string"}},"required":["id"]}'
+    rows = remote.createDataFrame([(1, "apple"), (2, "pear")], "id long, item string")
+    written = rows.selectExpr("struct(*) AS o").select(
+        to_gsr_json("o", {**options, "schemaDefinition": definition, "autoRegistration": "true"}).alias("data")
+    )
+    records = [bytes(r.data) for r in written.collect()]
+    assert {r[:2] for r in records} == {bytes([3, 0])}, "records with the Glue Schema Registry header"
+
+    df = remote.createDataFrame([(r,) for r in records], "data binary")
+    decoded = df.select(from_gsr_json("data", options).alias("o")).select("o.*")
+    assert sorted(tuple(r) for r in decoded.collect()) == [(1, "apple"), (2, "pear")]
+
+    df.createOrReplaceTempView("gsr_connect_records")
+    sql_options = ", ".join(f"'{k}', '{v}'" for k, v in options.items())
+    in_sql = remote.sql(
+        f"SELECT o.item FROM (SELECT from_gsr_json(data, map({sql_options})) AS o FROM gsr_connect_records)"
+    )
+    assert sorted(r.item for r in in_sql.collect()) == ["apple", "pear"]
 
 
 def test_the_consumer_manager_works_from_a_connect_client(remote, kinesis, stream):

@@ -138,6 +138,12 @@ def test_keys_given_as_options_appear_in_no_log_plan_ui_page_error_or_checkpoint
     # An error about the keys names them the way the AWS CLI does, never in full.
     assert "access key AKIA…TEST from the options" in (out / "failure-rejected-keys.txt").read_text()
     assert "through the proxy 127.0.0.1:9" in (out / "failure-proxy-unreachable.txt").read_text()
+    # The Glue Schema Registry functions' failures name the credentials as the connector does.
+    rejected = (out / "failure-registry-rejected-keys.txt").read_text()
+    assert "glue:GetSchemaVersion" in rejected and "AKIA…TEST" in rejected, rejected[:2000]
+    for name in ("registry-unreachable", "registry-proxied", "registry-write"):
+        assert "could not be reached" in (out / f"failure-{name}.txt").read_text(), name
+    assert "from_gsr_json" in (out / "explain-registry.txt").read_text()
     # Spark prints data source options in plans, masked by spark.redaction.regex.
     assert "awsSecretKey=*********(redacted)" in (out / "explain-analyzed.txt").read_text()
     assert "proxyPassword=*********(redacted)" in (out / "explain-proxied.txt").read_text()

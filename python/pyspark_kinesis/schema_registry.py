@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Columns of AWS Glue Schema Registry records: ``from_gsr_avro`` decodes a binary column of
-records that a Glue Schema Registry serializer wrote (Avro) into a typed column;
-``to_gsr_avro`` writes a column as such records, for the Kinesis sink.
+"""Columns of AWS Glue Schema Registry records: ``from_gsr_avro`` and ``from_gsr_json`` decode a
+binary column of records that a Glue Schema Registry serializer wrote (Avro, JSON Schema) into
+a typed column; ``to_gsr_avro`` and ``to_gsr_json`` write a column as such records, for the
+Kinesis sink.
 
 The reader schema is fixed when the query is analyzed (``schemaName`` + ``schemaVersion``, a
 number or ``latest``; or ``schemaVersionId``; or ``schemaDefinition``); each record's writer
-version is looked up in the registry and resolved against it by Avro's schema resolution.
+version is looked up in the registry and checked against it (Avro: by Avro's schema
+resolution; JSON Schema: no property of a type read differently).
 The registry is reached with the connector's own options (``region``, ``endpoint``,
 ``awsAccessKey``/``awsSecretKey``, ``profile``, ``roleArn``, ...). See docs/schema-registry.md.
 """
@@ -45,6 +47,27 @@ def to_gsr_avro(data: Union[Column, str], options: Optional[Mapping[str, str]] =
         (``none`` or ``zlib``); the connector's region, endpoint and credential options.
     """
     return _call("to_gsr_avro", data, _options(options, kwargs))
+
+
+def from_gsr_json(data: Union[Column, str], options: Optional[Mapping[str, str]] = None, **kwargs: str) -> Column:
+    """Decode Glue Schema Registry JSON Schema records into a struct column of the reader schema.
+
+    The struct's fields are the schema's ``properties`` (see docs/schema-registry.md for the
+    supported subset of JSON Schema); the options are ``from_gsr_avro``'s, with
+    ``schemaDefinition`` a JSON Schema.
+
+    :raises IllegalArgumentException: an option is wrong (the message names it).
+    """
+    return _call("from_gsr_json", data, _options(options, kwargs))
+
+
+def to_gsr_json(data: Union[Column, str], options: Optional[Mapping[str, str]] = None, **kwargs: str) -> Column:
+    """Encode a struct column as Glue Schema Registry JSON Schema records (binary), for the sink's ``data``.
+
+    The options are ``to_gsr_avro``'s, with ``schemaDefinition`` a JSON Schema; the struct's
+    fields must be properties of the schema, and include its required ones.
+    """
+    return _call("to_gsr_json", data, _options(options, kwargs))
 
 
 def _options(options: Optional[Mapping[str, str]], extra: Mapping[str, str]) -> dict[str, str]:

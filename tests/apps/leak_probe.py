@@ -25,6 +25,8 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
+from pyspark_kinesis.schema_registry import from_gsr_avro, from_gsr_json, to_gsr_json
+
 output, endpoint, region, stream, checking_endpoint = sys.argv[1:6]
 out = Path(output)
 out.mkdir(parents=True, exist_ok=True)
@@ -167,6 +169,27 @@ provided = {
     "kinesis.credentialProviderParam": os.environ["LEAK_PROVIDER_PARAM"],
 }
 write("explain-provided.txt", reader(**provided).load()._jdf.queryExecution().toString())
+
+# The Glue Schema Registry functions, with the same keys: a plan, a registry that rejects them
+# (moto's, which checks keys), one that cannot be reached, through a proxy, and a failing write.
+ORDER_JSON_SCHEMA = '{"type": "object", "properties": {"id": {"type": "integer"}}}'
+registry = {"schemaName": "leak-probe", "region": region, "endpoint": checking_endpoint, **secrets}
+unreachable = {**registry, "endpoint": "http://127.0.0.1:9"}
+binary = spark.range(1).selectExpr("CAST('x' AS BINARY) AS data")
+decoded = reader().load().select(from_gsr_json("data", {**registry, "schemaDefinition": ORDER_JSON_SCHEMA}).alias("o"))
+write("explain-registry.txt", decoded._jdf.queryExecution().toString())
+failure("registry-rejected-keys", lambda: binary.select(from_gsr_avro("data", registry)).collect())
+failure("registry-unreachable", lambda: binary.select(from_gsr_json("data", unreachable)).collect())
+failure("registry-proxied", lambda: binary.select(from_gsr_avro("data", {**unreachable, **proxied})).collect())
+failure(
+    "registry-write",
+    lambda: (
+        spark.range(1)
+        .selectExpr("struct(id) AS o")
+        .select(to_gsr_json("o", {**unreachable, "schemaDefinition": ORDER_JSON_SCHEMA, "autoRegistration": "true"}))
+        .collect()
+    ),
+)
 
 # 3. The Spark UI: SQL, environment, jobs, stages and streaming pages, and the REST API.
 ui = spark.sparkContext.uiWebUrl

@@ -35,6 +35,7 @@ class Run:
     faults: tuple  # names of chaos_nemesis.CATALOG
     restart_at: Optional[float]  # share of the records read when the query is stopped and started again
     reshard: bool  # split then merge source shards while the query reads
+    fail_on_data_loss: bool = True  # the failOnDataLoss option (drawn with the faults at a restart)
 
     def describe(self):
         parts = [
@@ -46,6 +47,7 @@ class Run:
             f"faults {', '.join(self.faults) or 'none'}",
             f"restart at {self.restart_at:.0%}" if self.restart_at else "",
             "reshard" if self.reshard else "",
+            "" if self.fail_on_data_loss else "failOnDataLoss false",
         ]
         return "; ".join(p for p in parts if p)
 
@@ -57,7 +59,9 @@ def draw(seed):
     sink = "kinesis" if trigger == "real-time" else rng.choice(("table", "table", "kinesis"))
     mode = rng.choice(("polling", "efo"))
     padded = rng.random() < 0.2
-    applicable = sorted(name for name, fault in CATALOG.items() if fault.applies(mode, trigger, sink))
+    applicable = sorted(
+        name for name, fault in CATALOG.items() if fault.applies(mode, trigger, sink) and not fault.at_restart
+    )
     # Real-time mode reads every open shard in a task of its own for the whole batch: the test
     # session's local[2] has two slots (more open shards fail, as documented, with
     # KINESIS_REAL_TIME_NOT_ENOUGH_SLOTS), and a split of one of two shards would make three.
@@ -87,4 +91,13 @@ def draw(seed):
     large = random.Random(f"{seed}-large")
     if run.pad_every and run.payload == "plain" and large.random() < 0.7:
         run = replace(run, pad_bytes=large.choice(LARGE_RECORD_BYTES), pad_every=run.records // 2)
+    # The faults done while the query is stopped for its restart, drawn apart for the same reason.
+    restart = random.Random(f"{seed}-restart")
+    if run.restart_at:
+        at_restart = sorted(
+            name for name, fault in CATALOG.items() if fault.at_restart and fault.applies(mode, trigger, sink)
+        )
+        drawn = tuple(name for name in at_restart if restart.random() < 0.3)
+        if drawn:
+            run = replace(run, faults=run.faults + drawn, fail_on_data_loss=restart.random() < 0.5)
     return run

@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """The nemesis: the faults a run can draw, each a few lines. A fault says where it applies
 (consumer mode, trigger, sink) and programs the fault proxy when the run starts, or acts once
-a share of the records reached the sink (`at`, `act`); resharding and restarts are done by
-the runner at the share of records the run drew."""
+a share of the records reached the sink (`at`, `act`), or while the query is stopped for its
+restart (`at_restart`); resharding and restarts are done by the runner at the share of
+records the run drew."""
 
+import json
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 from faults import Fault
+from streaming import read_shard, user_records
 
 THROTTLED = "ProvisionedThroughputExceededException"
 
@@ -18,6 +21,9 @@ class ChaosFault:
     at: Optional[float] = None  # the share of the records in the sink when `act` runs
     # act(kinesis, source stream, run): True once done; False to be called again at the next look.
     act: Callable = lambda kinesis, source, run: True
+    # at_restart(kinesis, proxy, source): the (key, n) records it may make unreadable; drawn
+    # apart from the other faults, on runs that restart (chaos_generator.draw).
+    at_restart: Optional[Callable] = None
     modes: tuple = ("polling", "efo")
     triggers: tuple = ("available-now", "micro-batch", "real-time")
     sinks: tuple = ("table", "kinesis")
@@ -36,6 +42,23 @@ def deregister_consumer(kinesis, source, run):
         return False
     client.deregister_stream_consumer(StreamARN=arn, ConsumerName=name)
     return True
+
+
+def trim_a_shard(kinesis, proxy, source):
+    """Retention deletes the records of the source's first shard up to its newest one, while
+    the query is stopped: those it had not read yet are lost. The records that may be lost."""
+    client = kinesis.client
+    shard = client.list_shards(StreamName=source)["Shards"][0]["ShardId"]
+    records = read_shard(client, source, shard)
+    if len(records) < 2:
+        return frozenset()
+    proxy.trim(source, shard, records[-1]["SequenceNumber"])
+    return frozenset(_pair(data) for _, data, _ in user_records(records[:-1]))
+
+
+def _pair(data):
+    body = json.loads(data)
+    return body["key"], body["n"]
 
 
 def consumer_name(run):
@@ -69,4 +92,5 @@ CATALOG = {
     "PutRecords answers lost": ChaosFault(_add(Fault.reset("PutRecords", first=2)), sinks=("kinesis",)),
     "PutRecords entries refused": ChaosFault(_add(Fault.partial_put(share=0.2)), sinks=("kinesis",)),
     "consumer deleted outside the query": ChaosFault(at=0.4, act=deregister_consumer, modes=("efo",)),
+    "records trimmed past retention": ChaosFault(at_restart=trim_a_shard),
 }

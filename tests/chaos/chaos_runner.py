@@ -66,13 +66,25 @@ class Sink:
         """How many distinct produced records reached the sink."""
         if self.run.sink == "table":
             return table_count(self.spark, self.out)
-        return len({_pair(data) for _, _, data, _ in read_deaggregated(self.kinesis, self.target)})
+        return len(self.stored_records())
 
-    def check(self, produced):
+    def stored_records(self):
+        """The distinct (key, n) records in the sink."""
+        if self.run.sink == "table":
+            return {_pair(r.data) for r in table_rows(self.spark, self.out)}
+        return {_pair(data) for _, _, data, _ in read_deaggregated(self.kinesis, self.target)}
+
+    def all_in(self, produced, may_lose):
+        """Whether every produced record but those that may be lost reached the sink."""
+        if not may_lose:
+            return self.stored() >= len(produced)
+        return not (set(produced) - may_lose) - self.stored_records()
+
+    def check(self, produced, may_lose):
         # Aggregates of keys of any shard put a key's records on several shards: no order per key then.
         ordered = self.run.payload != "mixed"
         if self.run.sink == "table":
-            return check.source_reads_each_record_once(produced, table_rows(self.spark, self.out), ordered)
+            return check.source_reads_each_record_once(produced, table_rows(self.spark, self.out), ordered, may_lose)
         rows = (
             self.spark.read.format("kinesis")
             .option("streamName", self.target)
@@ -84,7 +96,7 @@ class Sink:
             .collect()
         )
         target_rows = [(r.partitionKey, bytes(r.data), r.recordId) for r in rows]
-        return check.sink_stores_each_row(produced, target_rows, self.run.record_ids, ordered)
+        return check.sink_stores_each_row(produced, target_rows, self.run.record_ids, ordered, may_lose)
 
 
 def _pair(data):
@@ -101,6 +113,8 @@ def allow_large_records(kinesis, stream):
 
 def source_options(run, kinesis, proxy, source):
     options = reader_options(proxy.endpoint, kinesis.region, source, run.mode, consumer=consumer_name(run))
+    if not run.fail_on_data_loss:
+        options["failOnDataLoss"] = "false"
     if run.mode == "efo":
         options["consumerRefreshInterval"] = "1s"  # a consumer deleted outside the query is found again soon
     if run.trigger == "real-time":
@@ -121,12 +135,17 @@ def owned(names):
     return {n for n in names if n.startswith(OWNED) and not n.startswith(SHARED)}
 
 
-def prefetched_peak(query):
+def metric_peak(query, metric):
+    """The highest value of a source metric (prefetchedBytes, dataLossEvents) in the query's progress."""
     peak = 0
     for progress in query.recentProgress:
         for source in progress.sources:
-            peak = max(peak, int((source.metrics or {}).get("prefetchedBytes", 0)))
+            peak = max(peak, int((source.metrics or {}).get(metric, 0)))
     return peak
+
+
+def peaks(query, before):
+    return {m: max(before.get(m, 0), metric_peak(query, m)) for m in ("prefetchedBytes", "dataLossEvents")}
 
 
 def execute(run, spark, kinesis, proxy, tmp):
@@ -154,14 +173,18 @@ def execute(run, spark, kinesis, proxy, tmp):
     pending = [CATALOG[name] for name in run.faults if CATALOG[name].at is not None]
     if run.trigger == "real-time":
         spark.conf.set(MIN_BATCH_DURATION, "1000")
-    broken, peak, restarted = [], 0, False
+    broken, peak, restarted = [], {}, False
+    may_lose = frozenset()  # the records a fault made unreadable before the query read them
     query = sink.start(options)
     producer.start()
     deadline = time.monotonic() + TIMEOUT
     try:
         while True:
             if query.exception():
-                broken.append(f"the query failed: {str(query.exception())[:2000]}")
+                if may_lose and run.fail_on_data_loss and "KINESIS_DATA_LOSS" in str(query.exception()):
+                    may_lose = frozenset(producer.produced)  # the documented end: what it read, at most once
+                else:
+                    broken.append(f"the query failed: {str(query.exception())[:2000]}")
                 break
             stored = sink.stored()
             if reshard:
@@ -169,22 +192,29 @@ def execute(run, spark, kinesis, proxy, tmp):
             for fault in [f for f in pending if stored >= f.at * run.records]:
                 if fault.act(kinesis, source, run):
                     pending.remove(fault)
-            if producer.done() and stored >= len(producer.produced):
+            if (
+                producer.done()
+                and stored >= len(producer.produced) - len(may_lose)
+                and sink.all_in(producer.produced, may_lose)
+            ):
                 time.sleep(SETTLE)
                 break
             if run.restart_at and not restarted and stored >= run.restart_at * run.records and query.isActive:
-                peak = max(peak, prefetched_peak(query))
+                peak = peaks(query, peak)
                 query.stop()
+                for at_restart in filter(None, (CATALOG[name].at_restart for name in run.faults)):
+                    may_lose |= at_restart(kinesis, proxy, source)
+                    print(f"at the restart: {len(may_lose)} records may be lost")
                 query, restarted = sink.start(options), True
             elif not query.isActive:  # an available-now run ended: the next one reads what came since
-                peak = max(peak, prefetched_peak(query))
+                peak = peaks(query, peak)
                 query = sink.start(options)
             if time.monotonic() > deadline:
                 broken.append(f"{stored} of {len(producer.produced)} records reached the sink within {TIMEOUT}s")
                 break
             time.sleep(1)
     finally:
-        peak = max(peak, prefetched_peak(query))
+        peak = peaks(query, peak)
         query.stop()
         producer.stop()
         producer.join()
@@ -193,8 +223,12 @@ def execute(run, spark, kinesis, proxy, tmp):
         if run.trigger == "real-time":
             spark.conf.unset(MIN_BATCH_DURATION)
     if not broken:
-        broken += sink.check(producer.produced)
-    broken += check.memory_stays_bounded(peak, run)
+        # With failOnDataLoss, records lost are a failure of the query (KINESIS_DATA_LOSS) or none.
+        allowed = may_lose if not run.fail_on_data_loss or may_lose == set(producer.produced) else frozenset()
+        broken += sink.check(producer.produced, allowed)
+        if allowed and not run.fail_on_data_loss:
+            broken += check.loss_is_counted(allowed - sink.stored_records(), peak.get("dataLossEvents", 0))
+    broken += check.memory_stays_bounded(peak.get("prefetchedBytes", 0), run)
     # Readers and clients close asynchronously after stop; limiter turns last 5 s after a call.
     settle_by = time.monotonic() + 30
     while True:

@@ -50,6 +50,7 @@ final class FakeKinesisApi extends KinesisApi {
   private var expireOnce = false
   private var expireAlways = false
   private var emptyPagesBehind = 0
+  private val emptyPagesOfShard = scala.collection.mutable.Map.empty[String, Int]
   private var alwaysZeroBehind = false
   private var arrivalMillis = 1593105825000L // 2020-06-25T17:23:45Z
   private var wallClockArrival = false
@@ -138,6 +139,9 @@ final class FakeKinesisApi extends KinesisApi {
   /** The next `n` GetRecords return no records although the shard has more (as on sparse shards). */
   def emptyPagesBehindTip(n: Int): Unit = synchronized { emptyPagesBehind = n }
 
+  /** The next `n` GetRecords on `shardId` return no records although it has more (a shard slow to answer). */
+  def emptyPagesOn(shardId: String, n: Int): Unit = synchronized { emptyPagesOfShard(shardId) = n }
+
   def reportZeroMillisBehind(): Unit = synchronized { alwaysZeroBehind = true }
 
   /** How many times an operation (ListShards, GetShardIterator, GetRecords) was called. */
@@ -208,6 +212,10 @@ final class FakeKinesisApi extends KinesisApi {
       val shard = streams(stream).shards(shardId)
       if (emptyPagesBehind > 0 && from < shard.records.size) {
         emptyPagesBehind -= 1
+        return RecordBatch(Seq.empty, Some(iterator), 60000L)
+      }
+      if (emptyPagesOfShard.getOrElse(shardId, 0) > 0 && from < shard.records.size) {
+        emptyPagesOfShard(shardId) -= 1
         return RecordBatch(Seq.empty, Some(iterator), 60000L)
       }
       val start = math.max(from, shard.trimmedBefore)

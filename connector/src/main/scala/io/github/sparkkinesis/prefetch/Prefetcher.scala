@@ -257,8 +257,14 @@ final class Prefetcher(
   /** The next round to run, or how long to wait before looking again. */
   private def nextRound(slots: Int): Either[Long, PrefetchRound] = synchronized {
     val room = settings.fetchBufferSize - index.bufferedBytes
-    lazy val requests = index.fetchable(parentsOf).map(r => r.copy(rangeCheck = rangeChecks.get(r.shard)))
-    if (room <= 0) Left(Prefetcher.FullBufferPauseMs) // the buffer is full: wait for a batch to commit
+    lazy val fetchable = index.fetchable(parentsOf).map(r => r.copy(rangeCheck = rangeChecks.get(r.shard)))
+    // Trigger.AvailableNow waits until every shard was read up to its start, and its batches take
+    // only records from before it: a buffer full of some shards' later records would keep the
+    // others from getting there for good. Those still read on, an answer per shard a round.
+    lazy val behindCutoff = cutoff.splitAt.fold(Seq.empty[ShardFetchRequest])(millis =>
+      fetchable.filterNot(r => AvailableNowCutoff.fetchedUntil(r.shard, millis, index, statuses)))
+    lazy val requests = if (room > 0) fetchable else behindCutoff
+    if (room <= 0 && behindCutoff.isEmpty) Left(Prefetcher.FullBufferPauseMs) // wait for a batch to commit
     else if (requests.isEmpty) Left(settings.fetch.minFetchPeriodMs)
     else {
       val owners = readers.owners(index.shards)

@@ -10,7 +10,6 @@ import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructField
 import org.apache.spark.unsafe.types.UTF8String
 
 import io.github.sparkkinesis.client.ConnectionConfig
-import io.github.sparkkinesis.client.sdk.SchemaRegistryException
 
 /**
  * `from_gsr_avro`: a Glue Schema Registry Avro record (binary) as a value of the reader schema,
@@ -63,11 +62,8 @@ object GsrAvroDecode {
     val permissive = opts.oneOf(RegistryOptions.Mode, RegistryOptions.Modes, "FAILFAST") == "PERMISSIVE"
     val connection = opts.connection
     val definition = opts.get(RegistryOptions.SchemaDefinition).getOrElse {
-      val version = RegistryOptions.namedVersion(opts, "to choose the schema records are read as")
-      if (version.dataFormat != "AVRO")
-        throw new SchemaRegistryException(
-          s"Schema ${version.schemaArn} is ${version.dataFormat}; from_gsr_avro reads AVRO")
-      version.definition
+      RegistryOptions.namedVersion(opts, "to choose the schema records are read as", "AVRO", "from_gsr_avro")
+        .definition
     }
     val parsed =
       try new Schema.Parser().parse(definition)

@@ -12,7 +12,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.types.{BinaryType, DataType}
 
-import io.github.sparkkinesis.client.sdk.{GlueRegistryApi, SchemaNotFoundException, SchemaRegistryException}
+import io.github.sparkkinesis.client.sdk.SchemaRegistryException
 
 /**
  * `to_gsr_avro`: a value as a Glue Schema Registry Avro record of the schema version fixed when
@@ -55,37 +55,16 @@ object GsrAvroEncode {
    * `autoRegistration` is true (the schema created first if it does not exist).
    */
   def apply(child: Expression, options: Map[String, String]): GsrAvroEncode = {
-    import RegistryOptions._
-    val opts = new Given(options)
-    val compress = opts.oneOf(Compression, Compressions, "none") == "zlib"
-    val (id, definition) = opts.get(SchemaDefinition) match {
-      case None =>
-        val version = namedVersion(opts, "to choose the schema records are written with")
-        (version.id, version.definition)
-      case Some(definition) =>
-        val parsed =
-          try new Schema.Parser().parse(definition)
-          catch {
-            case e: Exception =>
-              throw invalid(SchemaDefinition, definition.take(200), s"an Avro schema in JSON (${e.getMessage})")
-          }
-        val name = opts.schemaName(s"with '$SchemaDefinition'")
-        val api = new GlueRegistryApi(opts.connection)
-        val autoRegister = opts.boolean(AutoRegistration, default = false)
-        val existing = api.versionIdOf(opts.registry, name, definition)
-        val id = existing.getOrElse {
-          if (!autoRegister) throw new SchemaRegistryException(
-            s"${api.where} has no version of schema '$name' (registry '${opts.registry}') with this definition; " +
-              s"register it, or set option '$AutoRegistration' to true")
-          val exists =
-            try { api.schemaVersion(opts.registry, name, None); true }
-            catch { case _: SchemaNotFoundException => false }
-          if (exists) api.register(opts.registry, name, definition)
-          else api.createSchema(opts.registry, name, "AVRO", opts.oneOf(Compatibility, Compatibilities, "BACKWARD"),
-            definition)
-        }
-        (id, parsed.toString)
+    val opts = new RegistryOptions.Given(options)
+    val compress = opts.oneOf(RegistryOptions.Compression, RegistryOptions.Compressions, "none") == "zlib"
+    opts.get(RegistryOptions.SchemaDefinition).foreach { definition =>
+      try new Schema.Parser().parse(definition)
+      catch {
+        case e: Exception => throw RegistryOptions.invalid(RegistryOptions.SchemaDefinition, definition.take(200),
+            s"an Avro schema in JSON (${e.getMessage})")
+      }
     }
-    new GsrAvroEncode(child, id.toString, definition, compress)
+    val (id, definition) = WriterVersion(opts, "AVRO", "to_gsr_avro")
+    new GsrAvroEncode(child, id.toString, new Schema.Parser().parse(definition).toString, compress)
   }
 }

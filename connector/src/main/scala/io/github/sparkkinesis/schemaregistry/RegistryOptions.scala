@@ -6,7 +6,7 @@ import java.util.{Locale, UUID}
 import scala.util.Try
 
 import io.github.sparkkinesis.client.ConnectionConfig
-import io.github.sparkkinesis.client.sdk.{GlueRegistryApi, SchemaVersion => RegistryVersion}
+import io.github.sparkkinesis.client.sdk.{GlueRegistryApi, SchemaRegistryException, SchemaVersion => RegistryVersion}
 import io.github.sparkkinesis.options.{ConnectionOptions, OptionValues}
 
 /**
@@ -75,14 +75,19 @@ object RegistryOptions {
 
   /**
    * The schema version the options name, looked up now: by `schemaVersionId`, or by
-   * `schemaName` and `schemaVersion` in `registryName`.
+   * `schemaName` and `schemaVersion` in `registryName`; it must be of `dataFormat`, which
+   * `function` reads or writes.
    */
-  def namedVersion(opts: Given, purpose: String): RegistryVersion = {
+  def namedVersion(opts: Given, purpose: String, dataFormat: String, function: String): RegistryVersion = {
     val api = new GlueRegistryApi(opts.connection)
-    opts.versionId match {
+    val version = opts.versionId match {
       case Some(id) => api.schemaVersion(id)
       case None =>
         api.schemaVersion(opts.registry, opts.schemaName(s"$purpose (or '$SchemaVersionId')"), opts.versionNumber)
     }
+    if (version.dataFormat != dataFormat)
+      throw new SchemaRegistryException(
+        s"Schema ${version.schemaArn} is ${version.dataFormat}; $function reads and writes $dataFormat")
+    version
   }
 }

@@ -11,12 +11,14 @@ import org.apache.spark.sql.types.{MapType, StringType}
 
 /**
  * The schema registry functions, from Scala and Java (`from_gsr_avro(col, options)`,
- * `to_gsr_avro(col, options)`), and for SQL through a session extension ([[inject]]):
+ * `to_gsr_avro(col, options)`, `from_gsr_json`, `to_gsr_json`), and for SQL through a session extension ([[inject]]):
  * `from_gsr_avro(data, map('schemaName', ...))`.
  */
 object SchemaRegistryFunctions {
   val FromGsrAvro = "from_gsr_avro"
   val ToGsrAvro = "to_gsr_avro"
+  val FromGsrJson = "from_gsr_json"
+  val ToGsrJson = "to_gsr_json"
 
   /** A Glue Schema Registry Avro record column decoded as the schema the options name ([[RegistryOptions]]). */
   def from_gsr_avro(data: Column, options: Map[String, String]): Column =
@@ -32,15 +34,32 @@ object SchemaRegistryFunctions {
   def to_gsr_avro(data: Column, options: java.util.Map[String, String]): Column =
     to_gsr_avro(data, options.asScala.toMap)
 
+  /** A Glue Schema Registry JSON Schema record column decoded as the schema the options name ([[GsrJsonDecode]]). */
+  def from_gsr_json(data: Column, options: Map[String, String]): Column =
+    ExpressionColumns.column(GsrJsonDecode(ExpressionColumns.expression(data), options))
+
+  def from_gsr_json(data: Column, options: java.util.Map[String, String]): Column =
+    from_gsr_json(data, options.asScala.toMap)
+
+  /** A struct column as Glue Schema Registry JSON Schema records of the schema version the options name ([[GsrJsonEncode]]). */
+  def to_gsr_json(data: Column, options: Map[String, String]): Column =
+    ExpressionColumns.column(GsrJsonEncode(ExpressionColumns.expression(data), options))
+
+  def to_gsr_json(data: Column, options: java.util.Map[String, String]): Column =
+    to_gsr_json(data, options.asScala.toMap)
+
   /** Adds the SQL functions to sessions built with `extensions`. */
   def inject(extensions: SparkSessionExtensions): Unit = {
-    extensions.injectFunction((FunctionIdentifier(FromGsrAvro),
-        new ExpressionInfo(classOf[GsrAvroDecode].getName, FromGsrAvro),
-        (args: Seq[Expression]) => GsrAvroDecode(dataArgument(args, FromGsrAvro), optionsArgument(args, FromGsrAvro))))
-    extensions.injectFunction((FunctionIdentifier(ToGsrAvro),
-        new ExpressionInfo(classOf[GsrAvroEncode].getName, ToGsrAvro),
-        (args: Seq[Expression]) => GsrAvroEncode(dataArgument(args, ToGsrAvro), optionsArgument(args, ToGsrAvro))))
+    register(extensions, FromGsrAvro, classOf[GsrAvroDecode], GsrAvroDecode(_, _))
+    register(extensions, ToGsrAvro, classOf[GsrAvroEncode], GsrAvroEncode(_, _))
+    register(extensions, FromGsrJson, classOf[GsrJsonDecode], GsrJsonDecode(_, _))
+    register(extensions, ToGsrJson, classOf[GsrJsonEncode], GsrJsonEncode(_, _))
   }
+
+  private def register(extensions: SparkSessionExtensions, name: String, expression: Class[_],
+      build: (Expression, Map[String, String]) => Expression): Unit =
+    extensions.injectFunction((FunctionIdentifier(name), new ExpressionInfo(expression.getName, name),
+        (args: Seq[Expression]) => build(dataArgument(args, name), optionsArgument(args, name))))
 
   private def dataArgument(args: Seq[Expression], function: String): Expression = {
     if (args.isEmpty || args.size > 2)

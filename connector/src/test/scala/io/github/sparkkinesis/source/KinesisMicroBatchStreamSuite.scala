@@ -403,6 +403,24 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
     }
   }
 
+  test("Trigger.AvailableNow reads every shard up to its start although later records of another filled the buffer") {
+    val api = new FakeKinesisApi().arriveAtWallClock().createStream("clicks", 2)
+    api.putMany("clicks", shardId(1), "old", 1)
+    // Shard 1 answers slowly: the first round ends before it reads its record, while shard 0's
+    // records, all after the start, fill fetchBufferSize.
+    api.emptyPagesOn(shardId(1), 3)
+    withQuery(api, options("fetchBufferSize" -> "100b")) { q =>
+      Thread.sleep(5)
+      q.source.prepareForTriggerAvailableNow()
+      Thread.sleep(5)
+      api.putMany("clicks", shardId(0), "new", 20)
+      val latest = scala.concurrent.Future(q.source.latestOffset(q.committed, ReadLimit.allAvailable()))(
+        scala.concurrent.ExecutionContext.global)
+      val end = logged(q)(scala.concurrent.Await.result(latest, scala.concurrent.duration.Duration(30, "s")))
+      data(q.read(q.committed, end)) shouldBe Seq("old-0")
+    }
+  }
+
   test("Trigger.AvailableNow over a backlog: a batch takes what maxFetchDuration prefetches, not one round") {
     val api = new FakeKinesisApi().createStream("clicks", 1)
     api.putMany("clicks", shardId(0), "r", 100)

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The checker's promises about records trimmed past retention, on made-up sink contents (no
+Spark, no Kinesis): a record a trim made unreadable may be missing, any other may not, and a
+loss with failOnDataLoss false must be counted."""
+
+import json
+from collections import namedtuple
+
+import chaos_checker as check
+
+Row = namedtuple("Row", "data batch shardId sequenceNumber")
+PRODUCED = [("k0", 1), ("k0", 2), ("k1", 1), ("k1", 2)]
+
+
+def rows(pairs):
+    return [Row(json.dumps({"key": k, "n": n}), 0, "shardId-0", i) for i, (k, n) in enumerate(pairs)]
+
+
+def test_a_trimmed_record_may_be_missing_from_the_table_but_no_other():
+    trimmed = frozenset({("k0", 1)})
+    assert check.source_reads_each_record_once(PRODUCED, rows(PRODUCED[1:]), True, trimmed) == []
+    broken = check.source_reads_each_record_once(PRODUCED, rows(PRODUCED[:3]), True, trimmed)
+    assert broken == ["1 records lost, e.g. [('k1', 2)]"]
+    assert check.source_reads_each_record_once(PRODUCED, rows(PRODUCED[1:]), True) != []
+
+
+def test_a_trimmed_row_may_be_missing_from_the_target_stream_and_ids_still_name_one_row_each():
+    stored = [("p", json.dumps({"key": k, "n": n}).encode(), f"id-{k}-{n}") for k, n in PRODUCED[1:]]
+    assert check.sink_stores_each_row(PRODUCED, stored, True, True, frozenset({("k0", 1)})) == []
+    assert check.sink_stores_each_row(PRODUCED, stored, True, True) == ["1 rows never stored, e.g. [('k0', 1)]"]
+
+
+def test_a_loss_with_fail_on_data_loss_false_is_counted():
+    assert check.loss_is_counted({("k0", 1)}, 0) == ["1 records lost to retention, but no data loss counted"]
+    assert check.loss_is_counted({("k0", 1)}, 1) == []
+    assert check.loss_is_counted(set(), 0) == []
