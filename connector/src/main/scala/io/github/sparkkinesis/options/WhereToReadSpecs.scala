@@ -64,9 +64,9 @@ private[options] trait WhereToReadSpecs extends DeclaredSpecs {
       "How much prefetched data may wait for the query; prefetching pauses above it (a stopping " +
         "condition, not a hard bound).", kind = Size(), modes = Mode.notRealTime))
   val ShardsPerTask = declare(OptionSpec("shardsPerTask", Some("5"),
-      "Shards one prefetching task reads, at least. Give the cluster at least 2 × shards / shardsPerTask cores so " +
-        "prefetching and the query run side by side; with fewer, tasks take more shards each, so that prefetching " +
-        "needs at most half of the task slots.", kind = IntRange(1, 10000), modes = Mode.notRealTime))
+      "Shards one prefetching task reads, at least. Give the cluster no fewer than 2 × shards / shardsPerTask " +
+        "cores so prefetching and the query run side by side; with fewer, tasks take more shards each, so that " +
+        "prefetching needs at most half of the task slots.", kind = IntRange(1, 10000), modes = Mode.notRealTime))
   val ShardFetchInterval = declare(OptionSpec("shardFetchInterval", Some("1s"),
       "How often shards are listed, to follow resharding.", kind = Duration(1, Hour)))
 }

@@ -69,7 +69,10 @@ private[sink] final class StreamLanes(val name: String, settings: PutSettings) {
     else (lanes(0), Unordered, None)
   }
 
-  /** Puts a newer shard map in place once no call of the stream is in flight: every queued row is routed again, rows to send again first. */
+  /**
+   * Puts a newer shard map in place once no call of the stream is in flight: every queued row
+   * is routed again, rows to send again first.
+   */
   def remapIfIdle(): Unit = if (remap.isDefined && calls == 0) {
     val rows = resend.toVector ++ lanes.flatMap(_.drain())
     resend.clear()
