@@ -5,12 +5,11 @@ between tasks, no open subscription, no SDK client, no credentials provider, no 
 limiter turn still in force. The connector counts these itself (LiveResources); the threads
 are counted from the JVM's own list."""
 
-import time
-
 import pytest
 from realtime import deliveries, realtime_reader, start_realtime, wait_for
 
 from streaming import READ_MODES, kinesis_reader, make_records, mode_options, run_available_now
+from waiting import settle
 
 
 def live_resources(spark):
@@ -33,11 +32,15 @@ def assert_nothing_remains(spark, stream, before):
     """Nothing of the query on `stream`: no thread named after it, nothing the connector holds
     beyond what it held before the query (`before`). Earlier tests of the same session are
     judged by their own count, not by this one's."""
+
     # Subscribe limiter turns hold a call back for 5 s after it: they go then, not at once.
-    deadline = time.monotonic() + 30
-    while (left := (held_beyond(spark, before), kinesis_threads(spark, stream))) != ({}, []):
-        assert time.monotonic() < deadline, f"30 s after the query stopped, still open: {left}"
-        time.sleep(0.5)
+    def left():
+        return held_beyond(spark, before), kinesis_threads(spark, stream)
+
+    try:
+        wait_for(lambda: left() == ({}, []), "nothing of the query to remain", timeout=30)
+    except AssertionError:
+        raise AssertionError(f"30 s after the query stopped, still open: {left()}") from None
 
 
 @pytest.mark.parametrize("mode", READ_MODES)
@@ -49,6 +52,30 @@ def test_a_stopped_micro_batch_query_leaves_nothing(spark, kinesis, tmp_path, mo
         kinesis_reader(spark, kinesis, stream, **mode_options(mode)), tmp_path / "sink", tmp_path / "checkpoint"
     )
     assert spark.read.parquet(str(tmp_path / "sink")).count() == 40
+    assert_nothing_remains(spark, stream, before)
+
+
+@pytest.mark.parametrize("mode", READ_MODES)
+def test_a_micro_batch_query_stopped_while_it_reads_leaves_nothing(spark, kinesis, tmp_path, mode):
+    """Stopped by its user while its prefetcher reads on (rounds in flight, readers kept between
+    tasks), rather than ended by itself as an available-now query is."""
+    stream = kinesis.create_stream(shards=2)
+    kinesis.put_records(stream, make_records(40))
+    before = live_resources(spark)
+    query = (
+        kinesis_reader(spark, kinesis, stream, **mode_options(mode))
+        .writeStream.format("parquet")
+        .option("path", str(tmp_path / "sink"))
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(processingTime="1 second")
+        .start()
+    )
+    try:
+        settle(query)
+        assert spark.read.parquet(str(tmp_path / "sink")).count() == 40
+        assert query.isActive, "the query still runs when it is stopped"
+    finally:
+        query.stop()
     assert_nothing_remains(spark, stream, before)
 
 

@@ -517,10 +517,12 @@ def memory(mode):
 
 def memory_many_shards(args, jars):
     """A backlog of 2 MiB on each of 500 shards, read by 2 slots: the first round's 2 tasks read 250
-    shards each. A task stops calling once it holds 64 MiB, so its heap stays under that plus its
-    calls in flight (8 answers of up to 10 MiB; 2 MiB here); a task that checked only after a pass
-    over its shards held 250 answers. fetchBufferSize 100 MB keeps the stored blocks apart from what
-    the tasks hold; the sink is fast."""
+    shards each (later rounds, half the slots: one task of 500). A task stops calling once it holds
+    64 MiB or its share of fetchBufferSize (50 MB in the first round), so what it holds stays under
+    that plus its calls in flight (8 answers of up to 10 MiB; 2 MiB here); a task that checked only
+    after a pass over its shards held 250 answers, 500 MiB. The peak heap is the whole local JVM's
+    (both tasks, the stored blocks of peak_block_mb, Spark, garbage not yet collected), sampled
+    every 0.5 s; the sink is fast."""
     shards, per_shard = 500, 2048
     options = {"fetchBufferSize": "100mb", "maxFetchRate": "2.0", "maxFetchDuration": "10s"}
     results = []

@@ -134,6 +134,11 @@ class SubscribeEventFuzzSuite extends AnyFunSuite with Fuzz {
     lengths ++ bigEndian(crc(lengths))
   }
 
+  corpus("an unknown field of an event nested 100,000 arrays deep is left to the SDK",
+    ("{\"X\":" + "[" * 100000 + "1" + "]" * 100000 + "}").getBytes(UTF_8), "unreadable")(readEvent)
+  corpus("an unknown field of a record nested 100,000 objects deep is left to the SDK",
+    ("{\"Records\":[{\"X\":" + "{\"a\":" * 100000 + "1" + "}" * 100000 + "}]}").getBytes(UTF_8),
+    "unreadable")(readEvent)
   corpus("a message said to be 64 MiB long, more than the SDK takes, is not followed (it took 64 MiB at once)",
     prelude(64 << 20, 0), "malformed")(frames)
   corpus("a message with 1 MiB of headers, more than the SDK takes, is not followed",
