@@ -57,7 +57,7 @@ help:
 	@echo "make bench-realtime - real-time mode latency (put -> sink), both modes vs micro-batch (BENCH_ARGS, on demand)"
 	@echo "make soak   - soak run under periodic faults, memory and threads over time (SOAK_ARGS, on demand)"
 	@echo "make fmt    - apply the formatters (scalafmt, ruff format and ruff's safe fixes); make lint - check (make test runs it)"
-	@echo "make docs-options - regenerate the option tables of docs/options.md and the Python registry from KinesisOptions.scala"
+	@echo "make docs-options - regenerate the option tables of docs/options.md, the Python registry and its setters from the option specs"
 	@echo "make release VERSION=x.y.z - every line's Maven Central artifacts (staged in build/release/x.y.z/maven),"
 	@echo "             the wheel and the sdist, checked offline; PGP-signed when a key is configured (docs/releasing.md)"
 	@echo "make test-release VERSION=x.y.z - the release installed as users install it: the wheel beside PySpark"
@@ -423,6 +423,7 @@ soak: venv
 # option registry (KinesisOptions.scala); OptionsReferenceSuite (in make test) fails when they differ.
 docs-options:
 	$(SBT) "connector/Test/runMain io.github.sparkkinesis.options.OptionsReference"
+	python3 python/tools/generate_builders.py
 
 kinesis-up:
 	localstack/start-kinesis.sh

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.efo
 
-import java.util.concurrent.{Semaphore, TimeUnit}
+import java.util.concurrent.Semaphore
 
 import scala.collection.mutable
 
@@ -9,7 +9,7 @@ import org.reactivestreams.{Subscriber, Subscription}
 
 import io.github.sparkkinesis.client.ShardEvent
 import io.github.sparkkinesis.threads.Strand
-import io.github.sparkkinesis.time.{Clock, SystemClock}
+import io.github.sparkkinesis.time.Clock
 
 /**
  * The receiving end of one SubscribeToShard call: events go into a buffer of at most
@@ -118,18 +118,11 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
   def bufferedEventCount: Int = strand.ask(buffer.size)
   def bufferedByteCount: Long = strand.ask(bufferedBytes)
 
-  /**
-   * Waits until an event or the end arrives, for at most `nanos`. Test clocks move time on
-   * instead of blocking, as their publishers deliver synchronously.
-   */
+  /** Waits until an event or the end arrives, for at most `nanos`, as the clock waits. */
   def awaitSignal(nanos: Long): Unit = if (nanos > 0) {
-    if (clock eq SystemClock) {
-      // Signals from before the check are stale: the check sees what they announced.
-      signals.drainPermits()
-      if (strand.ask(buffer.isEmpty && state == Open)) signals.tryAcquire(nanos, TimeUnit.NANOSECONDS)
-    } else {
-      clock.sleepNanos(nanos)
-    }
+    // Signals from before the check are stale: the check sees what they announced.
+    signals.drainPermits()
+    if (strand.ask(buffer.isEmpty && state == Open)) clock.awaitSignal(signals, nanos)
   }
 
   /** Stops the subscription; buffered events stay. Ends it as Cancelled unless it had ended. */

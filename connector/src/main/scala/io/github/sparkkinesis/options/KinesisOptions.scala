@@ -4,7 +4,6 @@ package io.github.sparkkinesis.options
 import java.util.Locale
 
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.kpl.OutOfRangePolicy
 import io.github.sparkkinesis.options.OptionKind._
 
 /**
@@ -13,7 +12,8 @@ import io.github.sparkkinesis.options.OptionKind._
  * Parsing, validation, the option tables of docs/options.md and the Python builders all
  * follow this list.
  */
-object KinesisOptions extends CredentialAndProxySpecs with SinkSpecs {
+object KinesisOptions
+  extends WhereToReadSpecs with CredentialAndProxySpecs with HowToReadSpecs with SinkSpecs {
 
   /** Where an option applies: reading (`spark.readStream`), writing (`df.write(Stream)`), or both. */
   sealed abstract class Usage(val reads: Boolean, val writes: Boolean, val described: String)
@@ -24,9 +24,10 @@ object KinesisOptions extends CredentialAndProxySpecs with SinkSpecs {
   }
 
   /**
-   * Everything about one option. Adding one is one line: `OptionSpec("name", Some("default"),
-   * "What it does.", kind = IntRange(1, 100))`, plus `usage`, `modes` or `secret` when they
-   * differ from a read option of every mode; then list it in `all`.
+   * Everything about one option. Adding one is one line in the spec trait of its topic:
+   * `val Name = declare(OptionSpec("name", Some("default"), "What it does.", kind = IntRange(1, 100)))`,
+   * plus `usage`, `modes` or `secret` when they differ from a read option of every mode. `all`,
+   * the docs and the Python builders follow from it (`make docs-options` writes the latter two).
    *
    * @param shownDefault the default as the options page says it, where it is not a plain value
    * @param writeDescription what the option does when writing, where it differs
@@ -50,160 +51,8 @@ object KinesisOptions extends CredentialAndProxySpecs with SinkSpecs {
     def key: String = name.toLowerCase(Locale.ROOT)
   }
 
-  private val both = Usage.ReadAndWrite
-
-  /**
-   * The longest minFetchPeriod, maxFetchDuration and shardFetchInterval: an hour. Longer would
-   * leave a trigger waiting for hours on an idle stream, and waits past Long.MaxValue overflow.
-   */
-  private val Hour: Long = 3600L * 1000
-
-  val StreamName = OptionSpec("streamName", None, "Comma-separated list of stream names to read.",
-    usage = both, kind = NameList, shownDefault = Some("(required, or streamARN)"),
-    writeDescription = Some("The one stream to write to; without it each row's `stream` column names its stream."))
-  val StreamARN = OptionSpec("streamARN", None,
-    "The streams to read by ARN instead of by name, one " +
-      "or a comma-separated list (`arn:aws:kinesis:us-east-1:123456789012:stream/orders`); the region " +
-      "comes from the ARNs, which must share one; every call names the stream by its ARN, so another account's " +
-      "stream is the one read: through `roleArn` (a role of that account) or through the stream's resource " +
-      "policy with your own credentials.", kind = NameList)
-  val Region = OptionSpec("region", None,
-    "AWS region of the streams; must be a region that exists " +
-      "(see [Authentication](authentication.md#region-and-endpoint)).", usage = both, emptyMeansNotGiven = true,
-    shownDefault = Some("region the AWS SDK resolves locally"))
-  val Endpoint = OptionSpec("endpoint", None,
-    "Kinesis endpoint URL (http:// or https://): VPC or FIPS " +
-      "endpoints, local Kinesis.", usage = both, emptyMeansNotGiven = true,
-    shownDefault = Some("the region's endpoint"))
-  val InitialPosition = OptionSpec("initialPosition", Some("latest"),
-    "Where a new query starts: `latest`, `trim_horizon`, `earliest` (alias of trim_horizon), at_timestamp " +
-      "as JSON `{\"at_timestamp\": \"06/25/2020 10:23:45 PDT\"}` with an optional `\"format\"` (a " +
-      "`java.text.SimpleDateFormat` pattern; default `MM/dd/yyyy HH:mm:ss z`), or per-shard positions as " +
-      "offset JSON, e.g. `{\"version\":1,\"shards\":{\"s\":{\"shardId-000000000000\":{\"type\":\"at\"," +
-      "\"seq\":\"4959...\"}}}}` (`at` includes that record, `after` starts after it; shards not named start " +
-      "at trim_horizon, but those a named shard descends from count as read; a line of a checkpoint's " +
-      "`offsets/N` file works as is, and `python -m pyspark_kinesis offsets import` writes one from a qubole " +
-      "or awslabs checkpoint).",
-    kind = Position, shownDefault = Some("latest (streams); trim_horizon (batch reads)"))
-  val EndingPosition = OptionSpec("endingPosition", Some("latest"),
-    "Where to stop: `latest` (the tip when the read is planned) or per-shard positions as offset JSON " +
-      "(`after` = last record to read).", kind = Position, modes = Mode.batchOnly)
-  val MaxRecordsPerFetch = OptionSpec("maxRecordsPerFetch", Some("10000"),
-    "Records asked for per GetRecords call; also the most user records (KPL aggregates hold many) a " +
-      "prefetch fetch hands out, in both modes.", kind = IntRange(1, 10000))
-  val MaxFetchRate = OptionSpec("maxFetchRate", Some("1.0"),
-    "Read rate limit per shard in MiB/s (Kinesis allows 2 MiB/s per shard, which 2.0 reads).",
-    kind = PositiveDecimal(2.0),
-    modes = Mode.pollingOnly)
-  val MinFetchPeriod = OptionSpec("minFetchPeriod", Some("400ms"),
-    "Shortest wait between GetRecords calls on a shard (Kinesis allows 5 calls/s).", kind = Duration(200, Hour))
-  val MaxFetchDuration = OptionSpec("maxFetchDuration", Some("10s"),
-    "How long a prefetch task reads before its records are made available (lower it, e.g. 200ms, " +
-      "for latency).", kind = Duration(1, Hour), modes = Mode.notRealTime)
-  val FetchBufferSize = OptionSpec("fetchBufferSize", Some("20gb"),
-    "How much prefetched data may wait for the query; prefetching pauses above it (a stopping " +
-      "condition, not a hard bound).", kind = Size(), modes = Mode.notRealTime)
-  val ShardsPerTask = OptionSpec("shardsPerTask", Some("5"),
-    "Shards one prefetching task reads, at least. Give the cluster at least 2 × shards / shardsPerTask cores so " +
-      "prefetching and the query run side by side; with fewer, tasks take more shards each, so that prefetching " +
-      "needs at most half of the task slots.", kind = IntRange(1, 10000), modes = Mode.notRealTime)
-  val ShardFetchInterval = OptionSpec("shardFetchInterval", Some("1s"),
-    "How often shards are listed, to follow resharding.", kind = Duration(1, Hour))
-  val AwsAccessKey = OptionSpec("awsAccessKey", None,
-    "AWS access key id; with awsSecretKey. Takes precedence over the default chain; with roleArn, the " +
-      "keys the role is assumed with.", secret = true, usage = both, emptyMeansNotGiven = true)
-  val AwsSecretKey = OptionSpec("awsSecretKey", None,
-    "AWS secret access key matching awsAccessKey.", secret = true, usage = both, emptyMeansNotGiven = true)
-  val AwsSessionToken = OptionSpec("awsSessionToken", None,
-    "Session token, for temporary keys.", secret = true, usage = both, emptyMeansNotGiven = true)
-  val RoleArn = OptionSpec("roleArn", None,
-    "IAM role to assume through STS, with the keys above if given, else with the default chain; " +
-      "renewed before it expires.", usage = both, emptyMeansNotGiven = true)
-  val RoleExternalId = OptionSpec("roleExternalId", None,
-    "External id for roleArn, if the role's trust policy asks for one.", usage = both, emptyMeansNotGiven = true)
-  val RoleSessionName = OptionSpec("roleSessionName", Some(ConnectionOptions.DefaultRoleSessionName),
-    "Session name for roleArn (shows in CloudTrail).", usage = both, emptyMeansNotGiven = true)
-  val StsEndpoint = OptionSpec("stsEndpoint", None,
-    "STS endpoint URL for roleArn (VPC, FIPS, local STS).", usage = both, emptyMeansNotGiven = true,
-    shownDefault = Some("the region's STS endpoint"))
-  val CoalesceThresholdBlockSize = OptionSpec("coalesceThresholdBlockSize", Some("10000000"),
-    "When prefetched blocks average less than this many bytes, a batch packs several shards into one task.",
-    kind = LongAtLeast(1), modes = Mode.notRealTime)
-  val CoalesceBinSize = OptionSpec("coalesceBinSize", Some("128000000"),
-    "The bytes a packed task aims for.", kind = LongAtLeast(1), modes = Mode.notRealTime)
-  val MaxRecordsPerTrigger = OptionSpec("maxRecordsPerTrigger", None,
-    "The most records (KPL user records) a micro-batch reads, as Kafka's maxOffsetsPerTrigger: shared fairly " +
-      "among the shards that have records, parents before children. Honoured by Trigger.AvailableNow (several " +
-      "batches up to the end fixed at its start); not in real-time mode.",
-    kind = LongAtLeast(1), modes = Mode.notRealTime)
-  val MaxBytesPerTrigger = OptionSpec("maxBytesPerTrigger", None,
-    "The most record bytes (data plus partition keys) a micro-batch reads, shared as maxRecordsPerTrigger is. " +
-      "A batch holds at least one record, however large.",
-    kind = Size(), modes = Mode.notRealTime)
-  val MaxRecordsPerShardPerTrigger = OptionSpec("maxRecordsPerShardPerTrigger", None,
-    "The most records a micro-batch reads from any one shard.", kind = LongAtLeast(1), modes = Mode.notRealTime)
-  val ConsumerMode = OptionSpec("consumerMode", Some("polling"),
-    "`polling` (GetRecords, the shard's 2 MB/s shared with other readers) or `efo` (enhanced fan-out: a " +
-      "registered consumer with its own 2 MB/s per shard).", kind = Choice(Seq("polling", "efo")))
-  val RequireConsumerDeregistration = OptionSpec("requireConsumerDeregistration", Some("false"),
-    "Deregister the EFO consumer on query stop.", kind = Bool, modes = Mode.efoOnly)
-  val FailOnDataLoss = OptionSpec("failOnDataLoss", Some("true"),
-    "Fail the query (`KINESIS_DATA_LOSS`) when records it still had to read were deleted by retention " +
-      "first; `false` logs it, counts it in `dataLossEvents` and goes on from the oldest record left. See " +
-      "[KPL and data loss](reading.md#kpl-aggregated-records).", kind = Bool)
-  val OutOfRangeUserRecords = OptionSpec("outOfRangeUserRecords", Some("keep"),
-    "What becomes of user records of a KPL aggregate whose hash key lies outside the shard holding it. " +
-      "`keep`: every one is read (the AWS aggregation libraries mix keys in one aggregate on purpose), except " +
-      "those its producer marked as written again (this connector's sink after a split). `dropAfterSplit`: " +
-      "also drops them where the shard was split from a parent whose range holds the whole aggregate (the " +
-      "KPL writes those again; loses records of mixed-key producers on split streams). `drop`: the KCL's " +
-      "filter, drops every one (loses records of mixed-key producers). Counted in `outOfRangeRecords` and " +
-      "`outOfRangeRecordsDropped`. See [KPL aggregated records](reading.md#kpl-aggregated-records).",
-    kind = Choice(OutOfRangePolicy.all.map(_.name)))
-  val RecordDecoder = OptionSpec("recordDecoder", Some("connector"),
-    "Who reads GetRecords answers and SubscribeToShard events: `connector`, the connector's own decoders " +
-      "(several times less CPU per record), or `sdk`, the AWS SDK's own unmarshalling, with the same rows " +
-      "and offsets. Try `sdk` first when records are suspected of being read wrong. Also set for every " +
-      "query of a session by the Spark conf `spark.sparkkinesis.recordDecoder`.",
-    kind = Choice(Seq("connector", "sdk")), sessionConf = Some("spark.sparkkinesis.recordDecoder"))
-  val StreamColumnName = OptionSpec("streamColumnName", Some("stream"),
-    "The name of the column that holds each record's stream: `streamName` gives the column the name " +
-      "qubole's and awslabs' connectors give it, so a query moved from them reads on unchanged.",
-    kind = Text)
-  val IncludeRecordIds = OptionSpec("includeRecordIds", Some("false"),
-    "Adds a last column `recordId` (string): the id a writer with `recordIds` gave the record, the same " +
-      "for every copy at-least-once writing made of it, null for records without one. Drop the repeats " +
-      "with `dropDuplicatesWithinWatermark([\"recordId\"])`. See " +
-      "[Exactly once after deduplication](writing.md#exactly-once-after-deduplication).", kind = Bool)
-  val MaxShardsPerDescribe = OptionSpec("maxShardsPerDescribe", Some("100"),
-    "Shards per ListShards page.", kind = IntRange(1, 10000))
-  val ConsumerName = OptionSpec("consumerName", None,
-    "EFO consumer name, or a comma-separated list, one per stream.", kind = NameList, modes = Mode.efoOnly,
-    shownDefault = Some("the query id"))
-  val ConsumerNamePrefix = OptionSpec("consumerNamePrefix", Some("sparkkinesis_"),
-    "Prefix of EFO consumer names (`databricks_` to reuse Databricks consumers).", modes = Mode.efoOnly)
-  val ConsumerARN = OptionSpec("consumerARN", None,
-    "The ARN of an enhanced fan-out consumer registered elsewhere, or a comma-separated list, one per stream " +
-      "(`arn:aws:kinesis:us-east-1:123456789012:stream/orders/consumer/reader:1700000000`): read with it as " +
-      "is, never registered nor deregistered; checked to be ACTIVE and to belong to the stream read. Instead " +
-      "of consumerName, consumerNamePrefix and requireConsumerDeregistration.", kind = NameList,
-    modes = Mode.efoOnly)
-  val ConsumerRefreshInterval = OptionSpec("consumerRefreshInterval", Some("300s"),
-    "How often the EFO consumer registration is checked.", kind = Duration(1000, Hour), modes = Mode.efoOnly)
-
-  val all: Seq[OptionSpec] = Seq(
-    StreamName, StreamARN, Region, Endpoint, InitialPosition, EndingPosition, MaxRecordsPerFetch, MaxFetchRate,
-    MinFetchPeriod, MaxFetchDuration, FetchBufferSize, ShardsPerTask, ShardFetchInterval,
-    AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId, RoleSessionName,
-    StsEndpoint, Profile, AwsCredentialsProvider, AwsCredentialsProviderSecret, ProxyHost, ProxyPort, ProxyUsername,
-    ProxyPassword, NonProxyHosts, CoalesceThresholdBlockSize, CoalesceBinSize, MaxRecordsPerTrigger, MaxBytesPerTrigger,
-    MaxRecordsPerShardPerTrigger, ConsumerMode,
-    RequireConsumerDeregistration, FailOnDataLoss, OutOfRangeUserRecords, RecordDecoder, StreamColumnName,
-    IncludeRecordIds, MaxShardsPerDescribe, ConsumerName,
-    ConsumerNamePrefix, ConsumerARN,
-    ConsumerRefreshInterval,
-    MaxRecordsPerPut, MaxBytesPerPut, MaxInFlightPuts, MaxPutRetries, PutRetryBackoff,
-    MaxPutRetryBackoff, MaxPutLinger, Aggregation, OrderPerKey, RecordIds)
+  /** Every option, in the order declared (the order of the options page's tables). */
+  val all: Seq[OptionSpec] = declaredSpecs
 
   /**
    * Source options of streams that cannot apply in real-time mode (`trigger(realTime=...)`),

@@ -67,7 +67,12 @@ private[sink] final class Lane(val maxCalls: Int, fullAtBytes: Long, fullAtRecor
   private var count = 0
   private var queuedBytes = 0L
   private var fullAggregates = 0
-  var inFlight = 0
+  private var calls = 0
+
+  /** The lane's calls in flight, started by [[StreamLanes.callStarted]] and not yet ended. */
+  def inFlight: Int = calls
+  def callStarted(): Unit = calls += 1
+  def callEnded(): Unit = calls -= 1
 
   def isEmpty: Boolean = count == 0
 

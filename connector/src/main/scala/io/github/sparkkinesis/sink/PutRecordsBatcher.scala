@@ -7,7 +7,6 @@ import scala.collection.mutable
 
 import io.github.sparkkinesis.client.{KinesisPutApi, PutEntry}
 import io.github.sparkkinesis.options.PutSettings
-import io.github.sparkkinesis.threads.Strand
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
 /**
@@ -38,7 +37,7 @@ import io.github.sparkkinesis.time.{Clock, SystemClock}
  * when the task ends.
  *
  * Threads (ARCHITECTURE.md, "Who owns what", the sink batcher): one task's writer thread calls it.
- * What changes lives in a [[SendLoop]] owned by a [[Strand]]: the writer, the put threads and
+ * What changes lives in a [[SendLoop]], owned by its strand: the writer, the put threads and
  * the linger timer only hand it tasks, and the writer waits outside it for the answer to its
  * own (a row queued, a flush done, a failure). Remote calls run outside the strand: ListShards
  * for a stream's first row on the writer, the calls and their retries on put threads.
@@ -53,8 +52,7 @@ final class PutRecordsBatcher(
 
   private val attempts = new PutAttempts(api, settings, counters, clock, jitter)
   private val calls = new PutCalls(api, attempts)
-  private val strand: Strand = new Strand("kinesis-put", e => loop.crashed(e))
-  private val loop: SendLoop = new SendLoop(settings, where, counters, calls, strand, clock)
+  private val loop: SendLoop = new SendLoop(settings, where, counters, calls, clock)
   /** The writer's own: streams whose shards it listed (aggregating). */
   private val listed = mutable.Set.empty[String]
 
@@ -72,29 +70,29 @@ final class PutRecordsBatcher(
   def flush(): Unit = awaitAnswer(loop.flush)
 
   /** Drops what is still queued and stops the calls in flight (the task failed). */
-  def abort(): Unit = strand.ask(loop.stop(dropQueued = true))
+  def abort(): Unit = loop.stop(dropQueued = true)
 
   /** Ends the threads; always called when the task ends. */
-  def close(): Unit = strand.ask(loop.stop(dropQueued = false))
+  def close(): Unit = loop.stop(dropQueued = false)
 
   /**
    * Sends every lane whose oldest record waited `maxPutLinger` or longer (the timer's task).
    * After a failure it sends nothing more: the writer's next call fails the task.
    */
-  private[sink] def sendLingering(): Unit = strand.run(() => loop.tick())
+  private[sink] def sendLingering(): Unit = loop.tick()
 
   private[sink] def backoffMs(retry: Int): Long = attempts.backoffMs(retry)
 
   /** Calls started and not yet finished (their outcome taken in): 0 once the batcher is idle. */
-  private[sink] def callsInFlight: Int = strand.ask(loop.callsInFlight)
+  private[sink] def callsInFlight: Int = loop.callsInFlight
 
   /** Rows queued and not yet in a call. */
-  private[sink] def queuedRows: Int = strand.ask(loop.queuedRows)
+  private[sink] def queuedRows: Int = loop.queuedRows
 
-  /** Hands `task` to the strand and waits for its answer; throws the failure it answers with, as it is. */
+  /** Hands `task` to the send loop and waits for its answer; throws the failure it answers with, as it is. */
   private def awaitAnswer(task: SendLoop.Answer => Unit): Unit = {
     val answer = new CompletableFuture[Unit]()
-    strand.run(() => task(answer))
+    task(answer)
     try answer.get()
     catch { case e: ExecutionException => throw e.getCause }
   }

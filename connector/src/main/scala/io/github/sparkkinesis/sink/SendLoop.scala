@@ -13,21 +13,23 @@ import io.github.sparkkinesis.time.Clock
 
 /**
  * Everything of one writer's puts that changes: the streams' lanes, the calls in flight, the
- * failures, the row the writer waits to queue, the flush it waits for. Owned by `strand`:
- * every public method is a task of it, and nothing else touches this state, so there is no
- * lock and no waiting here. Other threads only hand tasks in: the writer its rows and flush,
- * a put thread the end of its call ([[finished]]), the timer a [[tick]]. A task answers the
- * writer through the `CompletableFuture` it was given, which the writer waits on outside the
- * strand. Each task ends with [[settle]], which answers whatever its change allows.
+ * failures, the row the writer waits to queue, the flush it waits for. Owned by its own
+ * strand, which no one else can reach: every public method hands a task to it, and only those
+ * tasks touch this state, so there is no lock and no waiting in them. The writer hands in its
+ * rows and flush, a put thread the end of its call ([[finished]]), the timer a [[tick]]. A task
+ * answers the writer through the `CompletableFuture` it was given, which the writer waits on
+ * outside the strand. Each task ends with [[settle]], which answers whatever its change allows.
  */
 private[sink] final class SendLoop(
     settings: PutSettings,
     where: String,
     counters: KinesisSinkCounters,
     calls: PutCalls,
-    strand: Strand,
     clock: Clock) {
   import SendLoop._
+
+  // A task that threw fails the writer's puts as a failed call does.
+  private val strand = new Strand("kinesis-put", crashed)
 
   private val packer = new CallPacker(settings)
   private val threads = new PutThreads(settings.maxInFlightPuts)
@@ -45,20 +47,42 @@ private[sink] final class SendLoop(
   private var error: Option[Throwable] = None
 
   /** Queues a row, answering once it is queued; the first row of a stream brings its shard map when aggregating. */
-  def add(stream: String, entry: PutEntry, recordId: Option[String], shards: Option[ShardMap], answer: Answer): Unit = {
+  def add(stream: String, entry: PutEntry, recordId: Option[String], shards: Option[ShardMap], answer: Answer): Unit =
+    strand.run(() => queueRow(stream, entry, recordId, shards, answer))
+
+  /** Sends everything queued; answers once every call finished. */
+  def flush(answer: Answer): Unit = strand.run(() => flushAll(answer))
+
+  /** Sends every lane whose oldest row waited `maxPutLinger` or longer (the timer's task). */
+  def tick(): Unit = strand.run(() => sendLingering())
+
+  /**
+   * Stops sending, once the tasks handed in before have run: with `dropQueued` (abort) drops
+   * what is queued and interrupts the calls; without (close) also ends the threads.
+   */
+  def stop(dropQueued: Boolean): Unit = strand.ask(stopSending(dropQueued))
+
+  def callsInFlight: Int = strand.ask(inFlight)
+
+  /** Rows queued in every lane, and to send again. */
+  def queuedRows: Int = strand.ask(streams.valuesIterator.map(_.queuedRows).sum)
+
+  // ---- the strand's ----
+
+  private def queueRow(stream: String, entry: PutEntry, recordId: Option[String], shards: Option[ShardMap],
+      answer: Answer): Unit = {
     if (failed) failing += answer
     else if (stopped) answer.complete(()) // The task failed or ended: the row is dropped, as queued ones are.
     else {
-      threads.startTimer(math.max(1L, settings.maxPutLingerMs / 2), () => strand.run(() => tick()))
+      threads.startTimer(math.max(1L, settings.maxPutLingerMs / 2), () => tick())
       val lanes = streams.getOrElseUpdate(stream, new StreamLanes(stream, settings))
-      if (lanes.shards.isEmpty) lanes.shards = shards
+      lanes.firstShards(shards)
       parked = Some(Parked(lanes, entry, recordId, answer))
     }
     settle()
   }
 
-  /** Sends everything queued; answers once every call finished. */
-  def flush(answer: Answer): Unit = {
+  private def flushAll(answer: Answer): Unit = {
     if (failed) failing += answer
     else {
       flushing = Some(answer)
@@ -67,24 +91,21 @@ private[sink] final class SendLoop(
     settle()
   }
 
-  /** Sends every lane whose oldest row waited `maxPutLinger` or longer (the timer's task). */
-  def tick(): Unit = {
+  private def sendLingering(): Unit = {
     pump(linger = true)
     settle()
   }
 
   /** A put thread's call ended: counts it, takes in what it asks for, sends what became ready. */
-  def finished(lanes: StreamLanes, lane: Lane, result: CallResult): Unit = {
-    lane.inFlight -= 1
-    lanes.inFlight -= 1
+  private def finished(lanes: StreamLanes, lane: Lane, result: CallResult): Unit = {
+    lanes.callEnded(lane)
     inFlight -= 1
     result.outcome match {
       case Left(e) => if (error.isEmpty) error = Some(e)
       case Right(outcome) => if (outcome.failedRows > 0) failures += outcome
     }
     result.again.foreach { r =>
-      lanes.remap = Some(r.shards)
-      lanes.resend ++= r.rows
+      lanes.remapLater(r.shards, r.rows)
       // They were counted when their aggregate was stored; they count when they are stored again.
       counters.recordsWritten.addAndGet(-r.rows.size)
       counters.bytesWritten.addAndGet(-r.rows.map(_.entry.size.toLong).sum)
@@ -93,8 +114,7 @@ private[sink] final class SendLoop(
     settle()
   }
 
-  /** Stops sending: `abort` drops what is queued and interrupts the calls; `close` also ends the threads. */
-  def stop(dropQueued: Boolean): Unit = {
+  private def stopSending(dropQueued: Boolean): Unit = {
     stopped = true
     if (dropQueued) {
       streams.clear()
@@ -104,15 +124,10 @@ private[sink] final class SendLoop(
   }
 
   /** A task threw: the first error fails the task as a failed call does. */
-  def crashed(e: Throwable): Unit = {
+  private def crashed(e: Throwable): Unit = {
     if (error.isEmpty) error = Some(e)
     settle()
   }
-
-  def callsInFlight: Int = inFlight
-
-  /** Rows queued in every lane, and to send again. */
-  def queuedRows: Int = streams.valuesIterator.map(s => s.lanes.map(_.size).sum + s.resend.size).sum
 
   private def failed: Boolean = error.isDefined || failures.nonEmpty
 
@@ -149,7 +164,7 @@ private[sink] final class SendLoop(
   private def queue(p: Parked): Boolean = {
     // Routed again every time: the stream's shards may have been mapped again meanwhile.
     val (lane, key, target) = p.lanes.route(p.entry)
-    if (p.lanes.remap.isDefined || lane.overBound) false
+    if (p.lanes.waitsForRemap || lane.overBound) false
     else {
       lane.add(key, Pending(p.entry, target, clock.nanoTime(), p.recordId))
       release(p)
@@ -171,8 +186,8 @@ private[sink] final class SendLoop(
   private def pump(linger: Boolean): Unit = if (!stopped && !failed) {
     val lingeredBefore = clock.nanoTime() - settings.maxPutLingerMs * 1000000L
     streams.valuesIterator.foreach { lanes =>
-      if (lanes.remap.isDefined && lanes.inFlight == 0) lanes.applyRemap()
-      if (lanes.remap.isEmpty) lanes.lanes.foreach { lane =>
+      lanes.remapIfIdle()
+      if (!lanes.waitsForRemap) lanes.lanes.foreach { lane =>
         def due = flushing.isDefined || lane.ready || (linger && lane.oldestNanos <= lingeredBefore)
         while (inFlight < settings.maxInFlightPuts && lane.inFlight < lane.maxCalls && !lane.isEmpty && due) {
           dispatch(lanes, lane)
@@ -183,8 +198,7 @@ private[sink] final class SendLoop(
 
   private def dispatch(lanes: StreamLanes, lane: Lane): Unit = {
     val call = packer.pack(lane)
-    lane.inFlight += 1
-    lanes.inFlight += 1
+    lanes.callStarted(lane)
     inFlight += 1
     val job: Runnable = { () =>
       val result = calls.run(lanes.name, call) // On a put thread, outside the strand.
@@ -193,8 +207,7 @@ private[sink] final class SendLoop(
     try threads.execute(job)
     catch {
       case e: Throwable =>
-        lane.inFlight -= 1
-        lanes.inFlight -= 1
+        lanes.callEnded(lane)
         inFlight -= 1
         throw e
     }

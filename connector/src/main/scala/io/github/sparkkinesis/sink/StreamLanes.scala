@@ -10,7 +10,8 @@ import io.github.sparkkinesis.options.{KinesisSinkOptions, PutSettings}
 /**
  * One stream's lanes, its shard map when aggregating, a newer map waiting for the stream's
  * calls to finish, the rows to send again first, and how many of its calls are in flight.
- * Owned by the batcher's strand (see [[SendLoop]]): only its tasks touch it.
+ * Owned by the batcher's strand (see [[SendLoop]]): only its tasks touch it, and they change
+ * it only through the transitions below.
  */
 private[sink] final class StreamLanes(val name: String, settings: PutSettings) {
   import StreamLanes._
@@ -18,13 +19,38 @@ private[sink] final class StreamLanes(val name: String, settings: PutSettings) {
   val lanes: Array[Lane] =
     if (settings.orderPerKey) Array.fill(settings.maxInFlightPuts)(newLane(1))
     else Array(newLane(settings.maxInFlightPuts))
-  var shards: Option[ShardMap] = None
+  private var shards: Option[ShardMap] = None
   /** A newer shard map, put in place once no call of the stream is in flight. */
-  var remap: Option[ShardMap] = None
-  val resend = mutable.ArrayBuffer.empty[Pending]
-  var inFlight = 0
+  private var remap: Option[ShardMap] = None
+  private val resend = mutable.ArrayBuffer.empty[Pending]
+  private var calls = 0
 
-  def hasWork: Boolean = inFlight > 0 || remap.isDefined || resend.nonEmpty || lanes.exists(!_.isEmpty)
+  def hasWork: Boolean = calls > 0 || remap.isDefined || resend.nonEmpty || lanes.exists(!_.isEmpty)
+
+  /** Rows queued in every lane, and to send again. */
+  def queuedRows: Int = lanes.map(_.size).sum + resend.size
+
+  /** The shard map listed for the stream's first row, unless one is in place. */
+  def firstShards(listed: Option[ShardMap]): Unit = if (shards.isEmpty) shards = listed
+
+  /** A call found the shards changed: `rows` are sent again, routed by `newer` once the stream's calls are done. */
+  def remapLater(newer: ShardMap, rows: Iterable[Pending]): Unit = {
+    remap = Some(newer)
+    resend ++= rows
+  }
+
+  /** A newer shard map waits for the stream's calls to finish: nothing of the stream is queued or sent meanwhile. */
+  def waitsForRemap: Boolean = remap.isDefined
+
+  def callStarted(lane: Lane): Unit = {
+    lane.callStarted()
+    calls += 1
+  }
+
+  def callEnded(lane: Lane): Unit = {
+    lane.callEnded()
+    calls -= 1
+  }
 
   private def newLane(maxCalls: Int) = new Lane(maxCalls, settings.maxBytesPerPut,
     if (settings.aggregate) None else Some(settings.maxRecordsPerPut),
@@ -43,8 +69,11 @@ private[sink] final class StreamLanes(val name: String, settings: PutSettings) {
     else (lanes(0), Unordered, None)
   }
 
-  /** Puts the newer shard map in place: every queued row is routed again, rows to send again first. */
-  def applyRemap(): Unit = {
+  /**
+   * Puts a newer shard map in place once no call of the stream is in flight: every queued row
+   * is routed again, rows to send again first.
+   */
+  def remapIfIdle(): Unit = if (remap.isDefined && calls == 0) {
     val rows = resend.toVector ++ lanes.flatMap(_.drain())
     resend.clear()
     shards = remap
