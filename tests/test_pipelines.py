@@ -19,10 +19,6 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pipelines"
 SPARK_PIPELINES = Path(sys.executable).parent / "spark-pipelines"
 
 pytestmark = [
-    pytest.mark.skip(
-        reason="open: spark-pipelines run registers both tables but fails materializing them "
-        "(LOCATION_ALREADY_EXISTS for spark_catalog.default.orders_sql); the warehouse location is to be fixed"
-    ),
     pytest.mark.skipif(
         tuple(int(part) for part in pyspark.__version__.split(".")[:2]) < (4, 2) or not SPARK_PIPELINES.exists(),
         reason="the SQL pipeline reads FROM STREAM read_kinesis(...), which parses from Spark 4.2 on; "
@@ -79,23 +75,38 @@ def run_pipeline(spec, warehouse, timeout=600):
 
 
 def test_a_pipeline_reads_a_stream_into_streaming_tables_in_sql_and_in_python(spark, kinesis, tmp_path):
+    """One `spark-pipelines run`: every record of the stream in both tables, none twice."""
     stream = kinesis.create_stream(shards=2)
-    first = make_records(20, "first")
-    kinesis.put_records(stream, first)
+    records = make_records(20, "first")
+    kinesis.put_records(stream, records)
     spec = pipeline_for(kinesis, stream, tmp_path / "pipeline")
     warehouse = tmp_path / "warehouse"
 
     run_pipeline(spec, warehouse)
-    expected = sorted(data.decode() for _, data in first)
+    expected = sorted(data.decode() for _, data in records)
     for table in ("orders_sql", "orders_py"):
-        rows = spark.read.parquet(str(warehouse / table)).collect()
-        assert sorted(row.payload for row in rows) == expected, table
+        assert sorted(payloads(spark, warehouse / table)) == expected, table
 
-    # A second run reads on from its checkpoints: the new records, none twice.
-    second = make_records(10, "second")
+
+@pytest.mark.skip(
+    reason="open: a second run needs a catalog that outlives the first (Spark's default one is in the "
+    "server's memory: LOCATION_ALREADY_EXISTS), and with the Hive catalog the jar passed by --jars is not "
+    "found when the session starts (DATA_SOURCE_NOT_FOUND kinesis)"
+)
+def test_a_second_pipeline_run_reads_on_from_its_checkpoints(spark, kinesis, tmp_path):
+    stream = kinesis.create_stream(shards=2)
+    first, second = make_records(20, "first"), make_records(10, "second")
+    kinesis.put_records(stream, first)
+    spec = pipeline_for(kinesis, stream, tmp_path / "pipeline")
+    warehouse = tmp_path / "warehouse"
+    run_pipeline(spec, warehouse)
     kinesis.put_records(stream, second)
     run_pipeline(spec, warehouse)
     expected = sorted(data.decode() for _, data in first + second)
     for table in ("orders_sql", "orders_py"):
-        rows = spark.read.parquet(str(warehouse / table)).collect()
-        assert sorted(row.payload for row in rows) == expected, table
+        assert sorted(payloads(spark, warehouse / table)) == expected, table
+
+
+def payloads(spark, table):
+    """The payload column of a pipeline's table, read from its Parquet files in the warehouse."""
+    return [row.payload for row in spark.read.parquet(str(table)).collect()]
