@@ -2,49 +2,26 @@
 package io.github.sparkkinesis.schemaregistry
 
 import org.apache.avro.Schema
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
-import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructField, StructType}
-import org.apache.spark.unsafe.types.UTF8String
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.types.DataType
 
 import io.github.sparkkinesis.client.ConnectionConfig
 
 /**
  * `from_gsr_avro`: a Glue Schema Registry Avro record (binary) as a value of the reader schema,
  * fixed when the query was analyzed (`readerSchema`, an Avro schema in JSON). With
- * `permissive`, the value is `struct<value, error>`: a record that cannot be read gives a null
- * `value` and its reason in `error`, instead of failing the query. A registry that cannot be
- * reached fails the query in either mode.
+ * `permissive`, the value is `struct<value, error>` ([[GsrDecodeExpression]]).
  */
 case class GsrAvroDecode(child: Expression, connection: ConnectionConfig, readerSchema: String, permissive: Boolean)
-  extends UnaryExpression with CodegenFallback {
+  extends GsrDecodeExpression {
 
   @transient private lazy val reader: Schema = new Schema.Parser().parse(readerSchema)
-  @transient private lazy val valueType: AvroTypes.SqlType = AvroTypes.sqlType(reader)
+  @transient override protected lazy val valueType: DataType = AvroTypes.sqlType(reader).dataType
   @transient private lazy val decoder = new GsrAvroDecoder(connection, reader)
-
-  override def checkInputDataTypes(): TypeCheckResult =
-    if (child.dataType == BinaryType) TypeCheckResult.TypeCheckSuccess
-    else TypeCheckResult.TypeCheckFailure(
-      s"from_gsr_avro reads a binary column (such as the Kinesis source's data); ${child.sql} is ${child.dataType.simpleString}")
-
-  override def dataType: DataType =
-    if (permissive) StructType(Seq(StructField("value", valueType.dataType), StructField("error", StringType)))
-    else valueType.dataType
-
-  override def nullable: Boolean = true
 
   override def prettyName: String = "from_gsr_avro"
 
-  override protected def nullSafeEval(input: Any): Any = {
-    val record = input.asInstanceOf[Array[Byte]]
-    if (!permissive) decoder.decode(record)
-    else
-      try InternalRow(decoder.decode(record), null)
-      catch { case e: RecordDecodeException => InternalRow(null, UTF8String.fromString(e.getMessage)) }
-  }
+  override protected def decode(record: Array[Byte]): Any = decoder.decode(record)
 
   override protected def withNewChildInternal(newChild: Expression): GsrAvroDecode = copy(child = newChild)
 

@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.schemaregistry
 
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructField, StructType}
-import org.apache.spark.unsafe.types.UTF8String
+import org.apache.spark.sql.types.StructType
 
 import io.github.sparkkinesis.client.ConnectionConfig
 
@@ -15,7 +11,8 @@ import io.github.sparkkinesis.client.ConnectionConfig
  * `from_gsr_json`: a Glue Schema Registry JSON Schema record (binary) as a row of the reader
  * schema's type ([[JsonSchemaTypes]]), fixed when the query was analyzed (`readerSchema`, the
  * JSON Schema's text). Timestamps without an offset are in `timeZone`, the session's at
- * analysis. With `permissive`, the value is `struct<value, error>`, as `from_gsr_avro`'s.
+ * analysis. With `permissive`, the value is
+ * `struct<value, error>` ([[GsrDecodeExpression]]).
  */
 case class GsrJsonDecode(
     child: Expression,
@@ -23,31 +20,14 @@ case class GsrJsonDecode(
     readerSchema: String,
     timeZone: String,
     permissive: Boolean)
-  extends UnaryExpression with CodegenFallback {
+  extends GsrDecodeExpression {
 
-  @transient private lazy val valueType: StructType = JsonSchemaTypes.rootType(readerSchema)
+  @transient override protected lazy val valueType: StructType = JsonSchemaTypes.rootType(readerSchema)
   @transient private lazy val decoder = new GsrJsonDecoder(connection, valueType, timeZone)
-
-  override def checkInputDataTypes(): TypeCheckResult =
-    if (child.dataType == BinaryType) TypeCheckResult.TypeCheckSuccess
-    else TypeCheckResult.TypeCheckFailure(
-      s"from_gsr_json reads a binary column (such as the Kinesis source's data); ${child.sql} is ${child.dataType.simpleString}")
-
-  override def dataType: DataType =
-    if (permissive) StructType(Seq(StructField("value", valueType), StructField("error", StringType)))
-    else valueType
-
-  override def nullable: Boolean = true
 
   override def prettyName: String = "from_gsr_json"
 
-  override protected def nullSafeEval(input: Any): Any = {
-    val record = input.asInstanceOf[Array[Byte]]
-    if (!permissive) decoder.decode(record)
-    else
-      try InternalRow(decoder.decode(record), null)
-      catch { case e: RecordDecodeException => InternalRow(null, UTF8String.fromString(e.getMessage)) }
-  }
+  override protected def decode(record: Array[Byte]): Any = decoder.decode(record)
 
   override protected def withNewChildInternal(newChild: Expression): GsrJsonDecode = copy(child = newChild)
 
