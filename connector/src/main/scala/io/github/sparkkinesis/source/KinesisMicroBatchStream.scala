@@ -67,6 +67,8 @@ final class KinesisMicroBatchStream(
   @volatile private var lastIdleWaitMs = 0L
   /** How long the next trigger that finds nothing new waits: `idleWaitMs`, doubled after each such trigger. */
   private var nextIdleWaitMs = idleWaitMs
+  /** The wait of the next trigger that finds nothing new (read on the stream thread, as it changes there). */
+  private[source] def nextIdleWait: Long = nextIdleWaitMs
   // The limits of the trigger under way (Spark's ReadLimit and the options); None: all that is buffered.
   private var batchLimits: Option[BatchLimits.Limits] = None
   @volatile private var lastAvailable: Option[KinesisSourceOffset] = None
@@ -132,9 +134,12 @@ final class KinesisMicroBatchStream(
     val waitFrom = System.nanoTime()
     val end = if (nothingNew) {
       prefetcher.awaitBlocksAfter(seen, nextIdleWaitMs)
-      nextIdleWaitMs = math.min(nextIdleWaitMs * 2, math.max(idleWaitMs, KinesisMicroBatchStream.LongestIdleWaitMs))
       prefetcher.checkHealthy()
-      endFrom(startOffset, tracked)
+      val after = endFrom(startOffset, tracked)
+      nextIdleWaitMs =
+        if (after ne startOffset) idleWaitMs
+        else math.min(nextIdleWaitMs * 2, math.max(idleWaitMs, KinesisMicroBatchStream.LongestIdleWaitMs))
+      after
     } else {
       nextIdleWaitMs = idleWaitMs
       found

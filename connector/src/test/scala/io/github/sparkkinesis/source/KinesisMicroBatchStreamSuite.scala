@@ -177,14 +177,19 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
     api.putMany("clicks", shardId(0), "a", 1)
     withQuery(api) { q =>
       data(q.runBatch()) shouldBe Seq("a-0")
-      // Nothing new, trigger after trigger: each answers only after its whole wait (a wait ends
-      // at its deadline or with a block), and the waits grow, so Spark's loop (progress, status)
-      // runs once a second.
+      // Nothing new, trigger after trigger: each waits twice as long as the one before, up to
+      // a second, so Spark's loop (progress, status) runs once a second; records reset the wait.
+      val first = q.source.nextIdleWait
       val waits = (1 to 4).map { _ =>
+        val planned = q.source.nextIdleWait
         q.source.latestOffset(q.committed, ReadLimit.allAvailable()) should be theSameInstanceAs q.committed
-        q.source.metrics(java.util.Optional.empty()).get("idleWaitMs").toLong
+        planned
       }
-      waits.last should be >= KinesisMicroBatchStream.LongestIdleWaitMs
+      waits shouldBe Seq(first, first * 2, first * 4, first * 8).map(_ min KinesisMicroBatchStream.LongestIdleWaitMs)
+      waits.last shouldBe KinesisMicroBatchStream.LongestIdleWaitMs
+      api.putMany("clicks", shardId(0), "b", 1)
+      data(q.runBatch()) shouldBe Seq("b-0")
+      q.source.nextIdleWait shouldBe first
     }
   }
 
