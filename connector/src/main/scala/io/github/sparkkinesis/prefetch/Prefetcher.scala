@@ -258,11 +258,16 @@ final class Prefetcher(
   private def nextRound(slots: Int): Either[Long, PrefetchRound] = synchronized {
     val room = settings.fetchBufferSize - index.bufferedBytes
     lazy val fetchable = index.fetchable(parentsOf).map(r => r.copy(rangeCheck = rangeChecks.get(r.shard)))
-    // Trigger.AvailableNow waits until every shard was read up to its start, and its batches take
-    // only records from before it: a buffer full of some shards' later records would keep the
-    // others from getting there for good. Those still read on, an answer per shard a round.
-    lazy val behindCutoff = cutoff.splitAt.fold(Seq.empty[ShardFetchRequest])(millis =>
-      fetchable.filterNot(r => AvailableNowCutoff.fetchedUntil(r.shard, millis, index, statuses)))
+    // Trigger.AvailableNow waits until every shard was read up to its start, or until the buffer
+    // holds records a batch of the run takes; its batches take only records from before the
+    // start. A buffer full of some shards' later records alone would keep the others from
+    // getting there for good: those still read on, an answer per shard a round. A buffer that
+    // holds records of the run pauses as always (a batch takes them, which makes room).
+    lazy val behindCutoff = cutoff.splitAt.fold(Seq.empty[ShardFetchRequest]) { millis =>
+      val nothingForTheRun = !index.allBlocks.exists(b => b.records > 0 && b.firstArrivalMillis < millis)
+      if (!nothingForTheRun) Nil
+      else fetchable.filterNot(r => AvailableNowCutoff.fetchedUntil(r.shard, millis, index, statuses))
+    }
     lazy val requests = if (room > 0) fetchable else behindCutoff
     if (room <= 0 && behindCutoff.isEmpty) Left(Prefetcher.FullBufferPauseMs) // wait for a batch to commit
     else if (requests.isEmpty) Left(settings.fetch.minFetchPeriodMs)
