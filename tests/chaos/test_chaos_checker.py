@@ -30,6 +30,14 @@ def test_a_trimmed_row_may_be_missing_from_the_target_stream_and_ids_still_name_
     assert check.sink_stores_each_row(PRODUCED, stored, True, True) == ["1 rows never stored, e.g. [('k0', 1)]"]
 
 
+def test_ids_may_name_other_rows_only_once_records_were_lost():
+    ids = ["a", "b", "b"]  # the batch ran again without the trimmed ("k0", 1): row numbers moved
+    stored = [("p", json.dumps({"key": k, "n": n}).encode(), i) for (k, n), i in zip(PRODUCED[1:], ids)]
+    assert check.sink_stores_each_row(PRODUCED, stored, True, False, frozenset({("k0", 1)})) == []
+    whole = [("p", json.dumps({"key": k, "n": n}).encode(), i) for (k, n), i in zip(PRODUCED, ["z", *ids])]
+    assert any("ids name more than one row" in b for b in check.sink_stores_each_row(PRODUCED, whole, True, False))
+
+
 def test_a_loss_with_fail_on_data_loss_false_is_counted():
     assert check.loss_is_counted({("k0", 1)}, 0) == ["1 records lost to retention, but no data loss counted"]
     assert check.loss_is_counted({("k0", 1)}, 1) == []
