@@ -19,8 +19,12 @@ import json
 import re
 import sys
 import textwrap
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Dict, List
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from pyspark_kinesis._registry import shown_duration, shown_size  # noqa: E402  (the bounds as the package shows them)
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pyspark_kinesis"
 REGISTRY = PACKAGE / "_registry.json"
@@ -128,20 +132,6 @@ def snake(name: str) -> str:
     return re.sub(r"([A-Z]+)", lambda m: "_" + m.group(1).lower(), name)
 
 
-def shown_duration(ms: int) -> str:
-    for unit, size in (("h", 3_600_000), ("m", 60_000), ("s", 1_000)):
-        if ms % size == 0:
-            return f"{ms // size}{unit}"
-    return f"{ms}ms"
-
-
-def shown_size(size: int) -> str:
-    for unit, factor in (("tb", 1 << 40), ("gb", 1 << 30), ("mb", 1 << 20), ("kb", 1 << 10)):
-        if size % factor == 0:
-            return f"{size // factor}{unit}"
-    return f"{size}b"
-
-
 def rst(markdown: str) -> str:
     """The registry's Markdown as docstring text: links become their text, `code` becomes ``code``."""
     text = re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", markdown)
@@ -163,9 +153,9 @@ def allowed(entry: Dict[str, Any]) -> str:
         return f"A number above 0 and at most {float(high)!r}"
     if kind == "duration":
         bounds = (
-            f"positive and at most {shown_duration(high)}"
+            f"positive and at most {shown_duration(timedelta(milliseconds=high))}"
             if low <= 1
-            else f"from {shown_duration(low)} to {shown_duration(high)}"
+            else f"from {shown_duration(timedelta(milliseconds=low))} to {shown_duration(timedelta(milliseconds=high))}"
         )
         return f"A duration (a ``timedelta`` or a string such as ``400ms`` or ``10s``), {bounds}"
     if kind == "size":
