@@ -11,7 +11,7 @@ import org.apache.avro.generic.GenericDatumReader
 import org.apache.avro.io.{BinaryDecoder, DecoderFactory}
 
 import io.github.sparkkinesis.client.ConnectionConfig
-import io.github.sparkkinesis.client.sdk.{SchemaNotFoundException, SchemaRegistryException}
+import io.github.sparkkinesis.client.sdk.SchemaRegistryException
 
 /** A record this query cannot read; the message names its schema version and why. */
 final class RecordDecodeException(message: String, cause: Throwable = null)
@@ -55,16 +55,7 @@ final class GsrAvroDecoder(connection: ConnectionConfig, reader: Schema) {
   }
 
   private def resolve(id: UUID): Either[String, GenericDatumReader[AnyRef]] = {
-    val version =
-      try SchemaVersionCache.get(connection, id)
-      catch {
-        case e: SchemaNotFoundException =>
-          return Left(s"Schema version $id of a record is not in the registry (unknown or deleted): ${e.getMessage}")
-      }
-    val named = s"Schema version $id (${version.schemaArn} version ${version.versionNumber})"
-    if (version.status != "AVAILABLE") Left(s"$named of a record is ${version.status}, not AVAILABLE")
-    else if (version.dataFormat != "AVRO") Left(s"$named of a record is ${version.dataFormat}, not AVRO")
-    else {
+    SchemaVersionCache.readable(connection, id, "AVRO").flatMap { case (version, named) =>
       val writer =
         try new Schema.Parser().parse(version.definition)
         catch { case e: Exception => return Left(s"$named of a record is not a valid Avro schema: ${e.getMessage}") }

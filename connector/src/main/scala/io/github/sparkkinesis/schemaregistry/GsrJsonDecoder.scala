@@ -10,7 +10,6 @@ import org.apache.spark.sql.kinesis.SparkJson
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 import io.github.sparkkinesis.client.ConnectionConfig
-import io.github.sparkkinesis.client.sdk.SchemaNotFoundException
 
 /**
  * Reads Glue Schema Registry JSON Schema records (UTF-8 JSON after the header) as rows of the
@@ -55,25 +54,17 @@ final class GsrJsonDecoder(connection: ConnectionConfig, readerType: StructType,
     row
   }
 
-  private def check(id: UUID): Option[String] = {
-    val version =
-      try SchemaVersionCache.get(connection, id)
-      catch {
-        case e: SchemaNotFoundException =>
-          return Some(s"Schema version $id of a record is not in the registry (unknown or deleted): ${e.getMessage}")
-      }
-    val named = s"Schema version $id (${version.schemaArn} version ${version.versionNumber})"
-    if (version.status != "AVAILABLE") Some(s"$named of a record is ${version.status}, not AVAILABLE")
-    else if (version.dataFormat != "JSON") Some(s"$named of a record is ${version.dataFormat}, not JSON")
-    else {
-      val writer =
-        try JsonSchemaTypes.rootType(version.definition)
-        catch { case NonFatal(e) => return Some(s"$named of a record cannot be read: ${e.getMessage}") }
-      val conflicts = JsonSchemaTypes.conflicts(readerType, writer)
-      if (conflicts.isEmpty) None
-      else Some(s"$named of a record cannot be read as the query's schema: ${conflicts.mkString("; ")}")
+  private def check(id: UUID): Option[String] =
+    SchemaVersionCache.readable(connection, id, "JSON") match {
+      case Left(why) => Some(why)
+      case Right((version, named)) =>
+        val writer =
+          try JsonSchemaTypes.rootType(version.definition)
+          catch { case NonFatal(e) => return Some(s"$named of a record cannot be read: ${e.getMessage}") }
+        val conflicts = JsonSchemaTypes.conflicts(readerType, writer)
+        if (conflicts.isEmpty) None
+        else Some(s"$named of a record cannot be read as the query's schema: ${conflicts.mkString("; ")}")
     }
-  }
 
   /** The first non-nullable field of `struct` that is null in `row`, as a path. */
   private def missingRequired(struct: StructType, row: InternalRow, at: String): Option[String] =

@@ -4,7 +4,7 @@ package io.github.sparkkinesis.schemaregistry
 import java.util.UUID
 
 import io.github.sparkkinesis.client.ConnectionConfig
-import io.github.sparkkinesis.client.sdk.{GlueRegistryApi, SchemaVersion}
+import io.github.sparkkinesis.client.sdk.{GlueRegistryApi, SchemaNotFoundException, SchemaVersion}
 
 /**
  * The schema versions this JVM has looked up, by registry connection and version id, at most
@@ -46,4 +46,21 @@ object SchemaVersionCache {
   def size: Int = synchronized(entries.size())
 
   private[schemaregistry] def clear(): Unit = synchronized(entries.clear())
+
+  /**
+   * A record's writer version when it can be read as `format` (AVAILABLE, of that format), with
+   * the words that name it in errors; else why not, naming the version.
+   */
+  def readable(connection: ConnectionConfig, id: UUID, format: String): Either[String, (SchemaVersion, String)] = {
+    val version =
+      try get(connection, id)
+      catch {
+        case e: SchemaNotFoundException =>
+          return Left(s"Schema version $id of a record is not in the registry (unknown or deleted): ${e.getMessage}")
+      }
+    val named = s"Schema version $id (${version.schemaArn} version ${version.versionNumber})"
+    if (version.status != "AVAILABLE") Left(s"$named of a record is ${version.status}, not AVAILABLE")
+    else if (version.dataFormat != format) Left(s"$named of a record is ${version.dataFormat}, not $format")
+    else Right((version, named))
+  }
 }
