@@ -120,7 +120,7 @@ test-scala:
 # Python and end-to-end suites (--cov-append) and printed by coverage-summary.
 PY_COV := --cov=pyspark_kinesis --cov-report=
 # The package's types (--strict), the tests' (mypy.ini), then the package's unit tests.
-MYPY_TESTS := $(PY) -m mypy tests python/tests
+MYPY_TESTS := $(PY) -m mypy tests benchmarks python/tests
 
 test-python: wheel
 	$(PY) -m mypy --strict python/pyspark_kinesis
@@ -160,7 +160,7 @@ test-reliability: wheel
 	status=0; $(PY) -m pytest tests/reliability -m reliability -v -rs --durations=10 || status=$$?; \
 	cat tests/reliability/results/latest.md; exit $$status
 
-RUFF_PATHS := python tests examples release
+RUFF_PATHS := python tests benchmarks examples release
 # Between them these projects compile every Scala source folder: the shared sources and each
 # Spark line's shim folders (project/SparkLines.scala).
 FMT_PROJECTS := connector spark41 spark35_212
@@ -376,7 +376,7 @@ bench-jar: $(BENCH_JAR)
 
 bench: venv $(BENCH_JAR)
 	$(WHEEL_4.2)
-	$(PY) tests/benchmarks/bench.py $(BENCH_ARGS)
+	$(PY) benchmarks/bench.py $(BENCH_ARGS)
 
 # The connector as of BENCH_BASELINE (by default the commit before the read path was reworked),
 # built from `git archive` into .bench/, for the "before" column.
@@ -404,20 +404,20 @@ bench-peer:
 # The older benchmark: records/s and latency against kinesis-mock (conformance, not speed).
 bench-mock: venv
 	$(WHEEL_4.2)
-	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_MOCK_ARGS)
+	$(PY) benchmarks/ingest_latency.py $(BENCH_MOCK_ARGS)
 
 # On demand, never in CI: real-time mode's latency, put -> visible in a foreach sink, in both
 # consumer modes and in micro-batch mode, against the benchmark Kinesis (BENCH_ARGS="--backend
 # kinesis-mock" for kinesis-mock); results in docs/benchmarks/realtime-latency-batches-<s>s.md.
 bench-realtime: venv $(BENCH_JAR)
 	$(WHEEL_4.2)
-	$(PY) tests/benchmarks/realtime_latency.py $(BENCH_ARGS)
+	$(PY) benchmarks/realtime_latency.py $(BENCH_ARGS)
 
 # On demand, never in CI: a long query under periodic faults (default 30 minutes; e.g.
-# SOAK_ARGS="--minutes 3 --mode polling"); results in tests/benchmarks/results/.
+# SOAK_ARGS="--minutes 3 --mode polling"); results in benchmarks/results/.
 soak: venv
 	$(WHEEL_4.2)
-	$(PY) tests/benchmarks/soak.py $(SOAK_ARGS)
+	$(PY) benchmarks/soak.py $(SOAK_ARGS)
 
 # The option tables of docs/options.md and python/pyspark_kinesis/_registry.json, written from the
 # option registry (KinesisOptions.scala); OptionsReferenceSuite (in make test) fails when they differ.
