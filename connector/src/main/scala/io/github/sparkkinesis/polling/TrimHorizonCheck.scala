@@ -41,10 +41,23 @@ final class TrimHorizonCheck(api: KinesisApi, shard: ShardKey, failOnDataLoss: B
   }
 
   /** The sequence number of the shard's oldest record; None when the shard holds none (after a few empty pages). */
-  private def oldestSequence(before: () => Unit): Option[String] = {
-    var iterator = Option(api.shardIterator(shard.stream, shard.shardId, ShardPosition.TrimHorizon))
+  private def oldestSequence(before: () => Unit): Option[String] =
+    TrimHorizonCheck.firstSequence(api, shard, ShardPosition.TrimHorizon, before)
+}
+
+object TrimHorizonCheck {
+  /** Kinesis may answer empty pages behind the tip; this many are followed before giving up. */
+  val MaxCalls = 5
+
+  /**
+   * The sequence number of the first record a reader starting at `position` would read now;
+   * None when there is none yet (after a few empty pages). `before` runs before each GetRecords.
+   */
+  def firstSequence(api: KinesisApi, shard: ShardKey, position: ShardPosition,
+      before: () => Unit = () => ()): Option[String] = {
+    var iterator = Option(api.shardIterator(shard.stream, shard.shardId, position))
     var calls = 0
-    while (iterator.isDefined && calls < TrimHorizonCheck.MaxCalls) {
+    while (iterator.isDefined && calls < MaxCalls) {
       before()
       val batch = api.getRecords(shard.stream, iterator.get, 1, None)
       calls += 1
@@ -56,9 +69,4 @@ final class TrimHorizonCheck(api: KinesisApi, shard: ShardKey, failOnDataLoss: B
     }
     None
   }
-}
-
-object TrimHorizonCheck {
-  /** Kinesis may answer empty pages behind the tip; this many are followed before giving up. */
-  val MaxCalls = 5
 }

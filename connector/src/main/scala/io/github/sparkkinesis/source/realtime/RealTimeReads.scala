@@ -12,7 +12,8 @@ import org.apache.spark.sql.kinesis.{KinesisBlockStore, KinesisTaskSlots}
 import io.github.sparkkinesis.client.KinesisApi
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.{KinesisOptions, KinesisSourceOptions}
-import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey}
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
+import io.github.sparkkinesis.polling.TrimHorizonCheck
 import io.github.sparkkinesis.prefetch.{ExecutorCursors, PrefetchSettings, ReaderRelease}
 import io.github.sparkkinesis.source.{EfoConsumers, ShardTracker}
 
@@ -88,7 +89,27 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
       consumerDeleted = true
     }
     progress.batchEnded(ends)
-    KinesisSourceOffset(start.shards ++ ends.map(e => e.shard -> e.position), start.streamsCreatedAt)
+    KinesisSourceOffset(start.shards ++ ends.map(e => e.shard -> named(e.shard, e.position)), start.streamsCreatedAt)
+  }
+
+  /**
+   * A task that returned nothing ends where it started. When that start names no record
+   * (TRIM_HORIZON, AT_TIMESTAMP: a shard the query has not read a record of yet), the end names
+   * the shard's first record there now instead: the same records to read, but a restart can
+   * then tell whether retention deleted any of them before they were read (`failOnDataLoss`,
+   * [[TrimHorizonCheck]]), which it cannot from a position that names none. A shard holding no
+   * record yet, or a failed look, keeps the position as it was.
+   */
+  private def named(shard: ShardKey, position: ShardPosition): ShardPosition = position match {
+    case ShardPosition.TrimHorizon | ShardPosition.AtTimestamp(_) =>
+      try TrimHorizonCheck.firstSequence(kinesis, shard, position).map(ShardPosition.AtSequence).getOrElse(position)
+      catch {
+        case NonFatal(e) =>
+          logWarning(s"$name: could not find the first record of $shard at $position (${e.getMessage}); " +
+            "the batch ends there as it is")
+          position
+      }
+    case other => other
   }
 
   def metrics: Map[String, String] = progress.toMap(efo = options.efo.isDefined, expiredShards = shards.dataLossEvents)

@@ -10,6 +10,7 @@ import io.github.sparkkinesis.LocalSpark
 import io.github.sparkkinesis.errors.{KinesisConnectorException, KinesisOptionException}
 import io.github.sparkkinesis.offsets.{KinesisOffsetJson, KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.KinesisSourceOptions
+import io.github.sparkkinesis.polling.TrimHorizonCheck
 
 /**
  * The driver side of real-time mode over a fake Kinesis, driven as Spark drives it: per batch
@@ -57,6 +58,25 @@ class RealTimeReadsSuite extends AnyFunSuite with Matchers with LocalSpark {
     val next = r.plan(end)
     next.map(t => t.shard -> t.start) shouldBe Seq(key(0) -> AfterSequence(seqs.last), key(1) -> TrimHorizon)
     next.head.preferredLocations().toSeq shouldBe Seq("executor_host_1")
+  }
+
+  test("a batch that returned nothing of a shard holding records ends at its first record, which a restart checks") {
+    val api = new FakeKinesisApi().createStream("clicks", 2)
+    val seqs = api.putMany("clicks", shardId(0), "a", 5)
+    val r = reads(api)
+    val first = start(key(0) -> TrimHorizon, key(1) -> TrimHorizon)
+    r.latestOffset(first)
+    val tasks = r.plan(first)
+    // Neither task returned a record (an EFO subscription not delivering yet, a batch cut short).
+    val end = viaLog(r.merge(tasks.map(t => ended(t, TrimHorizon))))
+    end.shards shouldBe Map(key(0) -> AtSequence(seqs.head), key(1) -> TrimHorizon)
+
+    // Retention deletes records the query never read while it is stopped: the restart's reader fails.
+    api.trim("clicks", shardId(0), 2)
+    val e = intercept[KinesisConnectorException](
+      new TrimHorizonCheck(api, key(0), failOnDataLoss = true).check(end.shards(key(0)), () => ()))
+    e.getCondition shouldBe "KINESIS_DATA_LOSS"
+    e.getMessage should include(seqs(2))
   }
 
   test("a shard closed during a batch ends its task; its children are read from the next batch on") {
