@@ -36,7 +36,8 @@ final class GsrProtobufDecoder(connection: ConnectionConfig, readerFile: ProtoFi
     try {
       val (index, start) = GsrProtobufPayload.messageIndex(payload.bytes, payload.offset, payload.length)
       if (index >= file.indexed.size)
-        throw new ProtobufWireException(s"its message index is $index; schema version $id has ${file.indexed.size} messages")
+        throw new ProtobufWireException(
+          s"its message index is $index; schema version $id has ${file.indexed.size} messages")
       val written = file.indexed(index.toInt)
       if (written != readerMessage.fullName)
         throw new RecordDecodeException(

@@ -45,7 +45,9 @@ case class GsrProtobufEncode(child: Expression, versionId: String, writerSchema:
   override protected def nullSafeEval(input: Any): Any = {
     val message =
       try writer.write(input.asInstanceOf[InternalRow])
-      catch { case e: ProtobufWireException => throw new SchemaRegistryException(s"to_gsr_protobuf: ${e.getMessage}", e) }
+      catch {
+        case e: ProtobufWireException => throw new SchemaRegistryException(s"to_gsr_protobuf: ${e.getMessage}", e)
+      }
     GsrWireFormat.write(id, GsrProtobufPayload.write(index, message), compress)
   }
 

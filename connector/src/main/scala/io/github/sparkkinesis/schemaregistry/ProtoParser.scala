@@ -70,9 +70,10 @@ object ProtoParser {
     private def importStatement(): Unit = {
       if (tokens.peekIs("public") || tokens.peekIs("weak")) tokens.next()
       val (path, line) = tokens.string()
-      val (name, wellKnown) = WellKnown.getOrElse(path, throw new ProtoSchemaException(
-        s"line $line: import \"$path\" is not supported; the schema must be one file (imports allowed: " +
-          s"${WellKnown.keys.toSeq.sorted.mkString(", ")})"))
+      val (name, wellKnown) = WellKnown.getOrElse(path,
+        throw new ProtoSchemaException(
+          s"line $line: import \"$path\" is not supported; the schema must be one file (imports allowed: " +
+            s"${WellKnown.keys.toSeq.sorted.mkString(", ")})"))
       imported(name) = wellKnown
       tokens.expect(";")
     }
@@ -110,7 +111,8 @@ object ProtoParser {
           tokens.expect("<")
           val key = tokens.identifier()
           if (!ProtoType.Scalars(key) || key == "float" || key == "double" || key == "bytes")
-            throw new ProtoSchemaException(s"line $line: map key type $key is not allowed; keys are integers, bool or string")
+            throw new ProtoSchemaException(
+              s"line $line: map key type $key is not allowed; keys are integers, bool or string")
           tokens.expect(",")
           val value = tokens.identifier()
           tokens.expect(">")

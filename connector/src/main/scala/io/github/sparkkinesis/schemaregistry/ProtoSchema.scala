@@ -49,7 +49,7 @@ final case class ProtoFile(packageName: String, messages: Map[String, ProtoMessa
     case Some(n) =>
       val full = n.stripPrefix(".")
       messages.get(full).orElse(messages.get(qualified(full))).getOrElse(throw new IllegalArgumentException(
-        s"The .proto has no message '$n'; its messages: ${declared.mkString(", ")}"))
+          s"The .proto has no message '$n'; its messages: ${declared.mkString(", ")}"))
   }
 
   private def qualified(name: String): String = if (packageName.isEmpty) name else s"$packageName.$name"

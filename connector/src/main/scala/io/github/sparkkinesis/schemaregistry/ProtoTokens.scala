@@ -79,7 +79,8 @@ final class ProtoTokens(text: String) {
 
   def string(): (String, Int) = {
     if (atEnd || !tokens(at).quoted)
-      throw new ProtoSchemaException(s"line $line: expected a quoted string" + (if (atEnd) "" else s", found '${tokens(at).text}'"))
+      throw new ProtoSchemaException(
+        s"line $line: expected a quoted string" + (if (atEnd) "" else s", found '${tokens(at).text}'"))
     val token = tokens(at)
     at += 1
     (token.text, token.line)
@@ -96,7 +97,10 @@ final class ProtoTokens(text: String) {
         if (digits.startsWith("0x")) java.lang.Long.parseLong(digits.drop(2), 16)
         else if (digits.length > 1 && digits.startsWith("0")) java.lang.Long.parseLong(digits.drop(1), 8)
         else java.lang.Long.parseLong(digits)
-      } catch { case _: NumberFormatException => throw new ProtoSchemaException(s"line $line: expected a number, found '$found'") }
+      } catch {
+        case _: NumberFormatException =>
+          throw new ProtoSchemaException(s"line $line: expected a number, found '$found'")
+      }
     (if (negative) -value else value, line)
   }
 

@@ -72,7 +72,8 @@ final class ProtobufReader(file: ProtoFile, message: ProtoMessage) {
         val k = Option(keys(f.index)).getOrElse(ArrayBuffer.empty)
         val v = Option(lists(f.index)).getOrElse(ArrayBuffer.empty)
         values(f.index) = ArrayBasedMapData(k.toArray, v.toArray)
-      } else if (f.field.repeated) values(f.index) = new GenericArrayData(Option(lists(f.index)).getOrElse(ArrayBuffer.empty).toArray)
+      } else if (f.field.repeated)
+        values(f.index) = new GenericArrayData(Option(lists(f.index)).getOrElse(ArrayBuffer.empty).toArray)
     }
     new GenericInternalRow(values)
   }
@@ -102,7 +103,8 @@ final class ProtobufReader(file: ProtoFile, message: ProtoMessage) {
     case SimpleValue(ProtoType.Scalar("bool")) => false
     case SimpleValue(ProtoType.Scalar("float")) => 0f
     case SimpleValue(ProtoType.Scalar("double")) => 0d
-    case SimpleValue(ProtoType.Scalar(name)) => if (ProtobufTypes.scalarType(name) == org.apache.spark.sql.types.LongType) 0L else 0
+    case SimpleValue(ProtoType.Scalar(name)) =>
+      if (ProtobufTypes.scalarType(name) == org.apache.spark.sql.types.LongType) 0L else 0
     case SimpleValue(e: ProtoType.Enum) => UTF8String.fromString(e.names.getOrElse(0, "0"))
     case SimpleValue(_) => 0L // Timestamp, Duration: the epoch, zero
   }

@@ -29,18 +29,21 @@ final class ProtobufWriter(file: ProtoFile, message: ProtoMessage, column: Struc
     val byName = m.fields.map(f => f.name -> f).toMap
     val writers = struct.fields.zipWithIndex.map { case (c, i) =>
       val path = s"$at/${c.name}"
-      val field = byName.getOrElse(c.name, throw new ProtoSchemaException(
-        s"the message ${m.fullName} has no field for the column's $path; its fields: ${m.fields.map(_.name).mkString(", ")}"))
+      val field = byName.getOrElse(c.name,
+        throw new ProtoSchemaException(
+          s"the message ${m.fullName} has no field for the column's $path; its fields: ${m.fields.map(_.name).mkString(", ")}"))
       (i, field, c.dataType, fieldWriter(field, c.dataType, path, seen), path)
     }
     val required = m.fields.filter(_.required).map(_.name).filterNot(struct.fieldNames.contains)
     if (required.nonEmpty)
-      throw new ProtoSchemaException(s"the column has no field for the required ${required.map(r => s"$at/$r").mkString(", ")}")
+      throw new ProtoSchemaException(
+        s"the column has no field for the required ${required.map(r => s"$at/$r").mkString(", ")}")
     row => {
       val out = new ByteArrayOutputStream(64)
       writers.foreach { case (i, field, dataType, write, path) =>
         if (row.isNullAt(i)) {
-          if (field.required) throw new ProtobufWireException(s"a row has no value for $path, which the message requires")
+          if (field.required)
+            throw new ProtobufWireException(s"a row has no value for $path, which the message requires")
         } else write(out, row.get(i, dataType))
       }
       out.toByteArray
@@ -76,13 +79,17 @@ final class ProtobufWriter(file: ProtoFile, message: ProtoMessage, column: Struc
             val body = new ByteArrayOutputStream(n * 4)
             (0 until n).foreach(i => write(body, elementAt(array, i, element, path)))
             tagged(out, field.number, 2); varint(out, body.size().toLong); body.writeTo(out)
-          } else (0 until n).foreach { i => tag(out, field.number, field.fieldType); write(out, elementAt(array, i, element, path)) }
+          } else (0 until n).foreach { i =>
+            tag(out, field.number, field.fieldType); write(out, elementAt(array, i, element, path))
+          }
         }
       case (None, other) if field.repeated => throw mismatch(path, other, s"an array (${field.name} is repeated)")
       case (None, _) =>
         val write = valueWriter(field.fieldType, dataType, path, seen)
         (out, value) =>
-          if (!(field.implicitPresence && isDefault(field.fieldType, value))) { tag(out, field.number, field.fieldType); write(out, value) }
+          if (!(field.implicitPresence && isDefault(field.fieldType, value))) {
+            tag(out, field.number, field.fieldType); write(out, value)
+          }
     }
 
   private def elementAt(array: ArrayData, i: Int, dataType: DataType, path: String): Any =
@@ -100,57 +107,64 @@ final class ProtobufWriter(file: ProtoFile, message: ProtoMessage, column: Struc
     case _ => false
   }
 
-  private def valueWriter(t: ProtoType, dataType: DataType, path: String, seen: Set[String]): Write = (t, dataType) match {
-    case (ProtoType.Scalar(name), ByteType | ShortType | IntegerType | LongType) if ProtobufTypes.scalarType(name) == IntegerType ||
-        ProtobufTypes.scalarType(name) == LongType =>
-      val (lowest, highest) =
-        if (ProtobufTypes.scalarType(name) == LongType) (Long.MinValue, Long.MaxValue)
-        else if (name == "uint32" || name == "fixed32") (Int.MinValue.toLong, 0xffffffffL) // as read: an int
-        else (Int.MinValue.toLong, Int.MaxValue.toLong)
-      (out, value) => {
-        val v = value.asInstanceOf[java.lang.Number].longValue()
-        if (v < lowest || v > highest)
-          throw new ProtobufWireException(s"a row's $path is $v, outside the range of $name")
-        name match {
-          case "sint32" => varint(out, ((v.toInt << 1) ^ (v.toInt >> 31)) & 0xffffffffL)
-          case "sint64" => varint(out, (v << 1) ^ (v >> 63))
-          case "uint32" => varint(out, v & 0xffffffffL)
-          case "fixed32" | "sfixed32" => fixed32(out, v.toInt)
-          case "fixed64" | "sfixed64" => fixed64(out, v)
-          case _ => varint(out, v)
+  private def valueWriter(t: ProtoType, dataType: DataType, path: String, seen: Set[String]): Write =
+    (t, dataType) match {
+      case (ProtoType.Scalar(name), ByteType | ShortType | IntegerType | LongType)
+          if ProtobufTypes.scalarType(name) == IntegerType ||
+            ProtobufTypes.scalarType(name) == LongType =>
+        val (lowest, highest) =
+          if (ProtobufTypes.scalarType(name) == LongType) (Long.MinValue, Long.MaxValue)
+          else if (name == "uint32" || name == "fixed32") (Int.MinValue.toLong, 0xffffffffL) // as read: an int
+          else (Int.MinValue.toLong, Int.MaxValue.toLong)
+        (out, value) => {
+          val v = value.asInstanceOf[java.lang.Number].longValue()
+          if (v < lowest || v > highest)
+            throw new ProtobufWireException(s"a row's $path is $v, outside the range of $name")
+          name match {
+            case "sint32" => varint(out, ((v.toInt << 1) ^ (v.toInt >> 31)) & 0xffffffffL)
+            case "sint64" => varint(out, (v << 1) ^ (v >> 63))
+            case "uint32" => varint(out, v & 0xffffffffL)
+            case "fixed32" | "sfixed32" => fixed32(out, v.toInt)
+            case "fixed64" | "sfixed64" => fixed64(out, v)
+            case _ => varint(out, v)
+          }
         }
-      }
-    case (ProtoType.Scalar("float"), FloatType | DoubleType) =>
-      (out, value) => fixed32(out, java.lang.Float.floatToIntBits(value.asInstanceOf[java.lang.Number].floatValue()))
-    case (ProtoType.Scalar("double"), FloatType | DoubleType) =>
-      (out, value) => fixed64(out, java.lang.Double.doubleToLongBits(value.asInstanceOf[java.lang.Number].doubleValue()))
-    case (ProtoType.Scalar("bool"), BooleanType) => (out, value) => varint(out, if (value.asInstanceOf[Boolean]) 1L else 0L)
-    case (ProtoType.Scalar("string"), StringType) =>
-      (out, value) => bytes(out, value.asInstanceOf[UTF8String].getBytes)
-    case (ProtoType.Scalar("bytes"), BinaryType) => (out, value) => bytes(out, value.asInstanceOf[Array[Byte]])
-    case (e: ProtoType.Enum, StringType) =>
-      (out, value) => {
-        val name = value.toString
-        varint(out, e.numbers.getOrElse(name, throw new ProtobufWireException(
-          s"a row's $path is '$name', not a value of enum ${e.fullName} (${e.names.toSeq.sortBy(_._1).map(_._2).mkString(", ")})")).toLong)
-      }
-    case (_: ProtoType.Enum, IntegerType) => (out, value) => varint(out, value.asInstanceOf[Int].toLong)
-    case (ProtoType.Timestamp, TimestampType | TimestampNTZType) | (ProtoType.Duration, _: DayTimeIntervalType) =>
-      (out, value) => {
-        val micros = value.asInstanceOf[Long]
-        val body = new ByteArrayOutputStream(16)
-        val seconds = Math.floorDiv(micros, 1000000L)
-        val nanos = (Math.floorMod(micros, 1000000L) * 1000).toInt
-        if (seconds != 0) { tagged(body, 1, 0); varint(body, seconds) }
-        if (nanos != 0) { tagged(body, 2, 0); varint(body, nanos.toLong) }
-        bytes(out, body.toByteArray)
-      }
-    case (ProtoType.Message(name), struct: StructType) =>
-      if (seen(name)) throw new ProtoSchemaException(s"$path: message $name contains itself")
-      val write = messageWriter(file.messages(name), struct, path, seen + name)
-      (out, value) => bytes(out, write(value.asInstanceOf[InternalRow]))
-    case (other, _) => throw mismatch(path, dataType, describe(other))
-  }
+      case (ProtoType.Scalar("float"), FloatType | DoubleType) =>
+        (out, value) => fixed32(out, java.lang.Float.floatToIntBits(value.asInstanceOf[java.lang.Number].floatValue()))
+      case (ProtoType.Scalar("double"), FloatType | DoubleType) =>
+        (out, value) =>
+          fixed64(out, java.lang.Double.doubleToLongBits(value.asInstanceOf[java.lang.Number].doubleValue()))
+      case (ProtoType.Scalar("bool"), BooleanType) =>
+        (out, value) => varint(out, if (value.asInstanceOf[Boolean]) 1L else 0L)
+      case (ProtoType.Scalar("string"), StringType) =>
+        (out, value) => bytes(out, value.asInstanceOf[UTF8String].getBytes)
+      case (ProtoType.Scalar("bytes"), BinaryType) => (out, value) => bytes(out, value.asInstanceOf[Array[Byte]])
+      case (e: ProtoType.Enum, StringType) =>
+        (out, value) => {
+          val name = value.toString
+          varint(out,
+            e.numbers.getOrElse(name,
+              throw new ProtobufWireException(
+                s"a row's $path is '$name', not a value of enum ${e.fullName} (${e.names.toSeq.sortBy(_._1).map(
+                    _._2).mkString(", ")})")).toLong)
+        }
+      case (_: ProtoType.Enum, IntegerType) => (out, value) => varint(out, value.asInstanceOf[Int].toLong)
+      case (ProtoType.Timestamp, TimestampType | TimestampNTZType) | (ProtoType.Duration, _: DayTimeIntervalType) =>
+        (out, value) => {
+          val micros = value.asInstanceOf[Long]
+          val body = new ByteArrayOutputStream(16)
+          val seconds = Math.floorDiv(micros, 1000000L)
+          val nanos = (Math.floorMod(micros, 1000000L) * 1000).toInt
+          if (seconds != 0) { tagged(body, 1, 0); varint(body, seconds) }
+          if (nanos != 0) { tagged(body, 2, 0); varint(body, nanos.toLong) }
+          bytes(out, body.toByteArray)
+        }
+      case (ProtoType.Message(name), struct: StructType) =>
+        if (seen(name)) throw new ProtoSchemaException(s"$path: message $name contains itself")
+        val write = messageWriter(file.messages(name), struct, path, seen + name)
+        (out, value) => bytes(out, write(value.asInstanceOf[InternalRow]))
+      case (other, _) => throw mismatch(path, dataType, describe(other))
+    }
 
   private def describe(t: ProtoType): String = t match {
     case ProtoType.Scalar(name) => s"$name (${ProtobufTypes.scalarType(name).simpleString})"
@@ -167,7 +181,8 @@ final class ProtobufWriter(file: ProtoFile, message: ProtoMessage, column: Struc
   private def tag(out: ByteArrayOutputStream, number: Int, t: ProtoType): Unit =
     tagged(out, number, ProtobufReader.wireType(t))
 
-  private def tagged(out: ByteArrayOutputStream, number: Int, wire: Int): Unit = varint(out, (number.toLong << 3) | wire)
+  private def tagged(out: ByteArrayOutputStream, number: Int, wire: Int): Unit =
+    varint(out, (number.toLong << 3) | wire)
 
   private def varint(out: ByteArrayOutputStream, value: Long): Unit = {
     var v = value
@@ -176,7 +191,10 @@ final class ProtobufWriter(file: ProtoFile, message: ProtoMessage, column: Struc
   }
 
   private def fixed32(out: ByteArrayOutputStream, v: Int): Unit = (0 until 4).foreach(i => out.write(v >>> (8 * i)))
-  private def fixed64(out: ByteArrayOutputStream, v: Long): Unit = (0 until 8).foreach(i => out.write((v >>> (8 * i)).toInt))
+  private def fixed64(out: ByteArrayOutputStream, v: Long): Unit =
+    (0 until 8).foreach(i => out.write((v >>> (8 * i)).toInt))
 
-  private def bytes(out: ByteArrayOutputStream, b: Array[Byte]): Unit = { varint(out, b.length.toLong); out.write(b, 0, b.length) }
+  private def bytes(out: ByteArrayOutputStream, b: Array[Byte]): Unit = {
+    varint(out, b.length.toLong); out.write(b, 0, b.length)
+  }
 }
