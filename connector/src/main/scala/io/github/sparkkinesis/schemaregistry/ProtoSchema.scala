@@ -39,9 +39,16 @@ final case class ProtoFile(packageName: String, messages: Map[String, ProtoMessa
 
   /**
    * The messages as the Glue Schema Registry serializers number them in a record: every
-   * message of the file, nested ones included, sorted by full name.
+   * message of the file's descriptor, nested ones included (and so the entry message protoc
+   * makes for each map field), sorted by full name.
    */
-  lazy val indexed: IndexedSeq[String] = declared.sorted.toIndexedSeq
+  lazy val indexed: IndexedSeq[String] = {
+    val mapEntries = for {
+      name <- declared
+      field <- messages(name).fields if field.mapKey.isDefined
+    } yield s"$name.${ProtoFile.mapEntryName(field.name)}"
+    (declared ++ mapEntries).sorted.toIndexedSeq
+  }
 
   /** The message called `name` (its full name, or its name without the package); the first declared when None. */
   def message(name: Option[String]): ProtoMessage = name match {
@@ -53,4 +60,18 @@ final case class ProtoFile(packageName: String, messages: Map[String, ProtoMessa
   }
 
   private def qualified(name: String): String = if (packageName.isEmpty) name else s"$packageName.$name"
+}
+
+object ProtoFile {
+  /** The name of the entry message protoc makes for map field `field`: `my_counts` has `MyCountsEntry`. */
+  def mapEntryName(field: String): String = {
+    val name = new StringBuilder
+    var upper = true
+    field.foreach { c =>
+      if (c == '_') upper = true
+      else if (upper) { name += c.toUpper; upper = false }
+      else name += c
+    }
+    name.append("Entry").toString
+  }
 }

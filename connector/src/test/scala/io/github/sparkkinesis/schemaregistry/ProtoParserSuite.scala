@@ -58,6 +58,9 @@ class ProtoParserSuite extends AnyFunSuite with Matchers {
     val file = ProtoParser.parse(
       "syntax = \"proto3\"; message B { message C {} message A { message D {} } } message A2 {}")
     file.indexed shouldBe Seq("A2", "B", "B.A", "B.A.D", "B.C")
+    // A map field's entry message is a nested message of the descriptor, so it is numbered too.
+    ProtoParser.parse("syntax = \"proto3\"; message M { map<string, int32> my_counts = 1; message Z {} }").indexed shouldBe
+      Seq("M", "M.MyCountsEntry", "M.Z")
   }
 
   test("proto2: labels, required fields non-nullable, types resolved from the enclosing scopes outwards") {
