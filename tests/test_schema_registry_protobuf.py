@@ -159,11 +159,15 @@ def test_protobuf_records_of_a_new_version_mid_stream_keep_the_running_query_goi
         assert query.exception() is None
         assert spark.table(table).columns == ["id", "item", "status", "at", "counts"]
         rows = sorted(
-            (r.id, r.item, r.status, r.at and int(r.at.timestamp()), dict(r.counts))
-            for r in spark.table(table).collect()
+            [
+                (r.id, r.item, r.status, r.at and int(r.at.timestamp()), dict(r.counts))
+                for r in spark.table(table).collect()
+            ],
+            key=lambda row: -1 if row[0] is None else row[0],
         )
         assert rows == [
-            (0, "a0", "OPEN", 1700000000, {"x": 0}),
+            # Proto3 does not write a field at its default (id 0): null, as from_protobuf reads it.
+            (None, "a0", "OPEN", 1700000000, {"x": 0}),
             (1, "a1", "OPEN", 1700000001, {"x": 1}),
             (2, "a2", "OPEN", 1700000002, {"x": 2}),
             (10, "b0", None, None, {}),
@@ -239,7 +243,11 @@ def test_protobuf_records_spark_writes_under_a_registered_new_schema_are_read_by
     version = registry.glue.get_schema_version(
         SchemaId={"RegistryName": REGISTRY, "SchemaName": name}, SchemaVersionNumber={"LatestVersion": True}
     )
-    assert version["VersionNumber"] == 1 and version["SchemaDefinition"] == V2 and version["DataFormat"] == "PROTOBUF"
+    assert (
+        version["VersionNumber"] == 1
+        and version["SchemaDefinition"].strip() == V2.strip()
+        and version["DataFormat"] == "PROTOBUF"
+    )
     got = []
     for _, _, data in read_all(kinesis, stream):
         assert data[0] == 3 and data[1] == 5, "a zlib-compressed GSR record"
