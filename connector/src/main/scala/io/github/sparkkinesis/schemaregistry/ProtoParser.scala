@@ -43,7 +43,7 @@ object ProtoParser {
         tokens.next(); tokens.expect("=")
         val (syntax, line) = tokens.string()
         if (syntax != "proto2" && syntax != "proto3")
-          throw new ProtoSchemaException(s"line $line: syntax \"$syntax\" is not read; allowed: proto2, proto3")
+          throw new ProtoSchemaException(s"line $line: syntax '$syntax' is not read; allowed: proto2, proto3")
         proto3 = syntax == "proto3"
         tokens.expect(";")
       }
@@ -72,7 +72,7 @@ object ProtoParser {
       val (path, line) = tokens.string()
       val (name, wellKnown) = WellKnown.getOrElse(path,
         throw new ProtoSchemaException(
-          s"line $line: import \"$path\" is not supported; the schema must be one file (imports allowed: " +
+          s"line $line: import '$path' is not supported; the schema must be one file (imports allowed: " +
             s"${WellKnown.keys.toSeq.sorted.mkString(", ")})"))
       imported(name) = wellKnown
       tokens.expect(";")

@@ -59,7 +59,8 @@ class ProtoParserSuite extends AnyFunSuite with Matchers {
       "syntax = \"proto3\"; message B { message C {} message A { message D {} } } message A2 {}")
     file.indexed shouldBe Seq("A2", "B", "B.A", "B.A.D", "B.C")
     // A map field's entry message is a nested message of the descriptor, so it is numbered too.
-    ProtoParser.parse("syntax = \"proto3\"; message M { map<string, int32> my_counts = 1; message Z {} }").indexed shouldBe
+    ProtoParser.parse(
+      "syntax = \"proto3\"; message M { map<string, int32> my_counts = 1; message Z {} }").indexed shouldBe
       Seq("M", "M.MyCountsEntry", "M.Z")
   }
 
@@ -81,7 +82,7 @@ class ProtoParserSuite extends AnyFunSuite with Matchers {
   test("what the parser does not read fails with the line and the construct") {
     def failure(text: String): String = the[ProtoSchemaException].thrownBy(ProtoParser.parse(text)).getMessage
     failure("syntax = \"proto3\";\nimport \"other.proto\";\nmessage A {}") should
-      (include("line 2") and include("import \"other.proto\" is not supported"))
+      (include("line 2") and include("import 'other.proto' is not supported"))
     failure("syntax = \"proto2\";\nmessage A {\n  optional group G = 1 { }\n}") should
       (include("line 3") and include("group"))
     failure("syntax = \"proto2\";\nmessage A { extensions 100 to 200; }\nextend A { optional int32 x = 100; }") should
@@ -99,7 +100,7 @@ class ProtoParserSuite extends AnyFunSuite with Matchers {
       "comment is not closed"))
     failure("syntax = \"proto3\";\nmessage A { int32 a = 1;") should include("ends early")
     failure("syntax = \"proto3\";") should include("declares no message")
-    failure("syntax = \"proto4\"; message A {}") should include("syntax \"proto4\" is not read")
+    failure("syntax = \"proto4\"; message A {}") should include("syntax 'proto4' is not read")
   }
 
   test("hostile schemas: too long, nested too deep, a message containing itself, fail clearly") {
