@@ -24,7 +24,7 @@ from pyspark_kinesis import (
     KinesisSourceOptions,
     foreach_kinesis,
 )
-from pyspark_kinesis.schema_registry import from_gsr_json, to_gsr_json
+from pyspark_kinesis.schema_registry import from_gsr_json, from_gsr_protobuf, to_gsr_json, to_gsr_protobuf
 from streaming import make_records, read_all
 from waiting import wait_for
 
@@ -149,6 +149,32 @@ def test_schema_registry_functions_in_python_and_sql_from_a_connect_client(remot
         f"SELECT o.item FROM (SELECT from_gsr_json(data, map({sql_options})) AS o FROM gsr_connect_records)"
     )
     assert sorted(r.item for r in in_sql.collect()) == ["apple", "pear"]
+
+
+def test_protobuf_schema_registry_functions_from_a_connect_client(remote, moto):
+    """to_gsr_protobuf and from_gsr_protobuf from a Connect client, resolved by the server's session extension."""
+    glue = boto3.client("glue", endpoint_url=moto.endpoint, region_name=moto.region, **moto.admin)
+    registry = f"connect-proto-{uuid.uuid4().hex[:6]}"
+    glue.create_registry(RegistryName=registry)
+    options = {
+        "registryName": registry,
+        "schemaName": "orders",
+        "messageName": "shop.Order",
+        "endpoint": moto.endpoint,
+        "region": moto.region,
+        "awsAccessKey": moto.admin["aws_access_key_id"],
+        "awsSecretKey": moto.admin["aws_secret_access_key"],
+    }
+    definition = 'syntax = "proto3";\npackage shop;\nmessage Order { int64 id = 1; string item = 2; }\n'
+    rows = remote.createDataFrame([(1, "apple"), (2, "pear")], "id long, item string")
+    written = rows.selectExpr("struct(*) AS o").select(
+        to_gsr_protobuf("o", {**options, "schemaDefinition": definition, "autoRegistration": "true"}).alias("data")
+    )
+    records = [bytes(r.data) for r in written.collect()]
+    assert {r[:2] + r[18:19] for r in records} == {bytes([3, 0, 0])}, "GSR records of message index 0"
+    df = remote.createDataFrame([(r,) for r in records], "data binary")
+    decoded = df.select(from_gsr_protobuf("data", options).alias("o")).select("o.*")
+    assert sorted(tuple(r) for r in decoded.collect()) == [(1, "apple"), (2, "pear")]
 
 
 def test_the_consumer_manager_works_from_a_connect_client(remote, kinesis, stream):

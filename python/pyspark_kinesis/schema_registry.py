@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Columns of AWS Glue Schema Registry records: ``from_gsr_avro`` and ``from_gsr_json`` decode a
-binary column of records that a Glue Schema Registry serializer wrote (Avro, JSON Schema) into
-a typed column; ``to_gsr_avro`` and ``to_gsr_json`` write a column as such records, for the
-Kinesis sink.
+"""Columns of AWS Glue Schema Registry records: ``from_gsr_avro``, ``from_gsr_json`` and
+``from_gsr_protobuf`` decode a binary column of records that a Glue Schema Registry serializer
+wrote (Avro, JSON Schema, Protobuf) into a typed column; ``to_gsr_avro``, ``to_gsr_json`` and
+``to_gsr_protobuf`` write a column as such records, for the Kinesis sink.
 
 The reader schema is fixed when the query is analyzed (``schemaName`` + ``schemaVersion``, a
 number or ``latest``; or ``schemaVersionId``; or ``schemaDefinition``); each record's writer
 version is looked up in the registry and checked against it (Avro: by Avro's schema
-resolution; JSON Schema: no property of a type read differently).
+resolution; JSON Schema: no property of a type read differently; Protobuf: by field number, no
+field both have encoded differently).
 The registry is reached with the connector's own options (``region``, ``endpoint``,
 ``awsAccessKey``/``awsSecretKey``, ``profile``, ``roleArn``, ...). See docs/schema-registry.md.
 """
@@ -68,6 +69,30 @@ def to_gsr_json(data: Union[Column, str], options: Optional[Mapping[str, str]] =
     fields must be properties of the schema, and include its required ones.
     """
     return _call("to_gsr_json", data, _options(options, kwargs))
+
+
+def from_gsr_protobuf(data: Union[Column, str], options: Optional[Mapping[str, str]] = None, **kwargs: str) -> Column:
+    """Decode Glue Schema Registry Protobuf records into a struct column of a message of the schema.
+
+    The options are ``from_gsr_avro``'s, with ``schemaDefinition`` ``.proto`` text, and
+    ``messageName``: which message of the schema the records are (its name, with or without the
+    package; default: the first message of the file). The struct's fields are the message's, typed
+    as Spark's ``from_protobuf`` types them (see docs/schema-registry.md for the supported
+    ``.proto`` subset).
+
+    :raises IllegalArgumentException: an option is wrong (the message names it).
+    """
+    return _call("from_gsr_protobuf", data, _options(options, kwargs))
+
+
+def to_gsr_protobuf(data: Union[Column, str], options: Optional[Mapping[str, str]] = None, **kwargs: str) -> Column:
+    """Encode a struct column as Glue Schema Registry Protobuf records (binary), for the sink's ``data``.
+
+    The options are ``to_gsr_avro``'s, with ``schemaDefinition`` ``.proto`` text, and
+    ``messageName`` (default: the first message of the file); the struct's fields must be fields
+    of the message, matched by name.
+    """
+    return _call("to_gsr_protobuf", data, _options(options, kwargs))
 
 
 def _options(options: Optional[Mapping[str, str]], extra: Mapping[str, str]) -> dict[str, str]:

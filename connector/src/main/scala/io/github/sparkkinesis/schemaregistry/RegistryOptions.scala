@@ -14,7 +14,8 @@ import io.github.sparkkinesis.options.{ConnectionOptions, OptionValues}
  * options (`region`, `endpoint` (here the Glue endpoint), `awsAccessKey`..., `profile`,
  * `roleArn`..., `awsCredentialsProvider`, the proxy ones). Which schema: `registryName`
  * (default `default-registry`, as the GSR serializers), `schemaName` and `schemaVersion` (a
- * version number, or `latest`, the default), or `schemaVersionId`. Keys are case-insensitive.
+ * version number, or `latest`, the default), or `schemaVersionId`; for Protobuf, `messageName`
+ * (which message of the `.proto`). Keys are case-insensitive.
  */
 object RegistryOptions {
   val RegistryName = "registryName"
@@ -26,6 +27,7 @@ object RegistryOptions {
   val Compression = "compression"
   val AutoRegistration = "autoRegistration"
   val Compatibility = "compatibility"
+  val MessageName = "messageName"
 
   val DefaultRegistry = "default-registry"
   val Modes = Seq("FAILFAST", "PERMISSIVE")

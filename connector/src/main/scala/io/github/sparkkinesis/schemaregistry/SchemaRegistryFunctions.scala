@@ -13,7 +13,7 @@ import io.github.sparkkinesis.SecretsInPlans
 
 /**
  * The schema registry functions, from Scala and Java (`from_gsr_avro(col, options)`,
- * `to_gsr_avro(col, options)`, `from_gsr_json`, `to_gsr_json`), and for SQL through a session extension ([[inject]]):
+ * `to_gsr_avro(col, options)`, `from_gsr_json`, `to_gsr_json`, `from_gsr_protobuf`, `to_gsr_protobuf`), and for SQL through a session extension ([[inject]]):
  * `from_gsr_avro(data, map('schemaName', ...))`.
  */
 object SchemaRegistryFunctions {
@@ -21,6 +21,8 @@ object SchemaRegistryFunctions {
   val ToGsrAvro = "to_gsr_avro"
   val FromGsrJson = "from_gsr_json"
   val ToGsrJson = "to_gsr_json"
+  val FromGsrProtobuf = "from_gsr_protobuf"
+  val ToGsrProtobuf = "to_gsr_protobuf"
 
   /** A Glue Schema Registry Avro record column decoded as the schema the options name ([[RegistryOptions]]). */
   def from_gsr_avro(data: Column, options: Map[String, String]): Column =
@@ -50,12 +52,28 @@ object SchemaRegistryFunctions {
   def to_gsr_json(data: Column, options: java.util.Map[String, String]): Column =
     to_gsr_json(data, options.asScala.toMap)
 
+  /** A Glue Schema Registry Protobuf record column decoded as the message the options name ([[GsrProtobufDecode]]). */
+  def from_gsr_protobuf(data: Column, options: Map[String, String]): Column =
+    ExpressionColumns.column(GsrProtobufDecode(ExpressionColumns.expression(data), options))
+
+  def from_gsr_protobuf(data: Column, options: java.util.Map[String, String]): Column =
+    from_gsr_protobuf(data, options.asScala.toMap)
+
+  /** A struct column as Glue Schema Registry Protobuf records of the message the options name ([[GsrProtobufEncode]]). */
+  def to_gsr_protobuf(data: Column, options: Map[String, String]): Column =
+    ExpressionColumns.column(GsrProtobufEncode(ExpressionColumns.expression(data), options))
+
+  def to_gsr_protobuf(data: Column, options: java.util.Map[String, String]): Column =
+    to_gsr_protobuf(data, options.asScala.toMap)
+
   /** Adds the SQL functions to sessions built with `extensions`. */
   def inject(extensions: SparkSessionExtensions): Unit = {
     register(extensions, FromGsrAvro, classOf[GsrAvroDecode], GsrAvroDecode(_, _))
     register(extensions, ToGsrAvro, classOf[GsrAvroEncode], GsrAvroEncode(_, _))
     register(extensions, FromGsrJson, classOf[GsrJsonDecode], GsrJsonDecode(_, _))
     register(extensions, ToGsrJson, classOf[GsrJsonEncode], GsrJsonEncode(_, _))
+    register(extensions, FromGsrProtobuf, classOf[GsrProtobufDecode], GsrProtobufDecode(_, _))
+    register(extensions, ToGsrProtobuf, classOf[GsrProtobufEncode], GsrProtobufEncode(_, _))
   }
 
   private def register(extensions: SparkSessionExtensions, name: String, expression: Class[_],
