@@ -106,12 +106,9 @@ wheel: $(JARS) venv
 publish-local:
 	$(SBT) $(foreach p,$(SBT_PROJECTS),$(p)/publishM2 $(p)/publishLocal)
 
-# The unit tests on the newest line, and on the oldest (Spark 3.5, Scala 2.12) the suites that
-# call Spark's API or start Spark (found by their sources; the rest are the same code on
-# either line). make test-compat runs every suite on every line.
-SPARK_API_SUITES := $(shell grep -rlE "import org\.apache\.spark|LocalSpark" connector/src/test/scala \
-	--include='*Suite.scala' | sed 's|.*/|*.|; s|\.scala$$||' | sort)
-SBT_TESTS := connector/test "spark35_212/testOnly $(SPARK_API_SUITES)"
+# make test runs the unit tests on the newest line; the oldest (Spark 3.5, Scala 2.12) is built
+# and tested end to end there, and make test-compat runs every suite on every line.
+SBT_TESTS := connector/test
 
 test-scala:
 	$(SBT) $(SBT_TESTS) | build/test-summary
@@ -120,7 +117,7 @@ test-scala:
 # Python and end-to-end suites (--cov-append) and printed by coverage-summary.
 PY_COV := --cov=pyspark_kinesis --cov-report=
 # The package's types (--strict), the tests' (mypy.ini), then the package's unit tests.
-MYPY_TESTS := $(PY) -m mypy tests python/tests
+MYPY_TESTS := $(PY) -m mypy tests benchmarks python/tests
 
 test-python: wheel
 	$(PY) -m mypy --strict python/pyspark_kinesis
@@ -160,7 +157,7 @@ test-reliability: wheel
 	status=0; $(PY) -m pytest tests/reliability -m reliability -v -rs --durations=10 || status=$$?; \
 	cat tests/reliability/results/latest.md; exit $$status
 
-RUFF_PATHS := python tests examples release
+RUFF_PATHS := python tests benchmarks examples release
 # Between them these projects compile every Scala source folder: the shared sources and each
 # Spark line's shim folders (project/SparkLines.scala).
 FMT_PROJECTS := connector spark41 spark35_212
@@ -182,9 +179,9 @@ lint: venv
 	$(MYPY_TESTS)
 	$(SBT) $(SBT_LINT)
 
-# One sbt start lints, tests and builds the two Spark lines make test tests: 4.2 (the newest)
-# and 3.5 on Scala 2.12 (the oldest); then the Python and end-to-end suites on Spark 4.2, and
-# the end-to-end core and the SQL forms on Spark 3.5. make test-compat builds and tests every line.
+# One sbt start lints, unit-tests 4.2 (the newest line) and builds it and 3.5 on Scala 2.12 (the
+# oldest); then the Python and end-to-end suites on Spark 4.2, and the end-to-end core and the
+# SQL forms on Spark 3.5. make test-compat builds and tests every line (the Scala suites of each included).
 test:
 	$(MAKE) --no-print-directory SPARK_LINES=tested test-tested-lines
 
@@ -378,7 +375,7 @@ bench-jar: $(BENCH_JAR)
 
 bench: venv $(BENCH_JAR)
 	$(WHEEL_4.2)
-	$(PY) tests/benchmarks/bench.py $(BENCH_ARGS)
+	$(PY) benchmarks/bench.py $(BENCH_ARGS)
 
 # The connector as of BENCH_BASELINE (by default the commit before the read path was reworked),
 # built from `git archive` into .bench/, for the "before" column.
@@ -406,20 +403,20 @@ bench-peer:
 # The older benchmark: records/s and latency against kinesis-mock (conformance, not speed).
 bench-mock: venv
 	$(WHEEL_4.2)
-	$(PY) tests/benchmarks/ingest_latency.py $(BENCH_MOCK_ARGS)
+	$(PY) benchmarks/ingest_latency.py $(BENCH_MOCK_ARGS)
 
 # On demand, never in CI: real-time mode's latency, put -> visible in a foreach sink, in both
 # consumer modes and in micro-batch mode, against the benchmark Kinesis (BENCH_ARGS="--backend
 # kinesis-mock" for kinesis-mock); results in docs/benchmarks/realtime-latency-batches-<s>s.md.
 bench-realtime: venv $(BENCH_JAR)
 	$(WHEEL_4.2)
-	$(PY) tests/benchmarks/realtime_latency.py $(BENCH_ARGS)
+	$(PY) benchmarks/realtime_latency.py $(BENCH_ARGS)
 
 # On demand, never in CI: a long query under periodic faults (default 30 minutes; e.g.
-# SOAK_ARGS="--minutes 3 --mode polling"); results in tests/benchmarks/results/.
+# SOAK_ARGS="--minutes 3 --mode polling"); results in benchmarks/results/.
 soak: venv
 	$(WHEEL_4.2)
-	$(PY) tests/benchmarks/soak.py $(SOAK_ARGS)
+	$(PY) benchmarks/soak.py $(SOAK_ARGS)
 
 # The option tables of docs/options.md and python/pyspark_kinesis/_registry.json, written from the
 # option registry (KinesisOptions.scala); OptionsReferenceSuite (in make test) fails when they differ.

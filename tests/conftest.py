@@ -63,7 +63,7 @@ def stream(kinesis):
 
 @pytest.fixture
 def fault_proxy(kinesis):
-    """A faults.FaultProxy in front of the session's Kinesis (see tests/faults/__init__.py):
+    """A faults.FaultProxy in front of the session's Kinesis (see tests/support/faults/__init__.py):
     point clients at .endpoint, program faults with .add(Fault...), read .injected and .calls.
     Closed after the test. Needs the local kinesis-mock (its plain http endpoint)."""
     if not kinesis.endpoint.startswith("http://"):

@@ -2,7 +2,7 @@
 """End to end: every way a query authenticates, against servers that check.
 
 kinesis-mock never verifies signatures, so these tests read from moto's Kinesis with IAM
-authentication on (tests/moto_local.py says what moto verifies): a query only reads when
+authentication on (tests/support/moto_local.py says what moto verifies): a query only reads when
 the credentials it signs with are ones moto issued and their policies allow the calls. STS
 (role assumption) is moto's too. TLS is tested against kinesis-mock's HTTPS port.
 """

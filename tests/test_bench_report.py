@@ -8,7 +8,7 @@ from pathlib import Path
 
 import matplotlib.image
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_report import PANEL_WIDTH_PX, chart, panels, raw_rows, write_report  # noqa: E402
 
 IDLE = {"row": "idle", "seconds": 1.0, "command": "make bench", "results": [{"build": "now", "cores": 0.07}]}

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from processes import executor_pids
@@ -131,7 +130,12 @@ def test_an_executor_killed_mid_stream_loses_and_repeats_nothing(kinesis, tmp_pa
                     break
             assert seen >= len(first), f"the app stopped early; log in {log}"
             kinesis.put_records(stream, second)
-            time.sleep(3)  # prefetched into executor memory, not yet all read
+            # Killed once some of the second put is fetched into executor memory (read or not yet).
+            for line in app.stdout:
+                if line.startswith("ROWS") and int(line.split()[3]) > len(first):
+                    break
+            else:
+                raise AssertionError(f"the app ended before it fetched the second put; log in {log}")
             victims = executor_pids(app.pid)
             assert len(victims) == 2, f"expected two executor JVMs, found {victims}"
             os.kill(victims[0], signal.SIGKILL)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The fault-injecting endpoint (tests/faults/) itself: each fault kind is injected when its
+"""The fault-injecting endpoint (tests/support/faults/) itself: each fault kind is injected when its
 selector says, counted, and looks to clients like what real Kinesis does: boto3 (JSON over
 HTTP/1.1) for the plain calls, raw CBOR requests as the Java SDK sends them, an HTTP/2 client
 for SubscribeToShard, and once the connector's own EFO code (SubscriptionProbe) through it."""

@@ -146,9 +146,15 @@ def split_once(stream, endpoint, region, at_row, marker):
             Path(marker).write_text("split")
             import boto3
 
-            time.sleep(2)
             client = boto3.client("kinesis", endpoint_url=endpoint, region_name=region)
             shard = client.list_shards(StreamName=stream)["Shards"][0]
+            first = client.get_shard_iterator(
+                StreamName=stream, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+            )["ShardIterator"]
+            deadline = time.monotonic() + 60
+            while not client.get_records(ShardIterator=first, Limit=1)["Records"]:
+                assert time.monotonic() < deadline, "the sink sent no rows in 60 s"
+                time.sleep(0.1)
             middle = (int(shard["HashKeyRange"]["StartingHashKey"]) + int(shard["HashKeyRange"]["EndingHashKey"])) // 2
             client.split_shard(StreamName=stream, ShardToSplit=shard["ShardId"], NewStartingHashKey=str(middle))
             while (

@@ -18,7 +18,7 @@ from realtime import deliveries, start_realtime, wait_for
 
 from streaming import mode_options
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_backend import BENCH_JAR, BenchKinesis  # noqa: E402
 
 MIB = 1024 * 1024

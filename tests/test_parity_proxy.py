@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """End to end: the proxy options (proxyHost, proxyPort, proxyUsername, proxyPassword). A polling
 read, an enhanced fan-out read and a write go through a forward proxy that requires Basic
-authentication (tests/forward_proxy.py): every record arrives, and the proxy saw the calls, the
+authentication (tests/support/forward_proxy.py): every record arrives, and the proxy saw the calls, the
 HTTP/1.1 ones forwarded one by one, SubscribeToShard's HTTP/2 through a CONNECT tunnel."""
 
 import uuid

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """A standalone streaming app for the executor-loss test: reads a stream with a processing-time
-trigger into JSON files until it has seen EXPECTED rows, printing its progress. With a
+trigger into JSON files until it has seen EXPECTED rows, printing its progress (rows
+written, records the prefetcher fetched). With a
 CONSUMER name it reads with enhanced fan-out through that consumer (deregistered on stop).
 
     stream_until_count.py STREAM ENDPOINT REGION OUTPUT_DIR EXPECTED [CONSUMER]
@@ -47,8 +48,9 @@ while rows < int(expected) and time.monotonic() < deadline:
     if error:
         raise error
     rows = sum(p["numInputRows"] for p in query.recentProgress)
-    print(f"ROWS {rows}", flush=True)
-time.sleep(3)  # a duplicate would arrive now
+    fetched = max((int(p["sources"][0]["metrics"].get("fetchedRecords", 0)) for p in query.recentProgress), default=0)
+    print(f"ROWS {rows} FETCHED {fetched}", flush=True)
+query.processAllAvailable()  # a record read twice would be in the output now
 query.stop()
 print("DONE", flush=True)
 spark.stop()

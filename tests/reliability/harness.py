@@ -11,6 +11,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from waiting import settle
+
 
 class Producer:
     """Puts `total` records at about `rate` records/s from a background thread. Record n of a
@@ -256,9 +258,7 @@ def wait_for(condition, timeout, message, query=None):
         time.sleep(1)
 
 
-def read_while_producing(
-    spark, producer, options, out, checkpoint, trigger, restart_at=None, during=None, timeout=420, settle=4
-):
+def read_while_producing(spark, producer, options, out, checkpoint, trigger, restart_at=None, during=None, timeout=420):
     """Runs the query while `producer` writes, until the table holds every produced record.
     The producer is started once the first query is, so the records arrive while it reads.
 
@@ -266,8 +266,8 @@ def read_while_producing(
     table holds that share and started again from the same checkpoint, as a restarted driver
     would. available-now: runs follow each other on one checkpoint until nothing is left; with
     `restart_at`, the run under way at that point is stopped in the middle.
-    `during(count)` is called about every second (a reshard, for instance). `settle` seconds
-    after the last record, anything read twice would have arrived."""
+    `during(count)` is called about every second (a reshard, for instance). Once the table holds
+    every record, the query processes all its source offers, so anything read twice is in it too."""
     deadline = time.monotonic() + timeout
     restarts = 0
 
@@ -292,7 +292,7 @@ def read_while_producing(
                 restarts += 1
                 query = start_query(spark, options, out, checkpoint, trigger)
             wait_for(all_in, deadline - time.monotonic(), "every produced record in the table", query)
-            time.sleep(settle)
+            settle(query)
             fail_if_failed(query)
         finally:
             query.stop()

@@ -112,7 +112,6 @@ def test_an_executor_killed_under_faults_loses_repeats_and_reorders_nothing(
         killed.append(victims[0])
         producer.join()
         wait_for(lambda: app.running() and app.rows >= RECORDS, 300, "every record in the table")
-        time.sleep(4)  # anything read twice would arrive now
         (out.parent / "STOP").write_text("stop")
         assert app.process.wait(timeout=120) == 0, f"the app failed; log in {app.log.name}"
         result = compare(producer.produced, table_rows(spark, out))

@@ -94,7 +94,6 @@ def test_speculative_copies_of_slow_tasks_lose_repeat_and_reorder_nothing(mode, 
             producer.start()
             producer.join()
             wait_for(lambda: app.running() and app.rows >= RECORDS, 300, "every record in the table")
-            time.sleep(4)  # anything read twice would arrive now
             (out.parent / "STOP").write_text("stop")
             assert app.process.wait(timeout=120) == 0, f"the app failed; log in {app.log.name}"
             result = compare(producer.produced, table_rows(spark, out))

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The reliability harness's read in a JVM of its own (spark-submit, for local-cluster masters):
 starts the query of harness.start_query and prints "ROWS <n>" (rows in the table) every second
-until the file STOP appears next to the table, then stops the query and exits.
+until the file STOP appears next to the table, then lets the query process everything its source
+offers (so a record read twice would be in the table) and stops it.
 
     read_into_table.py CONFIG_JSON   (options, out, checkpoint, trigger)
 """
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 from harness import fail_if_failed, start_query, table_count  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 
@@ -27,6 +29,8 @@ try:
         print(f"ROWS {table_count(spark, config['out'])}", flush=True)
         time.sleep(1)
     fail_if_failed(query)
+    if query.isActive:
+        query.processAllAvailable()
 finally:
     query.stop()
 print("DONE", flush=True)

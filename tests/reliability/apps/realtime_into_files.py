@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """A real-time query in a JVM of its own (spark-submit, for local-cluster masters): reads a
-stream with trigger(realTime=...) into the foreach FileSink of tests/realtime.py and prints
+stream with trigger(realTime=...) into the foreach FileSink of tests/support/realtime.py and prints
 "ROWS <n>" (rows delivered so far) every second until the file STOP appears next to the sink,
 then stops the query and prints DONE.
 
@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 from pyspark.sql import SparkSession  # noqa: E402
 from realtime import MIN_BATCH_DURATION, deliveries, start_realtime  # noqa: E402
 

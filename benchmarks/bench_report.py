@@ -139,6 +139,12 @@ def figures(row, r):
             f"peak block memory **{_n(r['peak_block_mb'], 1)} MB** with fetchBufferSize {r['fetch_buffer_mb']} MB; "
             f"peak heap {_n(r['peak_heap_mb'])} MB; {_n(r['records'])} records"
         )
+    if row == "gsr-avro":
+        return (
+            f"from_gsr_avro **{_n(r['from_gsr_avro_rows_per_cpu_s'])} rows/CPU-s**, Spark's from_avro on the same "
+            f"records without their header {_n(r['from_avro_rows_per_cpu_s'])}: **{_n(r['gsr_vs_plain'], 2)}x** "
+            f"({_n(r['rows'])} rows each)"
+        )
     if row.startswith("sink"):
         if "ratio" in r:
             return f"**{_n(r['ratio'], 1)}x the rows/s** of none, {_n(r['cpu_ratio'], 1)}x the rows per CPU-second"

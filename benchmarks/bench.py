@@ -4,7 +4,7 @@ row by row, each build of the connector side by side. Writes each row's current 
 docs/benchmarks/<row>.md and its chart <row>.png (--results-dir elsewhere), replacing that row's
 last run, and prints the table. Timings here only: never pass/fail.
 
-    python tests/benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--warm-rounds N] ...
+    python benchmarks/bench.py [--rows polling efo ...] [--jar label=path ...] [--warm-rounds N] ...
 
 Rows: backend, calls, polling, efo, cold-polling, cold-efo, cold-polling-limited, limits-polling, limits-efo,
 latency-default, latency-low, latency-realtime, latency-realtime-efo, pipeline-realtime, pipeline-micro-batch,

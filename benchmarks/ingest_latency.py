@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """Benchmark, run on demand (`make bench`), never in CI: records/s ingested and end-to-end
 latency (put to visible in the sink, p50/p99) against the local Kinesis, for a few shard
-counts, in one run. Results go to tests/benchmarks/results/ as JSON and are printed.
+counts, in one run. Results go to benchmarks/results/ as JSON and are printed.
 
 The local Kinesis (kinesis-mock) is slow (a few thousand records/s at best) and the machine
 is shared: compare figures of one run with each other, not across machines.
 
-    python tests/benchmarks/ingest_latency.py [--shards 1 4 8] [--records 4000] [--rate 1000]
+    python benchmarks/ingest_latency.py [--shards 1 4 8] [--records 4000] [--rate 1000]
 """
 
 import argparse
@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent / "tests" / "support"))
 
 from kinesis_local import kinesis_for_tests  # noqa: E402
 

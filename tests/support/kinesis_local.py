@@ -21,7 +21,7 @@ from botocore.config import Config
 
 from localstack_container import localstack_kinesis
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 LOCALSTACK = REPO / "localstack"
 
 # Fake credentials for kinesis-mock, which requires a well-formed SigV4 Authorization header

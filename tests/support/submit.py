@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-APPS = Path(__file__).parent / "apps"
+APPS = Path(__file__).resolve().parents[1] / "apps"
 
 # Credentials of the test process (the kinesis fixture's fake keys, or a developer's own)
 # that a subprocess must not inherit when a test decides where its credentials come from.

@@ -11,7 +11,7 @@ import org.apache.spark.sql.Row;
 
 /**
  * A foreach sink on the JVM for the latency benchmark: it notes the time each row reaches
- * process(), one JSON line per row (the lines tests/realtime.py's deliveries() reads). PySpark's
+ * process(), one JSON line per row (the lines tests/support/realtime.py's deliveries() reads). PySpark's
  * foreach cannot serve here: its rows reach Python in growing batches, in real-time mode at
  * the end of the task.
  */

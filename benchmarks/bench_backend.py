@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """The benchmark Kinesis (benchmarks/, a JVM process serving from memory) and CPU time of a
-process from /proc, for tests/benchmarks/bench.py."""
+process from /proc, for benchmarks/bench.py."""
 
 import os
 import subprocess
@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 BENCH_JAR = ROOT / "benchmarks" / "target" / "scala-2.13" / "kinesis-bench.jar"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -5,9 +5,9 @@ every period. Every --sample seconds it writes a row: records produced and read,
 heap, resident memory and threads of the driver and executor JVMs, executors' peak heap (Spark
 REST API), the source's metrics (EFO subscriptions among them when reported) and what the proxy
 injected. Leaks show as columns that keep growing. At the end it checks that every record was
-read once. Results: tests/benchmarks/results/soak-<time>.csv and soak-<time>-summary.md.
+read once. Results: benchmarks/results/soak-<time>.csv and soak-<time>-summary.md.
 
-    python tests/benchmarks/soak.py [--minutes 30] [--mode polling|efo] [--shards 4] [--rate 100]
+    python benchmarks/soak.py [--minutes 30] [--mode polling|efo] [--shards 4] [--rate 100]
         [--sample 10] [--fault-every 60] [--fault-seconds 30] [--master local-cluster[2,1,1024]]
 """
 
@@ -23,8 +23,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "reliability"))
+sys.path.insert(0, str(HERE.parent / "tests" / "support"))
+sys.path.insert(0, str(HERE.parent / "tests" / "reliability"))
 
 from harness import Producer, reader_options  # noqa: E402
 

@@ -25,7 +25,7 @@ Each run is a Spark session of its own (a child process), so builds of the conne
 compared in one run, interleaved run by run (`--jar label=path`, repeatable; default: the
 jar `make wheel` installed).
 
-    python tests/benchmarks/realtime_latency.py [--records 10000] [--rate 250] [--shards 4]
+    python benchmarks/realtime_latency.py [--records 10000] [--rate 250] [--shards 4]
         [--runs realtime-efo realtime-polling micro-batch-polling micro-batch-efo]
         [--backend bench|kinesis-mock] [--jar label=path ...] [--batch-duration 5]
 """
@@ -45,7 +45,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent / "tests" / "support"))
 sys.path.insert(0, str(HERE))
 
 from bench_backend import CREDENTIALS, BenchKinesis, cpu_seconds  # noqa: E402
@@ -299,7 +299,7 @@ def main():
     parser.add_argument("--batch-duration", type=int, default=5, help="real-time batch duration, seconds")
     parser.add_argument("--jar", action="append", default=[], help="label=path of a connector jar (repeatable)")
     parser.add_argument(
-        "--results-dir", type=Path, default=HERE.parent.parent / "docs" / "benchmarks", help="where the table goes"
+        "--results-dir", type=Path, default=HERE.parent / "docs" / "benchmarks", help="where the table goes"
     )
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -331,7 +331,7 @@ def main():
                     }
                     runs.append({"build": label, **run_child(spec, jar)})
                     print(table(runs[-1:]), flush=True)
-    command = "python tests/benchmarks/realtime_latency.py " + " ".join(sys.argv[1:])
+    command = "python benchmarks/realtime_latency.py " + " ".join(sys.argv[1:])
     builds = ", ".join(f"`{label}` = {Path(jar).name if jar else 'the installed wheel'}" for label, jar in jars)
     text = (
         f"# Real-time latency, {stamp}\n\n`{command}` on {platform.node()} ({os.cpu_count()} cores), "
