@@ -94,6 +94,8 @@ def test_keys_given_as_options_appear_in_no_log_plan_ui_page_error_or_checkpoint
             "--conf",
             "spark.ui.showConsoleProgress=false",
             "--conf",
+            "spark.sql.extensions=io.github.sparkkinesis.sql.KinesisSqlExtensions",
+            "--conf",
             "spark.eventLog.enabled=true",
             "--conf",
             f"spark.eventLog.dir={logs}",

@@ -191,6 +191,17 @@ failure(
     ),
 )
 
+# In SQL, the keys written as literals: read_kinesis's named arguments (a batch read, which runs,
+# so its plan reaches the UI and the event log), and a registry function's map of options.
+read_arguments = {"streamName": stream, "endpoint": endpoint, "region": region, **secrets}
+sql_read = "SELECT * FROM read_kinesis(" + ", ".join(f"{k} => '{v}'" for k, v in read_arguments.items()) + ")"
+write("explain-sql-read.txt", spark.sql("EXPLAIN EXTENDED " + sql_read).collect()[0][0])
+write("sql-read-rows.txt", spark.sql(sql_read).count())
+sql_registry = ", ".join(f"'{k}', '{v}'" for k, v in {**unreachable, "schemaDefinition": ORDER_JSON_SCHEMA}.items())
+failure(
+    "sql-registry",
+    lambda: spark.sql(f"SELECT from_gsr_json(data, map({sql_registry})) AS o FROM VALUES (X'00') AS t(data)").collect(),
+)
 # 3. The Spark UI: SQL, environment, jobs, stages and streaming pages, and the REST API.
 ui = spark.sparkContext.uiWebUrl
 assert ui is not None

@@ -21,6 +21,7 @@ import io.github.sparkkinesis.options.KinesisOptions
  */
 private[sparkkinesis] object SecretsInPlans extends Logging {
   private val OptionsPattern = SQLConf.SQL_OPTIONS_REDACTION_PATTERN.key
+  private val StringPattern = SQLConf.SQL_STRING_REDACTION_PATTERN.key
 
   /** Masks the secret options among `optionNames` that Spark would print; the names it widened for. */
   def mask(optionNames: Iterable[String]): Seq[String] = {
@@ -42,6 +43,35 @@ private[sparkkinesis] object SecretsInPlans extends Logging {
     }
     shown
   }
+
+  /**
+   * A secret written as a literal in SQL (`from_gsr_avro(data, map('awsSecretKey', '...'))`,
+   * `read_kinesis(awsSecretKey => '...')`) is printed in the parsed plan, which no option pattern
+   * masks: only `spark.sql.redaction.string.regex` does. That pattern is widened by the secret
+   * options' names followed by whatever value comes after them (never by a value: the pattern
+   * itself is shown where the session's settings are).
+   */
+  def maskLiterals(optionNames: Iterable[String]): Unit = {
+    val secrets = optionNames.filter(KinesisOptions.isSecret).toSeq.distinct.sorted
+    if (secrets.nonEmpty) {
+      val conf = SQLConf.get
+      val pattern = literalPattern(secrets)
+      val current = conf.stringRedactionPattern.map(_.regex)
+      if (!current.exists(_.contains(pattern))) {
+        try conf.setConfString(StringPattern, current.map(_ + "|").getOrElse("") + pattern)
+        catch {
+          case NonFatal(e) =>
+            logWarning(s"The values of option(s) ${secrets.mkString(", ")} written in SQL will show in query " +
+              s"plans: $StringPattern could not be widened (${e.getMessage}). Use the default credential chain or " +
+              "roleArn instead.")
+        }
+      }
+    }
+  }
+
+  /** A secret option's name, then `,` (a map's next entry) or `=>` (a named argument), then its value. */
+  private[sparkkinesis] def literalPattern(secrets: Seq[String]): String =
+    s"(?i)\\b(${secrets.map(Pattern.quote).mkString("|")})\\b\\s*(,|=>)\\s*[^,)\\s]+"
 
   /** The secret options among `optionNames` whose values Spark's current patterns would print. */
   def unmasked(conf: SQLConf, optionNames: Iterable[String]): Seq[String] = {

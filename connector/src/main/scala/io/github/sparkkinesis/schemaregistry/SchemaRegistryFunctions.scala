@@ -9,6 +9,8 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import org.apache.spark.sql.kinesis.ExpressionColumns
 import org.apache.spark.sql.types.{MapType, StringType}
 
+import io.github.sparkkinesis.SecretsInPlans
+
 /**
  * The schema registry functions, from Scala and Java (`from_gsr_avro(col, options)`,
  * `to_gsr_avro(col, options)`, `from_gsr_json`, `to_gsr_json`), and for SQL through a session extension ([[inject]]):
@@ -80,7 +82,9 @@ object SchemaRegistryFunctions {
         else {
           val keys = map.keyArray().toSeq[org.apache.spark.unsafe.types.UTF8String](StringType)
           val values = map.valueArray().toSeq[org.apache.spark.unsafe.types.UTF8String](StringType)
-          keys.zip(values).map { case (k, v) => k.toString -> Option(v).map(_.toString).orNull }.toMap
+          val options = keys.zip(values).map { case (k, v) => k.toString -> Option(v).map(_.toString).orNull }.toMap
+          SecretsInPlans.maskLiterals(options.keys)
+          options
         }
       case Some(other) =>
         throw new IllegalArgumentException(

@@ -26,6 +26,7 @@ private[sparkkinesis] final case class ReadKinesisRelation(options: Map[String, 
   def table: KinesisTable = {
     val parsed = KinesisSourceOptions.parse(options, KinesisSourceProvider.sessionConf())
     SecretsInPlans.mask(options.keys)
+    SecretsInPlans.maskLiterals(options.keys)
     KinesisTable.forRead(parsed)
   }
 

@@ -164,4 +164,17 @@ class GsrAvroDecodeSuite extends AnyFunSuite with Matchers with BeforeAndAfterAl
         options("schemaName" -> "x", "endpoint" -> closed.endpoint)))).getMessage should
       (include("could not be reached") and include(closed.endpoint))
   }
+
+  test("keys written in SQL are masked in the plans Spark prints (explain, the UI, the event log)") {
+    val schema = s"orders-${UUID.randomUUID()}"
+    registry.add(schema, v1)
+    // Rows Spark cannot fold into the plan (a local relation's would be decoded while planning).
+    spark.range(1).selectExpr("CAST(CAST(id AS STRING) AS BINARY) AS data").createOrReplaceTempView("gsr_keyed_records")
+    val keys = Map("awsAccessKey" -> "AKIAWRITTENINSQL", "awsSecretKey" -> "Wr1ttenInSqlSecret")
+    val opts = (options("schemaName" -> schema) ++ keys).map { case (k, v) => s"'$k', '$v'" }.mkString(", ")
+    val explained = spark.sql(s"EXPLAIN EXTENDED SELECT from_gsr_avro(data, map($opts)) AS o FROM gsr_keyed_records")
+      .collect().head.getString(0)
+    explained should (include("== Parsed Logical Plan ==") and include("from_gsr_avro"))
+    keys.values.foreach(key => explained should not include key)
+  }
 }
