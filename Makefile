@@ -180,8 +180,8 @@ lint: venv
 	$(SBT) $(SBT_LINT)
 
 # One sbt start lints, unit-tests 4.2 (the newest line) and builds it and 3.5 on Scala 2.12 (the
-# oldest); then the Python and end-to-end suites on Spark 4.2, and the end-to-end core on Spark
-# 3.5. make test-compat builds and tests every line (the Scala suites of each included).
+# oldest); then the Python and end-to-end suites on Spark 4.2, and the end-to-end core and the
+# SQL forms on Spark 3.5. make test-compat builds and tests every line (the Scala suites of each included).
 test:
 	$(MAKE) --no-print-directory SPARK_LINES=tested test-tested-lines
 
@@ -238,11 +238,13 @@ endef
 
 # The end-to-end core: read path, polling restart, EFO read, sink (AvailableNow throughout).
 E2E_CORE := tests/test_read_path.py tests/test_polling.py tests/test_efo_read.py tests/test_sink.py
+# The SQL forms (docs/sql.md: which form works where), run on the older lines too.
+E2E_SQL := tests/test_sql.py
 
 test-e2e-3.5: wheel .venv-3.5/.installed
 	$(call install_wheel_into,3.5)
 	localstack/install.sh
-	.venv-3.5/bin/python -m pytest $(E2E_CORE) -m "not slow and not reliability_full" -n $(E2E_WORKERS) --dist loadfile \
+	.venv-3.5/bin/python -m pytest $(E2E_CORE) $(E2E_SQL) -m "not slow and not reliability_full" -n $(E2E_WORKERS) --dist loadfile \
 	  -v -rs --durations=10
 
 # On demand (not in make test): the whole matrix. Scala unit tests on every line; on Spark 3.5,
@@ -261,14 +263,14 @@ test-compat: venv .venv-3.5/.installed .venv-4.0/.installed .venv-4.1/.installed
 	$(MAKE) --no-print-directory test-e2e-java21 || status=1; \
 	exit $$status
 
-# One line (LINE=3.5, 4.0, 4.1 or 4.2; 4.2 runs in .venv): the end-to-end core and --packages,
+# One line (LINE=3.5, 4.0, 4.1 or 4.2; 4.2 runs in .venv): the end-to-end core, the SQL forms and --packages,
 # then Spark Connect in a pytest run of its own (a process holds classic or Connect sessions).
 LINE_PY = $(if $(filter 4.2,$(LINE)),$(PY),.venv-$(LINE)/bin/python)
 compat-line: wheel
 	$(if $(filter 4.2,$(LINE)),,$(MAKE) --no-print-directory .venv-$(LINE)/.installed)
 	$(if $(filter 4.2,$(LINE)),,$(call install_wheel_into,$(LINE)))
 	status=0; \
-	( $(call timed,end-to-end core and --packages on Spark $(LINE),$(LINE_PY) -m pytest $(E2E_CORE) \
+	( $(call timed,end-to-end core with SQL and --packages on Spark $(LINE),$(LINE_PY) -m pytest $(E2E_CORE) $(E2E_SQL) \
 	  tests/test_deployment.py -k "not executor" -m "not slow and not reliability_full" -v -rs --durations=5) ) \
 	  || status=1; \
 	( $(call timed,Spark Connect on Spark $(LINE),$(LINE_PY) -m pytest tests/test_connect.py -v -rs) ) || status=1; \

@@ -9,8 +9,9 @@ from pyspark.errors import PySparkException
 
 from streaming import make_records, run_available_now
 
-# STREAM before a table function parses into a streaming read from Spark 4.2 on.
-STREAM_KEYWORD = tuple(int(part) for part in pyspark.__version__.split(".")[:2]) >= (4, 2)
+SPARK = tuple(int(part) for part in pyspark.__version__.split(".")[:2])
+# STREAM before a table function parses from Spark 4.2 on (docs/sql.md: which form works where).
+STREAM_KEYWORD = SPARK >= (4, 2)
 
 
 def arguments(kinesis, stream, **more):
@@ -46,6 +47,13 @@ def test_select_from_stream_read_kinesis_is_a_streaming_query_that_reads_every_r
 
     rows = spark.read.parquet(str(tmp_path / "out")).collect()
     assert sorted(row.payload for row in rows) == payloads(records)
+
+
+@pytest.mark.skipif(STREAM_KEYWORD, reason="from Spark 4.2 on, STREAM read_kinesis(...) is a streaming read")
+def test_before_spark_4_2_from_stream_read_kinesis_fails_to_parse_rather_than_reading_a_batch(spark, kinesis):
+    stream = kinesis.create_stream(shards=1)
+    with pytest.raises(PySparkException, match="PARSE_SYNTAX_ERROR"):
+        spark.sql(f"SELECT * FROM STREAM read_kinesis({arguments(kinesis, stream)})")
 
 
 def test_select_from_read_kinesis_without_stream_reads_the_records_as_a_batch(spark, kinesis):
@@ -102,7 +110,19 @@ def test_a_temporary_view_using_kinesis_reads_the_stream(spark, kinesis):
     assert sorted(row.payload for row in rows) == payloads(records)
 
 
+@pytest.mark.skipif(SPARK < (4, 0), reason="Spark 3.5 creates the table without asking the connector (next test)")
 def test_create_table_using_kinesis_is_refused_saying_what_to_write_instead(spark):
     with pytest.raises(PySparkException, match="KINESIS_CATALOG_TABLE_UNSUPPORTED.*read_kinesis"):
         spark.sql("CREATE TABLE kinesis_table USING kinesis OPTIONS (streamName 'orders', region 'us-east-1')")
     assert not spark.catalog.tableExists("kinesis_table")
+
+
+@pytest.mark.skipif(SPARK >= (4, 0), reason="Spark 4 asks the connector at CREATE TABLE, which refuses (test above)")
+def test_on_spark_3_5_a_table_using_kinesis_is_created_but_every_use_fails(spark):
+    spark.sql("CREATE TABLE kinesis_table_35 USING kinesis OPTIONS (streamName 'orders', region 'us-east-1')")
+    try:
+        # Spark 3.5 raises it from its table cache, wrapped: not as a PySparkException.
+        with pytest.raises(Exception, match="kinesis is not a valid Spark SQL Data Source"):
+            spark.sql("SELECT * FROM kinesis_table_35").collect()
+    finally:
+        spark.sql("DROP TABLE IF EXISTS kinesis_table_35")

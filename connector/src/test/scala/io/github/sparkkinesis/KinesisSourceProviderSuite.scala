@@ -92,9 +92,9 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
     condition(e) shouldBe "KINESIS_INVALID_OPTION_VALUE"
   }
 
-  test(
-    "with awslabs' jar on the classpath too, Spark picks awslabs' provider for aws-kinesis; kinesis stays this one") {
-    // Spark prefers the one provider of a name whose class is under org.apache.spark, as awslabs' is.
+  test("with awslabs' jar on the classpath too, aws-kinesis fails naming both providers; kinesis stays this one") {
+    // Spark takes the one provider of a name under org.apache.spark (awslabs' is) silently; with
+    // both there it refuses to choose.
     val jar = java.nio.file.Files.createTempDirectory("awslabs-jar")
     val services = java.nio.file.Files.createDirectories(jar.resolve("META-INF/services"))
     java.nio.file.Files.write(services.resolve(classOf[org.apache.spark.sql.sources.DataSourceRegister].getName),
@@ -104,8 +104,10 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
     thread.setContextClassLoader(new java.net.URLClassLoader(Array(jar.toUri.toURL), before))
     try {
       val awslabs = Map("kinesis.streamName" -> "in", "kinesis.region" -> "us-east-1")
-      val e = intercept[IllegalStateException](spark.readStream.format("aws-kinesis").options(awslabs).load())
-      e.getMessage shouldBe org.apache.spark.sql.connector.kinesis.KinesisV2TableProvider.Picked
+      val e = intercept[Exception](spark.readStream.format("aws-kinesis").options(awslabs).load())
+      e.getMessage should include("Multiple sources found for aws-kinesis")
+      e.getMessage should include(classOf[org.apache.spark.sql.connector.kinesis.KinesisV2TableProvider].getName)
+      e.getMessage should include(classOf[org.apache.spark.sql.kinesis.AwsKinesisSourceProvider].getName)
       spark.readStream.format("kinesis").options(connection + ("streamName" -> "in")).load()
         .schema.fieldNames should contain("shardId")
     } finally thread.setContextClassLoader(before)
