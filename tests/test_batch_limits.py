@@ -5,21 +5,13 @@ Trigger.AvailableNow, with KPL aggregates cut between batches, and other connect
 maxFetchRecordsPerShard translated."""
 
 import json
-import time
 
 import pytest
 from aws_kinesis_agg.aggregator import RecordAggregator
 from pyspark.errors import PySparkException
 
 from streaming import kinesis_reader, make_records
-
-
-def wait_for(condition, message, timeout=240):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout}s waiting for {message}")
-        time.sleep(0.5)
+from waiting import wait_for
 
 
 def batch_rows(query):
@@ -37,7 +29,7 @@ def run(df, out, checkpoint, available_now, expected, timeout=300):
     else:
         query = writer.trigger(processingTime="100 milliseconds").start()
         try:
-            wait_for(lambda: sum(batch_rows(query).values()) >= expected, f"{expected} rows read", timeout)
+            wait_for(lambda: sum(batch_rows(query).values()) >= expected, f"{expected} rows read", timeout=timeout)
         finally:
             query.stop()
     return query

@@ -8,24 +8,21 @@ that denies access) in FAILFAST and PERMISSIVE modes."""
 
 import json
 import re
-import time
 import uuid
 from pathlib import Path
 
-import boto3
 import pytest
 from aws_schema_registry import DataAndSchema, SchemaRegistryClient
-from aws_schema_registry.avro import AvroSchema
 from aws_schema_registry.codec import encode
 from aws_schema_registry.jsonschema import JsonSchema
 from aws_schema_registry.serde import KafkaDeserializer, KafkaSerializer
-from botocore.config import Config
 from pyspark.errors import StreamingQueryException
 
+from glue_registry import REGISTRY, Registry, put
 from pyspark_kinesis.schema_registry import from_gsr_avro, from_gsr_json, to_gsr_avro, to_gsr_json
 from streaming import kinesis_reader, kinesis_writer, read_all, run_available_now
+from waiting import wait_for
 
-REGISTRY = "orders-registry"
 V1 = {
     "type": "record",
     "name": "Order",
@@ -43,79 +40,9 @@ INCOMPATIBLE = {
 }
 
 
-class Registry:
-    """moto's Glue Schema Registry with one registry, a user allowed to read it, and a
-    producer that serializes with the aws-glue-schema-registry library."""
-
-    def __init__(self, moto):
-        self.moto = moto
-        self.glue = boto3.client(
-            "glue",
-            endpoint_url=moto.endpoint,
-            region_name=moto.region,
-            config=Config(retries={"max_attempts": 3}),
-            **moto.admin,
-        )
-        try:
-            self.glue.create_registry(RegistryName=REGISTRY)
-        except self.glue.exceptions.AlreadyExistsException:
-            pass
-        key_id, secret, _ = moto.create_user(
-            f"gsr-user-{uuid.uuid4().hex[:6]}",
-            ["glue:GetSchemaVersion", "glue:GetSchemaByDefinition", "glue:RegisterSchemaVersion", "glue:CreateSchema"],
-        )
-        self.reader_keys = {"awsAccessKey": key_id, "awsSecretKey": secret}
-        self.serializer = KafkaSerializer(SchemaRegistryClient(self.glue, registry_name=REGISTRY))
-
-    def create_schema(self, definition):
-        """A new schema with `definition` as its version 1; the schema's name."""
-        name = f"orders-{uuid.uuid4().hex[:8]}"
-        self.glue.create_schema(
-            RegistryId={"RegistryName": REGISTRY},
-            SchemaName=name,
-            DataFormat="AVRO",
-            Compatibility="BACKWARD",
-            SchemaDefinition=json.dumps(definition),
-        )
-        return name
-
-    def register(self, name, definition):
-        self.glue.register_schema_version(
-            SchemaId={"RegistryName": REGISTRY, "SchemaName": name}, SchemaDefinition=json.dumps(definition)
-        )
-
-    def serialize(self, name, definition, value):
-        """`value` as the library's serializer writes it (the schema named `name`, which exists)."""
-        return self.serializer.serialize(name, DataAndSchema(value, AvroSchema(json.dumps(definition))))
-
-    def options(self, name, **extra):
-        return {
-            "registryName": REGISTRY,
-            "schemaName": name,
-            "endpoint": self.moto.endpoint,
-            "region": self.moto.region,
-            **self.reader_keys,
-            **extra,
-        }
-
-
 @pytest.fixture(scope="module")
 def registry(moto):
     return Registry(moto)
-
-
-def put(kinesis, stream, records):
-    kinesis.put_records(stream, [(f"k{i}", data) for i, data in enumerate(records)])
-
-
-def wait_for(condition, what, timeout=120):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        result = condition()
-        if result:
-            return result
-        time.sleep(0.5)
-    raise TimeoutError(f"waited {timeout}s for {what}")
 
 
 def test_a_producer_moving_to_a_new_version_mid_stream_keeps_the_running_query_going(spark, kinesis, registry):

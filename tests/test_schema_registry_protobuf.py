@@ -12,10 +12,11 @@ import pytest
 from aws_schema_registry.codec import encode
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, timestamp_pb2
 from pyspark.errors import StreamingQueryException
-from test_schema_registry import REGISTRY, Registry, put, wait_for
 
+from glue_registry import REGISTRY, Registry, put
 from pyspark_kinesis.schema_registry import from_gsr_protobuf, to_gsr_protobuf
 from streaming import kinesis_reader, kinesis_writer, read_all, run_available_now
+from waiting import wait_for
 
 V1 = """syntax = "proto3";
 package shop;
