@@ -96,7 +96,9 @@ class Sink:
             .collect()
         )
         target_rows = [(r.partitionKey, bytes(r.data), r.recordId) for r in rows]
-        return check.sink_stores_each_row(produced, target_rows, self.run.record_ids, ordered, may_lose)
+        return check.sink_stores_each_row(
+            produced, target_rows, self.run.record_ids, ordered, may_lose, real_time=self.run.trigger == "real-time"
+        )
 
 
 def _pair(data):

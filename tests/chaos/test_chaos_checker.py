@@ -38,6 +38,22 @@ def test_ids_may_name_other_rows_only_once_records_were_lost():
     assert any("ids name more than one row" in b for b in check.sink_stores_each_row(PRODUCED, whole, True, False))
 
 
+def test_in_real_time_mode_repeats_may_keep_new_ids_but_an_id_still_names_one_row():
+    # The first run wrote k0 1 and k0 2 under batch 1; the run again stopped after k0 1, so k0 2
+    # came again under batch 2.
+    stored = [
+        ("p", json.dumps({"key": k, "n": n}).encode(), i) for (k, n), i in zip(PRODUCED, ["1/0", "1/1", "x", "y"])
+    ]
+    again = [*stored, ("p", json.dumps({"key": "k0", "n": 2}).encode(), "2/0")]
+    assert check.sink_stores_each_row(PRODUCED, again, True, True, real_time=True) == []
+    assert any("after dropping repeats by id" in b for b in check.sink_stores_each_row(PRODUCED, again, True, True))
+    shared = [*stored, ("p", json.dumps({"key": "k1", "n": 1}).encode(), "1/0")]
+    assert any(
+        "ids name more than one row" in b
+        for b in check.sink_stores_each_row(PRODUCED, shared, True, True, real_time=True)
+    )
+
+
 def test_a_loss_with_fail_on_data_loss_false_is_counted():
     assert check.loss_is_counted({("k0", 1)}, 0) == ["1 records lost to retention, but no data loss counted"]
     assert check.loss_is_counted({("k0", 1)}, 1) == []

@@ -159,7 +159,9 @@ class Kinesis:
             "kinesis",
             endpoint_url=endpoint,
             region_name=region,
-            config=Config(retries={"max_attempts": 10, "mode": "standard"}, connect_timeout=5, read_timeout=30),
+            # A put of records up to 10 MiB can take the local Kinesis long on a loaded machine: a
+            # put retried after a timeout would store its records twice.
+            config=Config(retries={"max_attempts": 10, "mode": "standard"}, connect_timeout=5, read_timeout=180),
             **(credentials or {}),
         )
 
