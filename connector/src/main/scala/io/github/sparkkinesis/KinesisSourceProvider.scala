@@ -15,7 +15,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.options.{KinesisOptions, KinesisSinkOptions, KinesisSourceOptions}
+import io.github.sparkkinesis.options.{KinesisOptions, KinesisSinkOptions, KinesisSourceOptions, SecretsInPlans}
 
 /**
  * The entry point Spark finds for `format("kinesis")`, for reading and writing. Options are

@@ -107,7 +107,7 @@ class KinesisSourceProviderSuite extends AnyFunSuite with Matchers with BeforeAn
       val e = intercept[Exception](spark.readStream.format("aws-kinesis").options(awslabs).load())
       e.getMessage should include("Multiple sources found for aws-kinesis")
       e.getMessage should include(classOf[org.apache.spark.sql.connector.kinesis.KinesisV2TableProvider].getName)
-      e.getMessage should include(classOf[org.apache.spark.sql.kinesis.AwsKinesisSourceProvider].getName)
+      e.getMessage should include(classOf[org.apache.spark.sql.kinesis.aws.AwsKinesisSourceProvider].getName)
       spark.readStream.format("kinesis").options(connection + ("streamName" -> "in")).load()
         .schema.fieldNames should contain("shardId")
     } finally thread.setContextClassLoader(before)

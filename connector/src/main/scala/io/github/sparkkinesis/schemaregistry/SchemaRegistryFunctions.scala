@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import org.apache.spark.sql.kinesis.ExpressionColumns
 import org.apache.spark.sql.types.{MapType, StringType}
 
-import io.github.sparkkinesis.SecretsInPlans
+import io.github.sparkkinesis.options.SecretsInPlans
 
 /**
  * The schema registry functions, from Scala and Java (`from_gsr_avro(col, options)`,

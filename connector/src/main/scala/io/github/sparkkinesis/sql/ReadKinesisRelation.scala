@@ -8,8 +8,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{LeafNode, LogicalPlan}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.github.sparkkinesis.{KinesisSourceProvider, KinesisTable, SecretsInPlans}
-import io.github.sparkkinesis.options.KinesisSourceOptions
+import io.github.sparkkinesis.{KinesisSourceProvider, KinesisTable}
+import io.github.sparkkinesis.options.{KinesisSourceOptions, SecretsInPlans}
 
 /**
  * What `read_kinesis(...)` stands for until the analyzer knows whether the query reads it as a

@@ -7,7 +7,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.{AWSKinesisConsumerManager, SecretsInPlans}
+import io.github.sparkkinesis.AWSKinesisConsumerManager
 import io.github.sparkkinesis.client.CredentialsConfig
 import io.github.sparkkinesis.client.credentials.{NoArgProvider, ParamProvider, ThrowingProvider}
 import io.github.sparkkinesis.errors.KinesisOptionException

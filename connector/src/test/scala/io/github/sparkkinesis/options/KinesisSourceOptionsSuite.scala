@@ -431,7 +431,6 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
 
   test("secret options Spark's narrowed redaction patterns would print are masked in plans all the same") {
     import org.apache.spark.sql.internal.SQLConf
-    import io.github.sparkkinesis.SecretsInPlans
     val names = Seq("streamName", "awsAccessKey", "awsSecretKey", "awsSessionToken")
     val conf = SQLConf.get
     SecretsInPlans.unmasked(conf, names) shouldBe empty

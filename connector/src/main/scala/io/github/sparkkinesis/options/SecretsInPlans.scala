@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis
+package io.github.sparkkinesis.options
 
 import java.util.regex.Pattern
 
@@ -7,8 +7,6 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.internal.SQLConf
-
-import io.github.sparkkinesis.options.KinesisOptions
 
 /**
  * Spark itself prints a data source's options in query plans (`explain`, the SQL tab of the UI,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.apache.spark.sql.kinesis
+package org.apache.spark.sql.kinesis.aws
 
 import io.github.sparkkinesis.KinesisSourceProvider
 
