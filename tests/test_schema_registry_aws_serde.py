@@ -2,8 +2,8 @@
 """End to end with AWS's own Glue Schema Registry serializer as the producer (the Java library
 that Kinesis producers and the KPL call): records it encodes against moto's registry,
 registering each new schema version itself, go through a local Kinesis stream and come out of
-from_gsr_avro and from_gsr_json as typed columns, across a schema change in the middle of the
-stream and with zlib compression on."""
+from_gsr_avro, from_gsr_json and from_gsr_protobuf as typed columns, across a schema change in
+the middle of the stream and with zlib compression on."""
 
 import io
 import json
@@ -12,9 +12,10 @@ import uuid
 import boto3
 import fastavro
 import pytest
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from aws_gsr_serde import AwsSerializer
-from pyspark_kinesis.schema_registry import from_gsr_avro, from_gsr_json
+from pyspark_kinesis.schema_registry import from_gsr_avro, from_gsr_json, from_gsr_protobuf
 from streaming import kinesis_reader, run_available_now
 
 REGISTRY = "aws-serde-registry"
@@ -110,3 +111,42 @@ def test_json_records_the_serializer_encoded_read_as_typed_columns(spark, kinesi
 
     rows = read(spark, kinesis, stream, from_gsr_json("data", options(moto, name)), tmp_path)
     assert sorted((r.id, r.item) for r in rows.collect()) == [(v["id"], v["item"]) for v in values]
+
+
+def shop_file():
+    """A proto3 file with two messages: Audit sorts before Order, so Order's index in it is 1."""
+    F = descriptor_pb2.FieldDescriptorProto
+    file = descriptor_pb2.FileDescriptorProto(name=f"shop-{uuid.uuid4().hex}.proto", package="shop", syntax="proto3")
+    file.message_type.add(name="Audit").field.add(name="who", number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+    order = file.message_type.add(name="Order")
+    order.field.add(name="id", number=1, type=F.TYPE_INT64, label=F.LABEL_OPTIONAL)
+    order.field.add(name="item", number=2, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+    order.field.add(name="tags", number=3, type=F.TYPE_STRING, label=F.LABEL_REPEATED)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    return file, message_factory.GetMessageClass(pool.FindMessageTypeByName("shop.Order"))
+
+
+def test_protobuf_records_the_serializer_made_of_messages_read_as_typed_columns(
+    spark, kinesis, moto, serializer, tmp_path
+):
+    file, order = shop_file()
+    name = f"proto-orders-{uuid.uuid4().hex[:8]}"
+    messages = [order(id=i + 1, item=f"p{i}", tags=[f"t{i}"] * i).SerializeToString() for i in range(3)]
+    records = serializer.encode_protobuf(messages[:2], name, file.SerializeToString(), "Order") + (
+        serializer.encode_protobuf(messages[2:], name, file.SerializeToString(), "Order", compression="ZLIB")
+    )
+    # The serializer's framing: header, then Order's index in its file (1, after Audit), uncompressed.
+    assert [(r[0], r[1], r[18]) for r in records[:2]] == [(HEADER_VERSION, NO_COMPRESSION, 1)] * 2
+    assert records[2][1] == ZLIB
+    stream = kinesis.create_stream(shards=1)
+    kinesis.put_records(stream, [(f"k{i}", r) for i, r in enumerate(records)])
+
+    # The schema the serializer registered is the .proto text it derived from the descriptor.
+    column = from_gsr_protobuf("data", {**options(moto, name), "messageName": "Order"})
+    rows = read(spark, kinesis, stream, column, tmp_path)
+    assert sorted((r.id, r.item, list(r.tags)) for r in rows.collect()) == [
+        (1, "p0", []),
+        (2, "p1", ["t1"]),
+        (3, "p2", ["t2", "t2"]),
+    ]
