@@ -272,12 +272,16 @@ final class KinesisMicroBatchStream(
   }
 
   /** Stops prefetching (if it ever started), deregisters consumers if asked to, and lets go of the driver's clients. */
-  override def stop(): Unit =
+  override def stop(): Unit = if (stopped.compareAndSet(false, true)) {
     try {
       gauges.foreach(_.close())
       if (prefetcherMade) prefetcher.stop()
       consumers.foreach(_.stop())
     } finally KinesisClients.release(options.connection)
+  }
+
+  // Released once: a second stop would let go of clients another query still uses.
+  private val stopped = new java.util.concurrent.atomic.AtomicBoolean(false)
 
   override def toString: String = name
 

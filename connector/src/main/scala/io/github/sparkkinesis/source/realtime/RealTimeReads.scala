@@ -78,6 +78,8 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
   }
 
   /** The batch's end: where each task stopped, and the start of every shard that had no task. */
+  @volatile private var stopped = false
+
   def merge(ends: Seq[ShardPartitionOffset]): KinesisSourceOffset = {
     val start = planned.getOrElse(throw new IllegalStateException(s"$name: offsets merged before a batch was planned"))
     owners ++= ends.map(e => e.shard -> e.location)
@@ -101,6 +103,9 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
    * record yet, or a failed look, keeps the position as it was.
    */
   private def named(shard: ShardKey, position: ShardPosition): ShardPosition = position match {
+    // A batch merged as the query stops is never committed; a look then would open the
+    // connection's clients again after the stream let go of them.
+    case _ if stopped => position
     case ShardPosition.TrimHorizon | ShardPosition.AtTimestamp(_) =>
       try TrimHorizonCheck.firstSequence(kinesis, shard, position).map(ShardPosition.AtSequence).getOrElse(position)
       catch {
@@ -119,6 +124,7 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
    * the query's tasks ran on by a last job ([[ReaderRelease]]), which lets go of their clients too.
    */
   def stop(): Unit = {
+    stopped = true
     ExecutorCursors.forget(streamInstance)
     val driver =
       try KinesisBlockStore.thisExecutorLocation

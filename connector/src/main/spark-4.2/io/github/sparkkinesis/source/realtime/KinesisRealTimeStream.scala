@@ -39,7 +39,9 @@ final class KinesisRealTimeStream(
   /** Called by Spark for a realTime trigger; options that cannot apply are refused here. */
   override def prepareForRealTimeMode(): Unit = {
     val reads = new RealTimeReads(options, kinesis, sparkContext, name)
-    reads.checkOptions()
+    // Spark does not stop a source whose preparation failed: what this stream holds goes now.
+    try reads.checkOptions()
+    catch { case e: Throwable => microBatch.stop(); throw e }
     realTime = Some(reads)
   }
 
