@@ -41,7 +41,9 @@ def assert_nothing_remains(spark, stream, before):
         wait_for(lambda: left() == ({}, []), "nothing of the query to remain", timeout=30)
     except AssertionError:
         active = [q.name or str(q.id) for q in spark.streams.active]
-        raise AssertionError(f"30 s after the query stopped, still open: {left()}; queries still active: {active}") from None
+        raise AssertionError(
+            f"30 s after the query stopped, still open: {left()}; queries still active: {active}"
+        ) from None
 
 
 @pytest.mark.parametrize("mode", READ_MODES)
