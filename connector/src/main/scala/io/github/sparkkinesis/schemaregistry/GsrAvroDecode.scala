@@ -36,12 +36,9 @@ object GsrAvroDecode {
    */
   def apply(child: Expression, options: Map[String, String]): GsrAvroDecode = {
     val opts = new RegistryOptions.Given(options)
-    val permissive = opts.oneOf(RegistryOptions.Mode, RegistryOptions.Modes, "FAILFAST") == "PERMISSIVE"
+    val permissive = opts.permissive
     val connection = opts.connection
-    val definition = opts.get(RegistryOptions.SchemaDefinition).getOrElse {
-      RegistryOptions.namedVersion(opts, "to choose the schema records are read as", "AVRO", "from_gsr_avro")
-        .definition
-    }
+    val definition = opts.readerDefinition("AVRO", "from_gsr_avro")
     val parsed =
       try new Schema.Parser().parse(definition)
       catch {

@@ -42,11 +42,8 @@ object GsrJsonDecode {
    */
   def apply(child: Expression, options: Map[String, String]): GsrJsonDecode = {
     val opts = new RegistryOptions.Given(options)
-    val permissive = opts.oneOf(RegistryOptions.Mode, RegistryOptions.Modes, "FAILFAST") == "PERMISSIVE"
-    val definition = opts.get(RegistryOptions.SchemaDefinition).getOrElse {
-      RegistryOptions.namedVersion(opts, "to choose the schema records are read as", "JSON", "from_gsr_json")
-        .definition
-    }
+    val permissive = opts.permissive
+    val definition = opts.readerDefinition("JSON", "from_gsr_json")
     JsonSchemaTypes.rootType(definition) // A schema outside the supported subset fails here, at analysis.
     new GsrJsonDecode(child, opts.connection, definition, SQLConf.get.sessionLocalTimeZone, permissive)
   }

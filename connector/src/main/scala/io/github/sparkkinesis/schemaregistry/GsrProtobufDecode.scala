@@ -42,11 +42,8 @@ object GsrProtobufDecode {
    */
   def apply(child: Expression, options: Map[String, String]): GsrProtobufDecode = {
     val opts = new RegistryOptions.Given(options)
-    val permissive = opts.oneOf(RegistryOptions.Mode, RegistryOptions.Modes, "FAILFAST") == "PERMISSIVE"
-    val definition = opts.get(RegistryOptions.SchemaDefinition).getOrElse {
-      RegistryOptions.namedVersion(opts, "to choose the schema records are read as", "PROTOBUF", "from_gsr_protobuf")
-        .definition
-    }
+    val permissive = opts.permissive
+    val definition = opts.readerDefinition("PROTOBUF", "from_gsr_protobuf")
     val (file, message) = GsrProtobufDecode.message(opts, definition)
     ProtobufTypes.structOf(file, message) // A message with no Spark type fails here, at analysis.
     new GsrProtobufDecode(child, opts.connection, definition, message.fullName, permissive)

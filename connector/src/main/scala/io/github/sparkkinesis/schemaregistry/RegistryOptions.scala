@@ -56,6 +56,14 @@ object RegistryOptions {
       case Some(other) => throw invalid(key, other, "true or false")
     }
 
+    /** `mode`: whether a record that cannot be read gives null and its reason instead of failing. */
+    def permissive: Boolean = oneOf(Mode, Modes, "FAILFAST") == "PERMISSIVE"
+
+    /** The schema records are read as: `schemaDefinition`, else the version the options name. */
+    def readerDefinition(dataFormat: String, function: String): String = get(SchemaDefinition).getOrElse {
+      namedVersion(this, "to choose the schema records are read as", dataFormat, function).definition
+    }
+
     def versionId: Option[UUID] = get(SchemaVersionId).map { v =>
       Try(UUID.fromString(v)).getOrElse(throw invalid(SchemaVersionId, v, "a schema version id (a UUID)"))
     }
