@@ -7,39 +7,19 @@ import java.util.UUID
 import org.apache.avro.Schema
 import org.apache.avro.generic.{GenericData, GenericDatumWriter, GenericRecord}
 import org.apache.avro.io.EncoderFactory
-import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.types.{BinaryType, StructField, StructType}
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 /** `from_gsr_avro` from Scala and SQL against a stand-in registry: evolution, zlib, each failure mode. */
-class GsrAvroDecodeSuite extends AnyFunSuite with Matchers with BeforeAndAfterAll {
+class GsrAvroDecodeSuite extends AnyFunSuite with Matchers with RegistrySession {
   private val v1 =
     """{"type":"record","name":"Order","fields":[{"name":"id","type":"long"},{"name":"item","type":"string"}]}"""
   private val v2 = """{"type":"record","name":"Order","fields":[{"name":"id","type":"long"},""" +
     """{"name":"item","type":"string"},{"name":"quantity","type":"int","default":1}]}"""
   private val incompatible =
     """{"type":"record","name":"Order","fields":[{"name":"id","type":"string"},{"name":"item","type":"string"}]}"""
-
-  private var registry: StandInRegistry = _
-  private var spark: SparkSession = _
-
-  override def beforeAll(): Unit = {
-    super.beforeAll()
-    registry = new StandInRegistry
-    // A session with the functions' own extension, as the connector's SQL extension adds them.
-    spark = SparkSession.builder().master("local[2]").appName(getClass.getSimpleName)
-      .config("spark.ui.enabled", "false").withExtensions(SchemaRegistryFunctions.inject).getOrCreate()
-  }
-
-  override def afterAll(): Unit =
-    try { spark.stop(); registry.close() }
-    finally super.afterAll()
-
-  private def options(extra: (String, String)*): Map[String, String] = Map(
-    "endpoint" -> registry.endpoint, "region" -> "us-east-1",
-    "awsAccessKey" -> "AKIAEXAMPLE", "awsSecretKey" -> "secret") ++ extra
 
   private def avro(definition: String, fields: (String, Any)*): Array[Byte] = {
     val schema = new Schema.Parser().parse(definition)

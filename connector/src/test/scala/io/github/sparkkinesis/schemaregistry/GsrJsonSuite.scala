@@ -5,37 +5,18 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.sql.Date
 import java.util.UUID
 
-import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.types._
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 /** `from_gsr_json` and `to_gsr_json` from Scala and SQL against a stand-in registry: types, evolution, zlib, each failure mode. */
-class GsrJsonSuite extends AnyFunSuite with Matchers with BeforeAndAfterAll {
+class GsrJsonSuite extends AnyFunSuite with Matchers with RegistrySession {
   private val v1 = """{"$schema":"http://json-schema.org/draft-07/schema#","type":"object",""" +
     """"properties":{"id":{"type":"integer"},"item":{"type":"string","maxLength":20}},"required":["id"]}"""
   private val v2 = """{"type":"object","properties":{"id":{"type":"integer"},"item":{"type":"string"},""" +
     """"quantity":{"type":["number","null"]}},"required":["id"]}"""
   private val incompatible = """{"type":"object","properties":{"id":{"type":"string"}}}"""
-
-  private var registry: StandInRegistry = _
-  private var spark: SparkSession = _
-
-  override def beforeAll(): Unit = {
-    super.beforeAll()
-    registry = new StandInRegistry
-    spark = SparkSession.builder().master("local[2]").appName(getClass.getSimpleName)
-      .config("spark.ui.enabled", "false").withExtensions(SchemaRegistryFunctions.inject).getOrCreate()
-  }
-
-  override def afterAll(): Unit =
-    try { spark.stop(); registry.close() }
-    finally super.afterAll()
-
-  private def options(extra: (String, String)*): Map[String, String] = Map(
-    "endpoint" -> registry.endpoint, "region" -> "us-east-1",
-    "awsAccessKey" -> "AKIAEXAMPLE", "awsSecretKey" -> "secret") ++ extra
 
   private def record(version: UUID, json: String, compress: Boolean = false): Array[Byte] =
     GsrWireFormat.write(version, json.getBytes(UTF_8), compress)

@@ -3,14 +3,13 @@ package io.github.sparkkinesis.schemaregistry
 
 import java.util.UUID
 
-import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.types._
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 /** `from_gsr_protobuf` and `to_gsr_protobuf` from Scala and SQL against a stand-in registry: evolution, zlib, each failure mode. */
-class GsrProtobufSuite extends AnyFunSuite with Matchers with BeforeAndAfterAll {
+class GsrProtobufSuite extends AnyFunSuite with Matchers with RegistrySession {
   private val v1 =
     """syntax = "proto3";
       |package shop;
@@ -26,24 +25,6 @@ class GsrProtobufSuite extends AnyFunSuite with Matchers with BeforeAndAfterAll 
       |  enum Status { UNKNOWN = 0; OPEN = 1; } }
       |message Basket { repeated Order orders = 1; }""".stripMargin
   private val incompatible = "syntax = \"proto3\"; package shop; message Order { string id = 1; }"
-
-  private var registry: StandInRegistry = _
-  private var spark: SparkSession = _
-
-  override def beforeAll(): Unit = {
-    super.beforeAll()
-    registry = new StandInRegistry
-    spark = SparkSession.builder().master("local[2]").appName(getClass.getSimpleName)
-      .config("spark.ui.enabled", "false").withExtensions(SchemaRegistryFunctions.inject).getOrCreate()
-  }
-
-  override def afterAll(): Unit =
-    try { spark.stop(); registry.close() }
-    finally super.afterAll()
-
-  private def options(extra: (String, String)*): Map[String, String] = Map(
-    "endpoint" -> registry.endpoint, "region" -> "us-east-1",
-    "awsAccessKey" -> "AKIAEXAMPLE", "awsSecretKey" -> "secret") ++ extra
 
   private def records(rows: Array[Byte]*): DataFrame = {
     val schema = StructType(Seq(StructField("data", BinaryType)))
