@@ -82,8 +82,10 @@ final class KinesisMicroBatchStream(
     store.getOrCreate {
       val listed = shards.listShards()
       // Offsets may name other streams' shards (initialPosition as offset JSON): only ours count.
-      val offset = KinesisSourceOffset(
-        StartPositions.of(options.initialPosition, listed, System.currentTimeMillis()), shards.streamCreationTimes())
+      // Each shard's start names its first record, so that a first batch run again after a
+      // restart can tell whether retention deleted any of its records (FirstRecords).
+      val starts = StartPositions.of(options.initialPosition, listed, System.currentTimeMillis())
+      val offset = KinesisSourceOffset(FirstRecords.namedAll(kinesis, starts, name), shards.streamCreationTimes())
       logInfo(s"Initial offset of $name: ${offset.json()}")
       offset
     }

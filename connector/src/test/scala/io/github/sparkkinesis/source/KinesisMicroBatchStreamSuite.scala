@@ -145,8 +145,8 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
         ShardKey("clicks", shardId(1)) -> TrimHorizon, ShardKey("clicks", shardId(2)) -> AfterSequence(c.last))
       val planned = q.partitions(q.committed, end).flatMap(_.ranges)
       planned.map(r => (r.shard, r.start, r.end.sequenceNumber)) shouldBe Seq(
-        (ShardKey("clicks", shardId(0)), TrimHorizon, a.last),
-        (ShardKey("clicks", shardId(2)), TrimHorizon, c.last))
+        (ShardKey("clicks", shardId(0)), AtSequence(a.head), a.last), // the start names the first record
+        (ShardKey("clicks", shardId(2)), AtSequence(c.head), c.last))
       all(planned.map(_.blocks)) should not be empty // read from prefetched blocks
       // Nothing new: no partitions at all.
       q.partitions(end, end) shouldBe empty
@@ -253,6 +253,34 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
         again.source.deserializeOffset(offset.json()).asInstanceOf[KinesisSourceOffset]
       again.readTasks(logged(start), logged(end)) shouldBe tasks
     } finally again.stop()
+  }
+
+  test("a first batch from trim_horizon run again after retention deleted some of its records is a data loss") {
+    Seq(true, false).foreach { failOnDataLoss =>
+      val api = new FakeKinesisApi().createStream("clicks", 2)
+      api.putMany("clicks", shardId(0), "a", 6)
+      api.putMany("clicks", shardId(1), "b", 3)
+      val metadataPath = newMetadataPath()
+      val opts = options("failOnDataLoss" -> failOnDataLoss.toString)
+      val first = new Query(api, opts, metadataPath)
+      val (start, end) =
+        try (first.committed, first.settledEnd())
+        finally first.stop()
+      // Stopped before its first batch committed; retention then deletes two records it had not read.
+      api.trim("clicks", shardId(0), 2)
+      val again = new Query(api, opts, metadataPath)
+      try {
+        again.committed shouldBe start // the stored start, which names each shard's first record
+        if (failOnDataLoss) {
+          val e = intercept[Exception](again.read(again.logged(start), again.logged(end)))
+          Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString("\n") should
+            include("KINESIS_DATA_LOSS")
+        } else {
+          data(again.read(again.logged(start), again.logged(end))) should contain theSameElementsAs
+            (2 until 6).map(i => s"a-$i") ++ (0 until 3).map(i => s"b-$i")
+        }
+      } finally again.stop()
+    }
   }
 
   test("rows carry the record and where it came from") {

@@ -13,9 +13,8 @@ import io.github.sparkkinesis.client.KinesisApi
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.options.{KinesisOptions, KinesisSourceOptions}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
-import io.github.sparkkinesis.polling.TrimHorizonCheck
 import io.github.sparkkinesis.prefetch.{ExecutorCursors, PrefetchSettings, ReaderRelease}
-import io.github.sparkkinesis.source.{EfoConsumers, ShardTracker}
+import io.github.sparkkinesis.source.{EfoConsumers, FirstRecords, ShardTracker}
 
 /**
  * The driver side of real-time mode, free of Spark's real-time interfaces (see
@@ -95,27 +94,14 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
   }
 
   /**
-   * A task that returned nothing ends where it started. When that start names no record
-   * (TRIM_HORIZON, AT_TIMESTAMP: a shard the query has not read a record of yet), the end names
-   * the shard's first record there now instead: the same records to read, but a restart can
-   * then tell whether retention deleted any of them before they were read (`failOnDataLoss`,
-   * [[TrimHorizonCheck]]), which it cannot from a position that names none. A shard holding no
-   * record yet, or a failed look, keeps the position as it was.
+   * A task that returned nothing ends where it started; when that start names no record, the end
+   * names the shard's first record there now instead ([[FirstRecords]]), so that a restart can
+   * tell whether retention deleted any of them before they were read.
    */
-  private def named(shard: ShardKey, position: ShardPosition): ShardPosition = position match {
+  private def named(shard: ShardKey, position: ShardPosition): ShardPosition =
     // A batch merged as the query stops is never committed; a look then would open the
     // connection's clients again after the stream let go of them.
-    case _ if stopped => position
-    case ShardPosition.TrimHorizon | ShardPosition.AtTimestamp(_) =>
-      try TrimHorizonCheck.firstSequence(kinesis, shard, position).map(ShardPosition.AtSequence).getOrElse(position)
-      catch {
-        case NonFatal(e) =>
-          logWarning(s"$name: could not find the first record of $shard at $position (${e.getMessage}); " +
-            "the batch ends there as it is")
-          position
-      }
-    case other => other
-  }
+    if (stopped) position else FirstRecords.named(kinesis, shard, position, name)
 
   def metrics: Map[String, String] = progress.toMap(efo = options.efo.isDefined, expiredShards = shards.dataLossEvents)
 
