@@ -13,7 +13,9 @@ from chaos_runner import execute, replay_command
 
 from faults import FaultProxy
 
-DEFAULT_SEEDS = (3, 7)
+# Two short runs that share no trait: polling, real time, the sink with record ids, answers to
+# PutRecords lost (26); enhanced fan-out, micro-batches into a table, a restart (7).
+DEFAULT_SEEDS = (26, 7)
 
 
 def seeds():
