@@ -9,6 +9,8 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from expiring_roles import expiring_role
+
 from faults import Fault
 from streaming import read_shard, user_records
 
@@ -24,6 +26,9 @@ class ChaosFault:
     # at_restart(kinesis, proxy, source): the (key, n) records it may make unreadable; drawn
     # apart from the other faults, on runs that restart (chaos_generator.draw).
     at_restart: Optional[Callable] = None
+    # signs_as(moto, proxy): source options that make the query sign with other credentials
+    # (which the proxy may refuse past their expiry); the runner starts the query with them.
+    signs_as: Optional[Callable] = None
     modes: tuple = ("polling", "efo")
     triggers: tuple = ("available-now", "micro-batch", "real-time")
     sinks: tuple = ("table", "kinesis")
@@ -54,6 +59,14 @@ def trim_a_shard(kinesis, proxy, source):
         return frozenset()
     proxy.trim(source, shard, records[-1]["SequenceNumber"])
     return frozenset(_pair(data) for _, data, _ in user_records(records[:-1]))
+
+
+def expiring_credentials(moto, proxy):
+    """The query reads as an assumed role whose credentials STS issues for six seconds; AWS
+    refuses a request signed past that (the proxy does as it does), so every call and
+    subscription after the first seconds needs credentials renewed mid-run."""
+    options, _ = expiring_role(moto, proxy, "chaos")
+    return options
 
 
 def _pair(data):
@@ -93,4 +106,5 @@ CATALOG = {
     "PutRecords entries refused": ChaosFault(_add(Fault.partial_put(share=0.2)), sinks=("kinesis",)),
     "consumer deleted outside the query": ChaosFault(at=0.4, act=deregister_consumer, modes=("efo",)),
     "records trimmed past retention": ChaosFault(at_restart=trim_a_shard),
+    "credentials expiring": ChaosFault(signs_as=expiring_credentials),
 }

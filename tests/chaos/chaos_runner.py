@@ -9,6 +9,7 @@ import time
 import chaos_checker as check
 from chaos_generator import MIB
 from chaos_nemesis import CATALOG, consumer_name
+from expiring_roles import SESSION_SECONDS, SESSION_SECONDS_PROPERTY
 from harness import Producer, Resharder, reader_options, start_query, table_count, table_rows
 from realtime import MIN_BATCH_DURATION
 
@@ -150,8 +151,10 @@ def peaks(query, before):
     return {m: max(before.get(m, 0), metric_peak(query, m)) for m in ("prefetchedBytes", "dataLossEvents")}
 
 
-def execute(run, spark, kinesis, proxy, tmp):
-    """Runs `run`; the broken promises, as sentences (empty when it kept every one)."""
+def execute(run, spark, kinesis, proxy, tmp, moto=None):
+    """Runs `run`; the broken promises, as sentences (empty when it kept every one). `moto`
+    (its STS and IAM) for the faults that sign as another identity."""
+    began = time.monotonic()
     before, held_before = owned(jvm_threads(spark)), live_resources(spark)
     source = kinesis.create_stream(shards=run.shards)
     if run.pad_bytes > MIB:
@@ -171,6 +174,9 @@ def execute(run, spark, kinesis, proxy, tmp):
     )
     sink = Sink(run, spark, kinesis, proxy, tmp)
     options = source_options(run, kinesis, proxy, source)
+    for signs_as in filter(None, (CATALOG[name].signs_as for name in run.faults)):
+        options.update(signs_as(moto, proxy))
+        spark.sparkContext._jvm.java.lang.System.setProperty(SESSION_SECONDS_PROPERTY, str(SESSION_SECONDS))
     reshard = Resharder(kinesis, source, run.records) if run.reshard else None
     pending = [CATALOG[name] for name in run.faults if CATALOG[name].at is not None]
     if run.trigger == "real-time":
@@ -224,6 +230,12 @@ def execute(run, spark, kinesis, proxy, tmp):
         proxy.limits(False)
         if run.trigger == "real-time":
             spark.conf.unset(MIN_BATCH_DURATION)
+        spark.sparkContext._jvm.java.lang.System.clearProperty(SESSION_SECONDS_PROPERTY)
+    signers = len({key for _, key in proxy.signed_by})
+    print(
+        f"{time.monotonic() - began:.1f}s: every record in the sink; faults injected: {dict(proxy.injected)}; "
+        f"calls signed by {signers} access keys"
+    )
     if not broken:
         # With failOnDataLoss, records lost are a failure of the query (KINESIS_DATA_LOSS) or none.
         allowed = may_lose if not run.fail_on_data_loss or may_lose == set(producer.produced) else frozenset()
@@ -231,6 +243,7 @@ def execute(run, spark, kinesis, proxy, tmp):
         if allowed and not run.fail_on_data_loss:
             broken += check.loss_is_counted(allowed - sink.stored_records(), peak.get("dataLossEvents", 0))
     broken += check.memory_stays_bounded(peak.get("prefetchedBytes", 0), run)
+    print(f"{time.monotonic() - began:.1f}s: checked what the sink holds")
     # Readers and clients close asynchronously after stop; limiter turns last 5 s after a call.
     settle_by = time.monotonic() + 30
     while True:
@@ -240,6 +253,7 @@ def execute(run, spark, kinesis, proxy, tmp):
             break
         time.sleep(1)
     broken += check.nothing_outlives_the_query(leaked, held)
+    print(f"{time.monotonic() - began:.1f}s: checked what outlives the query")
     return broken
 
 
