@@ -37,6 +37,7 @@ class Run:
     restart_at: Optional[float]  # share of the records read when the query is stopped and started again
     reshard: bool  # split then merge source shards while the query reads
     fail_on_data_loss: bool = True  # the failOnDataLoss option (drawn with the faults at a restart)
+    cluster: bool = False  # the query runs by spark-submit on a local-cluster (chaos_cluster), not in this session
 
     def describe(self):
         parts = [
@@ -49,6 +50,7 @@ class Run:
             f"restart at {self.restart_at:.0%}" if self.restart_at else "",
             "reshard" if self.reshard else "",
             "" if self.fail_on_data_loss else "failOnDataLoss false",
+            "in a local-cluster of its own" if self.cluster else "",
         ]
         return "; ".join(p for p in parts if p)
 
@@ -63,7 +65,7 @@ def draw(seed):
     applicable = sorted(
         name
         for name, fault in CATALOG.items()
-        if fault.applies(mode, trigger, sink) and not fault.at_restart and not fault.signs_as
+        if fault.applies(mode, trigger, sink) and not (fault.at_restart or fault.signs_as or fault.cluster_only)
     )
     # Real-time mode reads every open shard in a task of its own for the whole batch: the test
     # session's local[2] has two slots (more open shards fail, as documented, with
@@ -106,4 +108,10 @@ def draw(seed):
     # Credentials that expire while the query reads, drawn apart for the same reason.
     if random.Random(f"{seed}-credentials").random() < 0.25:
         run = replace(run, faults=run.faults + ("credentials expiring",))
+    # A query in a JVM of its own, where an executor or the driver is killed (micro-batches
+    # into the table), drawn apart for the same reason.
+    placement = random.Random(f"{seed}-placement")
+    if trigger == "micro-batch" and sink == "table" and placement.random() < 0.35:
+        kills = placement.choice((("executor killed",), ("driver killed",), ("executor killed", "driver killed")))
+        run = replace(run, cluster=True, faults=run.faults + kills)
     return run

@@ -21,14 +21,16 @@ THROTTLED = "ProvisionedThroughputExceededException"
 class ChaosFault:
     program: Callable = lambda proxy: None  # program(proxy): adds its faults
     at: Optional[float] = None  # the share of the records in the sink when `act` runs
-    # act(kinesis, source stream, run): True once done; False to be called again at the next look.
-    act: Callable = lambda kinesis, source, run: True
+    # act(kinesis, source stream, run, query): True once done; False to be called again at the next look.
+    act: Callable = lambda kinesis, source, run, query: True
     # at_restart(kinesis, proxy, source): the (key, n) records it may make unreadable; drawn
     # apart from the other faults, on runs that restart (chaos_generator.draw).
     at_restart: Optional[Callable] = None
     # signs_as(moto, proxy): source options that make the query sign with other credentials
     # (which the proxy may refuse past their expiry); the runner starts the query with them.
     signs_as: Optional[Callable] = None
+    # Only for a query in a JVM of its own (chaos_cluster), drawn with that placement.
+    cluster_only: bool = False
     modes: tuple = ("polling", "efo")
     triggers: tuple = ("available-now", "micro-batch", "real-time")
     sinks: tuple = ("table", "kinesis")
@@ -37,7 +39,7 @@ class ChaosFault:
         return mode in self.modes and trigger in self.triggers and sink in self.sinks
 
 
-def deregister_consumer(kinesis, source, run):
+def deregister_consumer(kinesis, source, run, query):
     """An operator deregisters the query's EFO consumer while it reads (boto3): done (True)
     once it is ACTIVE, since a query started a moment ago may still be registering it."""
     client, name = kinesis.client, f"sparkkinesis_{consumer_name(run)}"
@@ -107,4 +109,6 @@ CATALOG = {
     "consumer deleted outside the query": ChaosFault(at=0.4, act=deregister_consumer, modes=("efo",)),
     "records trimmed past retention": ChaosFault(at_restart=trim_a_shard),
     "credentials expiring": ChaosFault(signs_as=expiring_credentials),
+    "executor killed": ChaosFault(at=0.3, act=lambda k, s, r, query: query.kill_executor(), cluster_only=True),
+    "driver killed": ChaosFault(at=0.5, act=lambda k, s, r, query: query.kill_driver(), cluster_only=True),
 }

@@ -7,6 +7,7 @@ import json
 import time
 
 import chaos_checker as check
+from chaos_cluster import ClusterQuery
 from chaos_generator import MIB
 from chaos_nemesis import CATALOG, consumer_name
 from expiring_roles import SESSION_SECONDS, SESSION_SECONDS_PROPERTY
@@ -33,13 +34,18 @@ class Sink:
 
     def __init__(self, run, spark, kinesis, proxy, tmp):
         self.run, self.spark, self.kinesis, self.proxy = run, spark, kinesis, proxy
-        self.out, self.checkpoint = tmp / "out", tmp / "checkpoint"
+        self.out, self.checkpoint, self.tmp, self.apps = tmp / "out", tmp / "checkpoint", tmp, 0
+        self.java_properties = {}  # for a query in a JVM of its own (chaos_cluster)
         self.target = kinesis.create_stream(shards=run.target_shards) if run.sink == "kinesis" else None
         if self.target and run.pad_bytes > MIB:
             allow_large_records(kinesis, self.target)
 
     def start(self, options):
         run = self.run
+        if run.cluster:
+            self.apps += 1
+            log = self.tmp / f"app-{self.apps}.log"
+            return ClusterQuery(options, self.out, self.checkpoint, log, self.java_properties)
         if run.sink == "table":
             return start_query(self.spark, options, self.out, self.checkpoint, run.trigger)
         df = self.spark.readStream.format("kinesis").options(**options).load().select("partitionKey", "data")
@@ -140,11 +146,11 @@ def owned(names):
 
 def metric_peak(query, metric):
     """The highest value of a source metric (prefetchedBytes, dataLossEvents) in the query's progress."""
-    peak = 0
-    for progress in query.recentProgress:
-        for source in progress.sources:
-            peak = max(peak, int((source.metrics or {}).get(metric, 0)))
-    return peak
+    if isinstance(query, ClusterQuery):
+        reported = query.source_metrics
+    else:
+        reported = [source.metrics or {} for progress in query.recentProgress for source in progress.sources]
+    return max((int(metrics.get(metric, 0)) for metrics in reported), default=0)
 
 
 def peaks(query, before):
@@ -177,8 +183,9 @@ def execute(run, spark, kinesis, proxy, tmp, moto=None):
     for signs_as in filter(None, (CATALOG[name].signs_as for name in run.faults)):
         options.update(signs_as(moto, proxy))
         spark.sparkContext._jvm.java.lang.System.setProperty(SESSION_SECONDS_PROPERTY, str(SESSION_SECONDS))
+        sink.java_properties[SESSION_SECONDS_PROPERTY] = SESSION_SECONDS
     reshard = Resharder(kinesis, source, run.records) if run.reshard else None
-    pending = [CATALOG[name] for name in run.faults if CATALOG[name].at is not None]
+    pending = [name for name in run.faults if CATALOG[name].at is not None]
     if run.trigger == "real-time":
         spark.conf.set(MIN_BATCH_DURATION, "1000")
     broken, peak, restarted = [], {}, False
@@ -197,9 +204,10 @@ def execute(run, spark, kinesis, proxy, tmp, moto=None):
             stored = sink.stored()
             if reshard:
                 reshard(stored)
-            for fault in [f for f in pending if stored >= f.at * run.records]:
-                if fault.act(kinesis, source, run):
-                    pending.remove(fault)
+            for name in [n for n in pending if stored >= CATALOG[n].at * run.records]:
+                if CATALOG[name].act(kinesis, source, run, query):
+                    pending.remove(name)
+                    print(f"{time.monotonic() - began:.1f}s: {name}, {stored} records in the sink")
             if (
                 producer.done()
                 and stored >= len(producer.produced) - len(may_lose)
