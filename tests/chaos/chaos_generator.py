@@ -11,10 +11,10 @@ from chaos_nemesis import CATALOG
 TRIGGERS = ("available-now", "micro-batch", "real-time")
 MIB = 1024 * 1024
 # Kinesis takes records of up to 10 MiB on a stream raised to them (MaxRecordSizeInKiB). The
-# local Kinesis (kinesis-mock) serves about 2 MiB a second and fails or drops a call whose
-# record nears 10 MiB: a run draws two records of at most 5 MiB (tests/test_large_records.py
-# reads records of 10 MiB from the benchmark Kinesis).
-LARGE_RECORD_BYTES = (2 * MIB, 5 * MIB)
+# local Kinesis (kinesis-mock) serves about 2 MiB a second and, on a loaded machine, may not
+# answer a put of a record of 5 MiB or more within minutes: a run draws two records of at most
+# 3 MiB (tests/test_large_records.py reads records of 10 MiB from the benchmark Kinesis).
+LARGE_RECORD_BYTES = (2 * MIB, 3 * MIB)
 
 
 @dataclass(frozen=True)
