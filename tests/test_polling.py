@@ -4,7 +4,7 @@ start positions, triggers, metrics, batch reads, and a re-created stream."""
 
 import json
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from pyspark.errors import PySparkException, StreamingQueryException
@@ -253,7 +253,8 @@ def test_progress_reports_the_lag_behind_a_backlog_and_none_once_caught_up(spark
     stream = kinesis.create_stream(shards=1)
     backlog, tip, age_s = make_records(200, "backlog"), make_records(10, "tip"), 3
     kinesis.put_records(stream, backlog)
-    time.sleep(age_s)  # the backlog is this much older than the records at the tip
+    backlog_put = time.monotonic()
+    wait_for(lambda: time.monotonic() - backlog_put >= age_s, what=f"the backlog to be {age_s} s older than the tip")
     kinesis.put_records(stream, tip)
     # Small fetches and short rounds: the first batch ends with most of the backlog unread.
     reader = kinesis_reader(
@@ -296,9 +297,12 @@ def test_throttled_reads_reach_the_reader_which_backs_off_and_counts_them(spark,
 def test_at_timestamp_reads_records_at_or_after_it(spark, kinesis, tmp_path):
     stream = kinesis.create_stream(shards=2)
     kinesis.put_records(stream, make_records(20, "old"))
-    time.sleep(1.5)
+    # The local Kinesis stamps arrivals to the second: the timestamp is a clear second after
+    # the old records and before the new ones.
+    old_put = datetime.now(timezone.utc)
+    wait_for(lambda: datetime.now(timezone.utc) - old_put >= timedelta(seconds=1.5), what="1.5 s past the old records")
     since = datetime.now(timezone.utc)
-    time.sleep(1.5)
+    wait_for(lambda: datetime.now(timezone.utc) - since >= timedelta(seconds=1.5), what="1.5 s past the timestamp")
     new = make_records(20, "new")
     kinesis.put_records(stream, new)
 
@@ -365,16 +369,27 @@ def test_batch_read_from_the_start_to_the_tip_or_to_given_positions(spark, kines
     assert bounded.count() == 10 * len(cut)
 
 
+def created_at(kinesis, stream):
+    summary = kinesis.client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]
+    return summary["StreamCreationTimestamp"]
+
+
 def test_a_checkpoint_of_a_deleted_and_recreated_stream_is_refused(spark, kinesis, tmp_path):
     stream = kinesis.create_stream(shards=1)
     kinesis.put_records(stream, make_records(10))
     checkpoint = tmp_path / "checkpoint"
     run_available_now(kinesis_reader(spark, kinesis, stream), tmp_path / "sink", checkpoint)
 
+    first_created = created_at(kinesis, stream)
     kinesis.client.delete_stream(StreamName=stream)
     wait_for(lambda: stream not in kinesis.client.list_streams()["StreamNames"], what="deletion")
-    time.sleep(1)
+    # Creation times are to the second: the stream made again is a second younger.
+    wait_for(
+        lambda: datetime.now(timezone.utc) - first_created >= timedelta(seconds=1),
+        what="a second past the first stream's creation",
+    )
     kinesis.create_stream(name=stream, shards=1)
+    assert created_at(kinesis, stream) != first_created, "the stream made again has the first one's creation time"
     kinesis.put_records(stream, make_records(10))
 
     with pytest.raises(PySparkException, match="KINESIS_STREAM_RECREATED"):

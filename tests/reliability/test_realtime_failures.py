@@ -8,7 +8,6 @@ batch the driver crash cut short, which runs again) carries the same data."""
 import json
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -55,8 +54,13 @@ def test_a_killed_executor_and_a_killed_driver_lose_nothing(mode, kinesis, tmp_p
         os.kill(victims[0], signal.SIGKILL)
         put_some("after-executor-loss")
         wait_for(lambda: app.running() and all_delivered(), 180, "the records put after the executor loss")
+        before_crash = len(put)
         put_some("before-driver-crash")
-        time.sleep(1)
+        wait_for(
+            lambda: app.running() and any(r["seq"] in put[before_crash:] for r in deliveries(sink)),
+            120,
+            "the first of the records put before the driver crash",
+        )
         app.process.kill()  # the driver dies mid-batch, whatever it had delivered
         app.process.wait(30)
     finally:
