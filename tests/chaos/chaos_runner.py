@@ -144,6 +144,12 @@ def owned(names):
     return {n for n in names if n.startswith(OWNED) and not n.startswith(SHARED)}
 
 
+def last_offsets(query):
+    """The end offsets of the query's last batch (a query in a JVM of its own reports none)."""
+    progress = None if isinstance(query, ClusterQuery) else query.lastProgress
+    return [source["endOffset"] for source in progress["sources"]] if progress else "no batch ended"
+
+
 def metric_peak(query, metric):
     """The highest value of a source metric (prefetchedBytes, dataLossEvents) in the query's progress."""
     if isinstance(query, ClusterQuery):
@@ -226,7 +232,10 @@ def execute(run, spark, kinesis, proxy, tmp, moto=None):
                 peak = peaks(query, peak)
                 query = sink.start(options)
             if time.monotonic() > deadline:
-                broken.append(f"{stored} of {len(producer.produced)} records reached the sink within {TIMEOUT}s")
+                broken.append(
+                    f"{stored} of {len(producer.produced)} records reached the sink within {TIMEOUT}s; "
+                    f"where the query stood: {last_offsets(query)}"
+                )
                 break
             time.sleep(1)
     finally:
