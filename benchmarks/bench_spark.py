@@ -567,9 +567,10 @@ def steady_rate(spark, pid, spec, workdir):
     """A stream at a steady pace read into noop with a processing-time trigger: after
     `warmup_batches` and at least `warmup_s` seconds of the query, the JVM's CPU over at least
     `batches` whole batches spanning at least `window_s` seconds (from the end of one batch to the
-    end of another), the records those batches read, and the Kinesis calls made meanwhile. The warm-up counts time as well as batches: the JIT
-    still compiles Spark's and the SDK's code a minute into a query, and a build whose batches take
-    longer must not be measured later, with less of it left."""
+    end of another), the records those batches read, and the Kinesis calls made meanwhile. The
+    warm-up and the window count time as well as batches: the JIT still compiles Spark's and the
+    SDK's code a minute into a query, and a build whose batches take longer must not be measured
+    later or longer, with less of it left."""
     query = (
         steady_source(spark, spec)
         .writeStream.format("noop")
