@@ -593,11 +593,13 @@ def steady_rate(spark, pid, spec, workdir):
 
     started = time.time()
     wait_for_batches(spec["warmup_batches"])
-    while time.time() - started < spec.get("warmup_s", 0):
-        if query.exception():
-            raise RuntimeError(f"the steady query failed: {query.exception()}")
-        time.sleep(0.25)
-    wait_for_batches(batches() + 1)  # the window starts at the end of a batch
+    if time.time() - started < spec.get("warmup_s", 0):
+        while time.time() - started < spec.get("warmup_s", 0):
+            if query.exception():
+                raise RuntimeError(f"the steady query failed: {query.exception()}")
+            time.sleep(0.25)
+        wait_for_batches(batches() + 1)  # the window starts at the end of a batch
+    # (else a warm-up batch just ended past warmup_s: the window starts there, not a batch later)
     first = batches()
     with profiled(pid) as (before, seen):
         calls_before, began = calls_so_far(spec, pid), time.time()
