@@ -144,12 +144,15 @@ test-e2e: wheel $(BENCH_JAR)
 CHAOS_RUNS ?= 200
 CHAOS_FIRST_SEED ?= 1000
 CHAOS_JVM_CASES ?= 300
+# Runs at once (pytest workers, each with its own Spark session and local Kinesis): a run
+# mostly waits on Kinesis and triggers, so two share the two cores of a small machine.
+CHAOS_WORKERS ?= 2
 test-chaos: venv
 	CHAOS_JVM_CASES=$(CHAOS_JVM_CASES) $(SBT) "connector/testOnly *SourceChaosSuite" | build/test-summary
 	$(WHEEL_4.2)
 	localstack/install.sh
 	CHAOS_RUNS=$(CHAOS_RUNS) CHAOS_FIRST_SEED=$(CHAOS_FIRST_SEED) CHAOS_SEEDS=$(CHAOS_SEEDS) \
-	  $(PY) -m pytest tests/chaos -m chaos -v -rs --durations=10
+	  $(PY) -m pytest tests/chaos -m chaos -n $(CHAOS_WORKERS) -v -rs --durations=10
 
 # All of the reliability suite (tests/reliability/): each row adds a line to
 # tests/reliability/results/latest.md. pytest fails when nothing is selected (exit code 5).

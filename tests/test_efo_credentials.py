@@ -6,40 +6,19 @@ expiry (kinesis-mock checks no signature), and ends every
 subscription after a few events, so the query subscribes again many times across the sessions.
 Each SubscribeToShard is signed with the credentials valid then; every record is read once."""
 
-import time
 import uuid
 
+from expiring_roles import SESSION_SECONDS, SESSION_SECONDS_PROPERTY, expiring_role
 from realtime import wait_for
 
 from faults import Fault
 from streaming import KeyedProducer, kinesis_reader
 
-SESSION_SECONDS_PROPERTY = "sparkkinesis.test.assumeRoleSessionSeconds"
-SESSION_SECONDS = 6
-
-
-class RoleExpiries:
-    """When each access key moto's STS issued for a role expires at the latest (epoch seconds):
-    SESSION_SECONDS after it was first seen here (moto reports no expiry; a key is issued before
-    it is first used, so it has expired by then)."""
-
-    def __init__(self, moto, role_arn):
-        self.moto, self.role_arn, self.known = moto, role_arn, {}
-
-    def __call__(self, access_key_id):
-        if access_key_id not in self.known:
-            for session in self.moto.assumed_roles(self.role_arn):
-                self.known.setdefault(session["access_key_id"], time.time() + SESSION_SECONDS)
-        return self.known.get(access_key_id)
-
 
 def test_subscriptions_renew_with_fresh_role_credentials_as_each_session_expires(
     spark, kinesis, moto, fault_proxy, tmp_path
 ):
-    base_key, base_secret, base_arn = moto.create_user(f"base-{uuid.uuid4().hex[:8]}", ["sts:AssumeRole"])
-    role_arn = moto.create_role(f"reader-{uuid.uuid4().hex[:8]}", base_arn, ["kinesis:*"])
-    expiries = RoleExpiries(moto, role_arn)
-    fault_proxy.refuse_expired_credentials(expiries)
+    role_options, expiries = expiring_role(moto, fault_proxy, "reader")
     fault_proxy.add(Fault.end_subscription_early(after_events=3, every=1))
     stream = kinesis.create_stream(shards=2)
     out = tmp_path / "out"
@@ -55,10 +34,7 @@ def test_subscriptions_renew_with_fresh_role_credentials_as_each_session_expires
             consumerMode="efo",
             consumerName=f"e2e-{uuid.uuid4().hex[:8]}",
             requireConsumerDeregistration="true",
-            awsAccessKey=base_key,
-            awsSecretKey=base_secret,
-            roleArn=role_arn,
-            stsEndpoint=moto.endpoint,
+            **role_options,
             maxFetchDuration="500ms",
         )
     finally:
@@ -99,5 +75,6 @@ def test_subscriptions_renew_with_fresh_role_credentials_as_each_session_expires
     rows = spark.read.parquet(str(out)).collect()
     assert sorted(r.data for r in rows) == sorted(d.decode() for _, d in producer.produced), "lost or repeated"
     signers = {key for (_, key), _ in fault_proxy.signed_by.items()}
+    base_key = role_options["awsAccessKey"]
     assert base_key not in signers, "Kinesis calls are signed with the role's credentials, never the base keys"
     assert fault_proxy.injected[("SubscribeToShard", "end_early")] >= 1, "no subscription was ended to be renewed"

@@ -9,6 +9,8 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from expiring_roles import expiring_role
+
 from faults import Fault
 from streaming import read_shard, user_records
 
@@ -19,11 +21,16 @@ THROTTLED = "ProvisionedThroughputExceededException"
 class ChaosFault:
     program: Callable = lambda proxy: None  # program(proxy): adds its faults
     at: Optional[float] = None  # the share of the records in the sink when `act` runs
-    # act(kinesis, source stream, run): True once done; False to be called again at the next look.
-    act: Callable = lambda kinesis, source, run: True
+    # act(kinesis, source stream, run, query): True once done; False to be called again at the next look.
+    act: Callable = lambda kinesis, source, run, query: True
     # at_restart(kinesis, proxy, source): the (key, n) records it may make unreadable; drawn
     # apart from the other faults, on runs that restart (chaos_generator.draw).
     at_restart: Optional[Callable] = None
+    # signs_as(moto, proxy): source options that make the query sign with other credentials
+    # (which the proxy may refuse past their expiry); the runner starts the query with them.
+    signs_as: Optional[Callable] = None
+    # Only for a query in a JVM of its own (chaos_cluster), drawn with that placement.
+    cluster_only: bool = False
     modes: tuple = ("polling", "efo")
     triggers: tuple = ("available-now", "micro-batch", "real-time")
     sinks: tuple = ("table", "kinesis")
@@ -32,7 +39,7 @@ class ChaosFault:
         return mode in self.modes and trigger in self.triggers and sink in self.sinks
 
 
-def deregister_consumer(kinesis, source, run):
+def deregister_consumer(kinesis, source, run, query):
     """An operator deregisters the query's EFO consumer while it reads (boto3): done (True)
     once it is ACTIVE, since a query started a moment ago may still be registering it."""
     client, name = kinesis.client, f"sparkkinesis_{consumer_name(run)}"
@@ -54,6 +61,14 @@ def trim_a_shard(kinesis, proxy, source):
         return frozenset()
     proxy.trim(source, shard, records[-1]["SequenceNumber"])
     return frozenset(_pair(data) for _, data, _ in user_records(records[:-1]))
+
+
+def expiring_credentials(moto, proxy):
+    """The query reads as an assumed role whose credentials STS issues for six seconds; AWS
+    refuses a request signed past that (the proxy does as it does), so every call and
+    subscription after the first seconds needs credentials renewed mid-run."""
+    options, _ = expiring_role(moto, proxy, "chaos")
+    return options
 
 
 def _pair(data):
@@ -93,4 +108,7 @@ CATALOG = {
     "PutRecords entries refused": ChaosFault(_add(Fault.partial_put(share=0.2)), sinks=("kinesis",)),
     "consumer deleted outside the query": ChaosFault(at=0.4, act=deregister_consumer, modes=("efo",)),
     "records trimmed past retention": ChaosFault(at_restart=trim_a_shard),
+    "credentials expiring": ChaosFault(signs_as=expiring_credentials),
+    "executor killed": ChaosFault(at=0.3, act=lambda k, s, r, query: query.kill_executor(), cluster_only=True),
+    "driver killed": ChaosFault(at=0.5, act=lambda k, s, r, query: query.kill_driver(), cluster_only=True),
 }

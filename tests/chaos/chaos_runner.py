@@ -7,8 +7,10 @@ import json
 import time
 
 import chaos_checker as check
+from chaos_cluster import ClusterQuery
 from chaos_generator import MIB
 from chaos_nemesis import CATALOG, consumer_name
+from expiring_roles import SESSION_SECONDS, SESSION_SECONDS_PROPERTY
 from harness import Producer, Resharder, reader_options, start_query, table_count, table_rows
 from realtime import MIN_BATCH_DURATION
 
@@ -32,13 +34,18 @@ class Sink:
 
     def __init__(self, run, spark, kinesis, proxy, tmp):
         self.run, self.spark, self.kinesis, self.proxy = run, spark, kinesis, proxy
-        self.out, self.checkpoint = tmp / "out", tmp / "checkpoint"
+        self.out, self.checkpoint, self.tmp, self.apps = tmp / "out", tmp / "checkpoint", tmp, 0
+        self.java_properties = {}  # for a query in a JVM of its own (chaos_cluster)
         self.target = kinesis.create_stream(shards=run.target_shards) if run.sink == "kinesis" else None
         if self.target and run.pad_bytes > MIB:
             allow_large_records(kinesis, self.target)
 
     def start(self, options):
         run = self.run
+        if run.cluster:
+            self.apps += 1
+            log = self.tmp / f"app-{self.apps}.log"
+            return ClusterQuery(options, self.out, self.checkpoint, log, self.java_properties)
         if run.sink == "table":
             return start_query(self.spark, options, self.out, self.checkpoint, run.trigger)
         df = self.spark.readStream.format("kinesis").options(**options).load().select("partitionKey", "data")
@@ -139,19 +146,21 @@ def owned(names):
 
 def metric_peak(query, metric):
     """The highest value of a source metric (prefetchedBytes, dataLossEvents) in the query's progress."""
-    peak = 0
-    for progress in query.recentProgress:
-        for source in progress.sources:
-            peak = max(peak, int((source.metrics or {}).get(metric, 0)))
-    return peak
+    if isinstance(query, ClusterQuery):
+        reported = query.source_metrics
+    else:
+        reported = [source.metrics or {} for progress in query.recentProgress for source in progress.sources]
+    return max((int(metrics.get(metric, 0)) for metrics in reported), default=0)
 
 
 def peaks(query, before):
     return {m: max(before.get(m, 0), metric_peak(query, m)) for m in ("prefetchedBytes", "dataLossEvents")}
 
 
-def execute(run, spark, kinesis, proxy, tmp):
-    """Runs `run`; the broken promises, as sentences (empty when it kept every one)."""
+def execute(run, spark, kinesis, proxy, tmp, moto=None):
+    """Runs `run`; the broken promises, as sentences (empty when it kept every one). `moto`
+    (its STS and IAM) for the faults that sign as another identity."""
+    began = time.monotonic()
     before, held_before = owned(jvm_threads(spark)), live_resources(spark)
     source = kinesis.create_stream(shards=run.shards)
     if run.pad_bytes > MIB:
@@ -171,8 +180,12 @@ def execute(run, spark, kinesis, proxy, tmp):
     )
     sink = Sink(run, spark, kinesis, proxy, tmp)
     options = source_options(run, kinesis, proxy, source)
+    for signs_as in filter(None, (CATALOG[name].signs_as for name in run.faults)):
+        options.update(signs_as(moto, proxy))
+        spark.sparkContext._jvm.java.lang.System.setProperty(SESSION_SECONDS_PROPERTY, str(SESSION_SECONDS))
+        sink.java_properties[SESSION_SECONDS_PROPERTY] = SESSION_SECONDS
     reshard = Resharder(kinesis, source, run.records) if run.reshard else None
-    pending = [CATALOG[name] for name in run.faults if CATALOG[name].at is not None]
+    pending = [name for name in run.faults if CATALOG[name].at is not None]
     if run.trigger == "real-time":
         spark.conf.set(MIN_BATCH_DURATION, "1000")
     broken, peak, restarted = [], {}, False
@@ -191,9 +204,10 @@ def execute(run, spark, kinesis, proxy, tmp):
             stored = sink.stored()
             if reshard:
                 reshard(stored)
-            for fault in [f for f in pending if stored >= f.at * run.records]:
-                if fault.act(kinesis, source, run):
-                    pending.remove(fault)
+            for name in [n for n in pending if stored >= CATALOG[n].at * run.records]:
+                if CATALOG[name].act(kinesis, source, run, query):
+                    pending.remove(name)
+                    print(f"{time.monotonic() - began:.1f}s: {name}, {stored} records in the sink")
             if (
                 producer.done()
                 and stored >= len(producer.produced) - len(may_lose)
@@ -224,6 +238,12 @@ def execute(run, spark, kinesis, proxy, tmp):
         proxy.limits(False)
         if run.trigger == "real-time":
             spark.conf.unset(MIN_BATCH_DURATION)
+        spark.sparkContext._jvm.java.lang.System.clearProperty(SESSION_SECONDS_PROPERTY)
+    signers = len({key for _, key in proxy.signed_by})
+    print(
+        f"{time.monotonic() - began:.1f}s: every record in the sink; faults injected: {dict(proxy.injected)}; "
+        f"calls signed by {signers} access keys"
+    )
     if not broken:
         # With failOnDataLoss, records lost are a failure of the query (KINESIS_DATA_LOSS) or none.
         allowed = may_lose if not run.fail_on_data_loss or may_lose == set(producer.produced) else frozenset()
@@ -231,6 +251,7 @@ def execute(run, spark, kinesis, proxy, tmp):
         if allowed and not run.fail_on_data_loss:
             broken += check.loss_is_counted(allowed - sink.stored_records(), peak.get("dataLossEvents", 0))
     broken += check.memory_stays_bounded(peak.get("prefetchedBytes", 0), run)
+    print(f"{time.monotonic() - began:.1f}s: checked what the sink holds")
     # Readers and clients close asynchronously after stop; limiter turns last 5 s after a call.
     settle_by = time.monotonic() + 30
     while True:
@@ -240,6 +261,7 @@ def execute(run, spark, kinesis, proxy, tmp):
             break
         time.sleep(1)
     broken += check.nothing_outlives_the_query(leaked, held)
+    print(f"{time.monotonic() - began:.1f}s: checked what outlives the query")
     return broken
 
 

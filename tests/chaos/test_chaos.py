@@ -9,6 +9,7 @@ import os
 
 import pytest
 from chaos_generator import draw
+from chaos_nemesis import CATALOG
 from chaos_runner import execute, replay_command
 
 from faults import FaultProxy
@@ -27,11 +28,13 @@ def seeds():
 
 @pytest.mark.chaos
 @pytest.mark.parametrize("seed", seeds())
-def test_a_drawn_run_keeps_every_promise(seed, spark, kinesis, tmp_path):
+def test_a_drawn_run_keeps_every_promise(seed, spark, kinesis, tmp_path, request):
     if not kinesis.endpoint.startswith("http://"):
         pytest.skip("the fault proxy forwards to a plain http Kinesis (kinesis-mock)")
     run = draw(seed)
     print(run.describe())
+    # moto (IAM and STS) only for the runs that sign as a role: it starts once a session.
+    moto = request.getfixturevalue("moto") if any(CATALOG[name].signs_as for name in run.faults) else None
     with FaultProxy(upstream=kinesis.endpoint, seed=seed) as proxy:  # its random draws replay with the seed
-        broken = execute(run, spark, kinesis, proxy, tmp_path)
+        broken = execute(run, spark, kinesis, proxy, tmp_path, moto)
     assert not broken, f"{run.describe()}\nreplay: {replay_command(seed)}\n" + "\n".join(broken)

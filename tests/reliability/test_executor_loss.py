@@ -4,76 +4,18 @@ The records it had prefetched are read again from Kinesis; the table must still 
 record once, in order per key. The query runs in its own spark-submit (local-cluster needs
 its own driver); the producer, the fault proxy and the comparison run here."""
 
-import json
 import os
 import signal
-import subprocess
-import sys
-import threading
 import time
-from pathlib import Path
 
 import pytest
 from harness import Producer, compare, reader_options, table_rows, wait_for
 from results import record
+from spark_app import App
 
 from processes import executor_pids
 
-APP = Path(__file__).parent / "apps" / "read_into_table.py"
 RECORDS = 2000
-
-
-class App:
-    """The spark-submit process, its last ROWS count read by a thread. `confs`: more Spark
-    settings ({key: value})."""
-
-    def __init__(self, config, log, app=APP, master="local-cluster[2,1,1024]", confs=None):
-        import pyspark_kinesis
-
-        bin_dir = Path(sys.executable).parent
-        env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
-        settings = [
-            arg
-            for key, value in {"spark.ui.enabled": "false", **(confs or {})}.items()
-            for arg in ("--conf", f"{key}={value}")
-        ]
-        self.log = open(log, "w")
-        self.process = subprocess.Popen(
-            [
-                str(bin_dir / "spark-submit"),
-                "--master",
-                master,
-                *settings,
-                "--jars",
-                pyspark_kinesis.jar_path(),
-                str(app),
-                json.dumps(config),
-            ],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=self.log,
-            text=True,
-        )
-        self.rows, self.started, self.done = 0, False, False
-        threading.Thread(target=self._follow, daemon=True).start()
-
-    def _follow(self):
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            if line.startswith("ROWS"):
-                self.rows, self.started = int(line.split()[1]), True
-            elif line.startswith("DONE"):
-                self.done = True
-
-    def running(self):
-        if self.process.poll() is not None:
-            raise AssertionError(f"the app stopped early; log in {self.log.name}")
-        return True
-
-    def close(self):
-        if self.process.poll() is None:
-            self.process.kill()
-        self.log.close()
 
 
 @pytest.mark.reliability

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from harness import reader_options, wait_for
 from realtime import deliveries
-from test_executor_loss import App
+from spark_app import App
 
 from processes import executor_pids
 

@@ -15,8 +15,8 @@ import time
 import pytest
 from harness import Producer, compare, reader_options, table_rows, wait_for
 from results import record
+from spark_app import App
 from standalone import standalone_cluster
-from test_executor_loss import App
 
 RECORDS = 1200
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The reliability harness's read in a JVM of its own (spark-submit, for local-cluster masters):
-starts the query of harness.start_query and prints "ROWS <n>" (rows in the table) every second
-until the file STOP appears next to the table, then lets the query process everything its source
+starts the query of harness.start_query and prints "ROWS <n>" (rows in the table) every second,
+and "METRICS <json>" (the source's metrics) for each progress the query made, until the file
+STOP appears next to the table, then lets the query process everything its source
 offers (so a record read twice would be in the table) and stops it.
 
     read_into_table.py CONFIG_JSON   (options, out, checkpoint, trigger)
@@ -23,10 +24,15 @@ spark.sparkContext.setLogLevel("ERROR")
 query = start_query(spark, config["options"], config["out"], config["checkpoint"], config["trigger"])
 stop = Path(config["out"]).parent / "STOP"
 deadline = time.monotonic() + 600
+reported = set()
 try:
     while not stop.exists() and time.monotonic() < deadline:
         fail_if_failed(query)
         print(f"ROWS {table_count(spark, config['out'])}", flush=True)
+        for progress in query.recentProgress:
+            if progress["timestamp"] not in reported:
+                reported.add(progress["timestamp"])
+                print(f"METRICS {json.dumps(progress['sources'][0].get('metrics') or {})}", flush=True)
         time.sleep(1)
     fail_if_failed(query)
     if query.isActive:

@@ -74,8 +74,11 @@ class Limits:
         self.efo_bytes = Bucket(READ_BYTES_PER_SECOND)
 
     def admit_put(self, key, size):
-        """Whether a record of `size` bytes (data + partition key) fits the shard's write limit; takes it if so."""
-        if self.put_records.available(key) < 1 or self.put_bytes.available(key) < size:
+        """Whether a record of `size` bytes (data + partition key) fits the shard's write limit; takes it if so.
+        A record over a second's worth (up to 10 MiB, on a stream raised to them) is taken once
+        the shard has a whole second's worth, as Kinesis bursts for it: the shard is then in
+        debt, and refuses writes until the debt is paid off."""
+        if self.put_records.available(key) < 1 or self.put_bytes.available(key) < min(size, PUT_BYTES_PER_SECOND):
             return False
         self.put_records.take(key, 1)
         self.put_bytes.take(key, size)

@@ -6,6 +6,7 @@ import scala.util.control.NonFatal
 import org.apache.spark.internal.Logging
 
 import io.github.sparkkinesis.client.KinesisApi
+import io.github.sparkkinesis.client.failures.RetryPolicy
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.polling.TrimHorizonCheck
 import io.github.sparkkinesis.threads.InFlight
@@ -24,8 +25,11 @@ object FirstRecords extends Logging {
   def named(kinesis: KinesisApi, shard: ShardKey, position: ShardPosition, name: String): ShardPosition =
     position match {
       case ShardPosition.TrimHorizon | ShardPosition.AtTimestamp(_) =>
-        try TrimHorizonCheck.firstSequence(kinesis, shard, position).map(ShardPosition.AtSequence).getOrElse(position)
-        catch {
+        try {
+          RetryPolicy.FirstRecord.run(s"$name: a look at the first record of $shard") {
+            TrimHorizonCheck.firstSequence(kinesis, shard, position)
+          }.map(ShardPosition.AtSequence).getOrElse(position)
+        } catch {
           case NonFatal(e) =>
             logWarning(s"$name: could not find the first record of $shard at $position (${e.getMessage}); " +
               "it stays as it is")

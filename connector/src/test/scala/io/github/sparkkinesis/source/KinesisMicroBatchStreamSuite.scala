@@ -283,6 +283,13 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
     }
   }
 
+  test("a throttled look at a shard's first record when a query first starts is tried again") {
+    val api = new FakeKinesisApi().createStream("clicks", 1)
+    val seqs = api.putMany("clicks", shardId(0), "a", 3)
+    api.throttleNextGetRecords(2)
+    withQuery(api)(_.committed.shards shouldBe Map(ShardKey("clicks", shardId(0)) -> AtSequence(seqs.head)))
+  }
+
   test("rows carry the record and where it came from") {
     val api = new FakeKinesisApi().createStream("clicks", 1)
     val seqs = api.put("clicks", shardId(0), "hello")

@@ -68,6 +68,12 @@ object RetryPolicy {
    */
   val GetRecordsThrottled: RetryPolicy = RetryPolicy(11, BackOff(1000L, 10000L))
 
+  /**
+   * A look at a shard's first record (a query's first start, a real-time batch's empty end):
+   * a few tries, since a look that fails only leaves that start unchecked against retention.
+   */
+  val FirstRecord: RetryPolicy = RetryPolicy(4, BackOff(200L, 1000L))
+
   /** SubscribeToShard: at most one call per second per shard and consumer (defaults). */
   val SubscribeToShard: RetryPolicy = RetryPolicy(10, BackOff(1000L, 30000L))
 
