@@ -397,8 +397,9 @@ def steady(args, jars):
 
 def steady_rates(mode):
     """--steady-shards shards at each of --steady-rates records/s a shard (1 KB), a 10-second
-    trigger into noop, the JVM's CPU over --steady-batches batches after three more and at least
-    --steady-warmup-s seconds (the same time for every build): records per CPU-second and calls
+    trigger into noop, the JVM's CPU over whole batches (at least --steady-batches, spanning at
+    least --steady-window-s seconds) after three more and at least --steady-warmup-s seconds (the
+    same times for every build): records per CPU-second and calls
     per record, each build with `minFetchPeriod` 200ms (awslabs' default fetch interval) and with
     its defaults (--steady-settings), beside awslabs' connector 2.x (--peer, built by `make
     bench-peer`) with its defaults but for a task's reading time; ratios against it."""
@@ -433,6 +434,7 @@ def steady_rates(mode):
                         "warmup_batches": 3,
                         "warmup_s": args.steady_warmup_s,
                         "batches": args.steady_batches,
+                        "window_s": args.steady_window_s,
                         "options": options,
                         "peer": peer,
                         "efo": mode == "efo",
@@ -677,6 +679,12 @@ def main():
     )
     parser.add_argument("--steady-batches", type=int, default=3, help="steady rows: 10-second batches measured")
     parser.add_argument(
+        "--steady-window-s",
+        type=int,
+        default=60,
+        help="steady rows: the least seconds of whole batches measured, the same for every build",
+    )
+    parser.add_argument(
         "--steady-warmup-s",
         type=int,
         default=60,
@@ -724,6 +732,7 @@ def main():
             "steady_shards",
             "steady_batches",
             "steady_warmup_s",
+            "steady_window_s",
         )
         if getattr(args, name) != parser.get_default(name)
     )

@@ -565,11 +565,12 @@ def steady_source(spark, spec):
 
 def steady_rate(spark, pid, spec, workdir):
     """A stream at a steady pace read into noop with a processing-time trigger: after
-    `warmup_batches` and at least `warmup_s` seconds of the query, the JVM's CPU over exactly
-    `batches` batches (from the end of one to the end of another), the records those batches read,
-    and the Kinesis calls made meanwhile. The warm-up counts time as well as batches: the JIT
-    still compiles Spark's and the SDK's code a minute into a query, and a build whose batches take
-    longer must not be measured later, with less of it left."""
+    `warmup_batches` and at least `warmup_s` seconds of the query, the JVM's CPU over at least
+    `batches` whole batches spanning at least `window_s` seconds (from the end of one batch to the
+    end of another), the records those batches read, and the Kinesis calls made meanwhile. The
+    warm-up and the window count time as well as batches: the JIT still compiles Spark's and the
+    SDK's code a minute into a query, and a build whose batches take longer must not be measured
+    later or longer, with less of it left."""
     query = (
         steady_source(spark, spec)
         .writeStream.format("noop")
@@ -592,17 +593,24 @@ def steady_rate(spark, pid, spec, workdir):
 
     started = time.time()
     wait_for_batches(spec["warmup_batches"])
-    while time.time() - started < spec.get("warmup_s", 0):
-        if query.exception():
-            raise RuntimeError(f"the steady query failed: {query.exception()}")
-        time.sleep(0.25)
-    wait_for_batches(batches() + 1)  # the window starts at the end of a batch
+    if time.time() - started < spec.get("warmup_s", 0):
+        while time.time() - started < spec.get("warmup_s", 0):
+            if query.exception():
+                raise RuntimeError(f"the steady query failed: {query.exception()}")
+            time.sleep(0.25)
+        wait_for_batches(batches() + 1)  # the window starts at the end of a batch
+    # (else a warm-up batch just ended past warmup_s: the window starts there, not a batch later)
     first = batches()
     with profiled(pid) as (before, seen):
         calls_before, began = calls_so_far(spec, pid), time.time()
         wait_for_batches(first + spec["batches"])
+        # Whole batches over at least window_s, the same span of time for every build: a build
+        # whose batches take longer is not measured over a longer window, with less JIT in it.
+        while time.time() - began < spec.get("window_s", 0):
+            wait_for_batches(batches() + 1)
+        last = batches()
         calls_after, seconds = calls_so_far(spec, pid), time.time() - began
-    progress = query.recentProgress[first : first + spec["batches"]]
+    progress = query.recentProgress[first:last]
     query.stop()
     cpu = calls_after["cpu"] - calls_before["cpu"]
     kinds = cpu_kinds(cpu_by_thread_name(before, seen))

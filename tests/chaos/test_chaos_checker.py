@@ -58,3 +58,23 @@ def test_a_loss_with_fail_on_data_loss_false_is_counted():
     assert check.loss_is_counted({("k0", 1)}, 0) == ["1 records lost to retention, but no data loss counted"]
     assert check.loss_is_counted({("k0", 1)}, 1) == []
     assert check.loss_is_counted(set(), 0) == []
+
+
+def _offsets(positions):
+    return json.dumps({"version": 1, "shards": {"s": positions}})
+
+
+def test_the_restart_position_is_read_from_the_batch_not_committed_or_else_the_last_end(tmp_path):
+    from chaos_runner import starts_naming_no_record
+
+    assert starts_naming_no_record(tmp_path) == set(), "a checkpoint with nothing in it"
+    (tmp_path / "sources" / "0").mkdir(parents=True)
+    initial = _offsets({"a": {"type": "trim_horizon"}, "b": {"type": "at", "seq": "1"}})
+    (tmp_path / "sources" / "0" / "kinesis-initial-offset.json").write_text(initial)
+    assert starts_naming_no_record(tmp_path) == {"a"}
+    (tmp_path / "offsets").mkdir()
+    (tmp_path / "commits").mkdir()
+    (tmp_path / "offsets" / "0").write_text("v1\n{}\n" + _offsets({"a": {"type": "after", "seq": "5"}}))
+    assert starts_naming_no_record(tmp_path) == {"a"}, "batch 0 runs again from the initial offset"
+    (tmp_path / "commits" / "0").write_text("v1\n{}\n")
+    assert starts_naming_no_record(tmp_path) == set(), "batch 0 committed: the next starts at its end"

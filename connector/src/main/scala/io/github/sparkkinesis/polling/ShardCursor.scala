@@ -35,6 +35,9 @@ final class ShardCursor(
 
   private val pacer = new FetchPacer(settings.minFetchPeriodMs, settings.maxFetchRateMBps, clock)
   private var iterator: Option[String] = None
+  // Kinesis answered without a next iterator: the shard is closed and every record was returned.
+  // (An iterator not asked for yet, or given up after a throttled first call, is None too.)
+  private var closed = false
   private var current: ShardPosition = start
   private var limit = settings.maxRecordsPerFetch
   private var throttled = 0
@@ -96,6 +99,7 @@ final class ShardCursor(
         throttledInARow = 0
         limit = math.min(settings.maxRecordsPerFetch, limit * 2)
         iterator = batch.nextIterator
+        closed = batch.nextIterator.isEmpty
         lastMillisBehind = batch.millisBehindLatest
         notes.aggregatesSplit(batch.kpl)
         // Only a cursor started inside an aggregate gets records it already handed out. Records
@@ -140,7 +144,7 @@ final class ShardCursor(
       else pending.splitAt(settings.maxRecordsPerFetch)
     pending = later
     now.lastOption.foreach(r => current = r.positionAfter)
-    if (pending.isEmpty && iterator.isEmpty) current = ShardPosition.ShardEnd(current.lastSequence)
+    if (pending.isEmpty && closed) current = ShardPosition.ShardEnd(current.lastSequence)
     RecordBatch(now, if (isEnded) None else iterator.orElse(Some("")), lastMillisBehind, kpl, notes.takeLosses())
   }
 }

@@ -6,7 +6,7 @@ import java.util.concurrent.ThreadLocalRandom
 
 import scala.util.control.NonFatal
 
-import org.apache.spark.SparkContext
+import org.apache.spark.{SparkContext, TaskContext}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.kinesis.{KinesisBlockStore, KinesisDriverEndpoint, KinesisTaskSlots}
 
@@ -282,7 +282,7 @@ final class Prefetcher(
 
   private def run(round: PrefetchRound): Unit =
     try {
-      val results = sc.runJob(new PrefetchRDD(sc, round.tasks, connection, round.work), Prefetcher.CollectResults)
+      val results = Prefetcher.runRound(sc, new PrefetchRDD(sc, round.tasks, connection, round.work))
       val alive = liveExecutors()
       val stale = synchronized {
         readers.executorsAlive(alive)
@@ -373,8 +373,21 @@ object Prefetcher {
   /** How long a stopping query lets the removals of released blocks finish before it removes all of its blocks. */
   val RemovalsOnStopMs = 10000L
 
+  /**
+   * Runs a round's job. A lambda given to Spark is cleaned at every job, which reads the class
+   * file that declares it (ASM) and keeps the JIT compiling the parser: so the task's function
+   * is a named one, and the job is submitted by the `runJob` that wraps it in no lambda of
+   * Spark's own (the shorter ones wrap it in one declared in `SparkContext`, a large class).
+   */
+  private[prefetch] def runRound(sc: SparkContext, rdd: PrefetchRDD): Array[List[PrefetchResult]] = {
+    val results = new Array[List[PrefetchResult]](rdd.partitions.length)
+    sc.runJob(rdd, CollectResults, rdd.partitions.indices,
+      (i: Int, result: List[PrefetchResult]) => results(i) = result)
+    results
+  }
+
   /** A task's results; a named function rather than a lambda, which Spark would clean (ASM) at every round. */
-  object CollectResults extends (Iterator[PrefetchResult] => List[PrefetchResult]) with Serializable {
-    override def apply(results: Iterator[PrefetchResult]): List[PrefetchResult] = results.toList
+  object CollectResults extends ((TaskContext, Iterator[PrefetchResult]) => List[PrefetchResult]) with Serializable {
+    override def apply(context: TaskContext, results: Iterator[PrefetchResult]): List[PrefetchResult] = results.toList
   }
 }

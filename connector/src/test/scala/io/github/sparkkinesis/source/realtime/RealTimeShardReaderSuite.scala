@@ -106,6 +106,19 @@ class RealTimeShardReaderSuite extends AnyFunSuite with Matchers {
     reader.throttleEvents shouldBe 4
   }
 
+  test("polling: a reader throttled before its first call (its retention check) is not taken for a closed shard") {
+    val p = new Polling
+    val seqs = p.api.putMany("clicks", shard.shardId, "r", 3)
+    val reader = p.reader(AfterSequence(seqs.head)) // a restart: the reader checks retention first
+    p.api.throttleNextGetRecords(2)
+    reader.next(p.clock.nanoTime() + Second / 2) shouldBe None
+    reader.isEnded shouldBe false
+    reader.position shouldBe AfterSequence(seqs.head)
+    val read = Iterator.continually(reader.next(p.clock.nanoTime() + Second / 2)).take(200).flatten
+      .map(_.sequenceNumber).take(2).toList
+    read shouldBe seqs.tail
+  }
+
   test("polling: a closed shard ends the reader at once after its last record, at a ShardEnd") {
     val p = new Polling(shards = 1)
     val seqs = p.api.putMany("clicks", shard.shardId, "r", 3)
