@@ -258,7 +258,7 @@ def execute(run, spark, kinesis, proxy, tmp, moto=None):
                 for at_restart in filter(None, (CATALOG[name].at_restart for name in run.faults)):
                     may_lose |= at_restart(kinesis, proxy, source)
                     print(f"at the restart: {len(may_lose)} records may be lost")
-                unseen = may_lose and first_shard(kinesis, source) in starts_naming_no_record(sink.checkpoint)
+                unseen = bool(may_lose) and first_shard(kinesis, source) in starts_naming_no_record(sink.checkpoint)
                 query, restarted = sink.start(options), True
             elif not query.isActive:  # an available-now run ended: the next one reads what came since
                 peak = peaks(query, peak)
