@@ -128,10 +128,12 @@ def batch_keys(spark, out, batch):
 
 
 def batch_start(checkpoint, batch, stream, shard):
-    """Where a batch of the offset log starts on a shard: the previous batch's end, else the trim horizon."""
+    """Where a batch of the offset log starts on a shard: the previous batch's end, else the
+    query's initial offset (which names the shard's first record when it held one)."""
     if batch == 0:
-        return "trim_horizon"
-    offset = json.loads((Path(checkpoint) / "offsets" / str(batch - 1)).read_text().splitlines()[-1])
+        offset = json.loads((Path(checkpoint) / "sources" / "0" / "kinesis-initial-offset.json").read_text())
+    else:
+        offset = json.loads((Path(checkpoint) / "offsets" / str(batch - 1)).read_text().splitlines()[-1])
     return offset["shards"][stream].get(shard, {"type": "trim_horizon"})["type"]
 
 

@@ -279,6 +279,13 @@ def test_throttled_reads_reach_the_reader_which_backs_off_and_counts_them(spark,
     from faults import Fault
 
     stream = kinesis.create_stream(shards=1)
+    # A first run over the empty stream stores the query's start, so that the second run's reader
+    # makes the first GetRecords calls (a query's first start looks at each shard's first record).
+    run_available_now(
+        kinesis_reader(spark, kinesis, stream, endpoint=fault_proxy.endpoint),
+        tmp_path / "sink",
+        tmp_path / "checkpoint",
+    )
     records = make_records(40)
     kinesis.put_records(stream, records)
     fault_proxy.add(Fault.error("GetRecords", "ProvisionedThroughputExceededException", first=3))

@@ -82,10 +82,12 @@ final class KinesisMicroBatchStream(
     store.getOrCreate {
       val listed = shards.listShards()
       // Offsets may name other streams' shards (initialPosition as offset JSON): only ours count.
-      // Each shard's start names its first record, so that a first batch run again after a
-      // restart can tell whether retention deleted any of its records (FirstRecords).
+      // Polling: each shard's start names its first record, so that a first batch run again after
+      // a restart can tell whether retention deleted any of its records (FirstRecords). Not with
+      // enhanced fan-out, whose documented permissions have no GetRecords.
       val starts = StartPositions.of(options.initialPosition, listed, System.currentTimeMillis())
-      val offset = KinesisSourceOffset(FirstRecords.namedAll(kinesis, starts, name), shards.streamCreationTimes())
+      val named = if (options.efo.isEmpty) FirstRecords.namedAll(kinesis, starts, name) else starts
+      val offset = KinesisSourceOffset(named, shards.streamCreationTimes())
       logInfo(s"Initial offset of $name: ${offset.json()}")
       offset
     }
