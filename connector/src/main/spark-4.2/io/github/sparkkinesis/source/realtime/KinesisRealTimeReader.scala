@@ -8,6 +8,7 @@ import org.apache.spark.sql.connector.read.streaming.{PartitionOffset, SupportsR
 import org.apache.spark.sql.connector.read.streaming.SupportsRealTimeRead.RecordStatus
 
 import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.client.sdk.KinesisClients
 import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.source.KinesisRowWriter
 
@@ -17,8 +18,17 @@ final class KinesisRealTimeReaderFactory(connection: ConnectionConfig, fetch: Fe
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val shardPartition = partition.asInstanceOf[RealTimeShardPartition]
-    new KinesisRealTimeReader(shardPartition, RealTimeShardReaders.acquire(shardPartition, connection, fetch),
-      fetch.recordIds)
+    // The task uses the clients while it runs, besides the query's hold: a task still calling
+    // Kinesis when its query stopped then closes what its calls built as it ends.
+    val held = KinesisClients.lease(connection)
+    try {
+      new KinesisRealTimeReader(shardPartition, RealTimeShardReaders.acquire(shardPartition, connection, fetch),
+        fetch.recordIds, held)
+    } catch {
+      case e: Throwable =>
+        held.close()
+        throw e
+    }
   }
 }
 
@@ -30,7 +40,7 @@ final class KinesisRealTimeReaderFactory(connection: ConnectionConfig, fetch: Fe
  * when its EFO consumer was deregistered: the next batch registers it again and reads on.
  */
 final class KinesisRealTimeReader(partition: RealTimeShardPartition, reader: RealTimeShardReader,
-    recordIds: Boolean = false)
+    recordIds: Boolean = false, held: AutoCloseable = () => ())
   extends SupportsRealTimeRead[InternalRow] {
 
   private val before = reader.stats
@@ -62,6 +72,7 @@ final class KinesisRealTimeReader(partition: RealTimeShardPartition, reader: Rea
   // that was neither failed nor cancelled (the query stopped) ran to the batch's end.
   override def close(): Unit = {
     val cancelled = Option(TaskContext.get()).forall(t => t.isInterrupted() || t.isFailed())
-    RealTimeShardReaders.release(partition, reader, keep = !cancelled)
+    try RealTimeShardReaders.release(partition, reader, keep = !cancelled)
+    finally held.close()
   }
 }
