@@ -70,6 +70,16 @@ def sink_stores_each_row(produced, target_rows, record_ids, ordered, may_lose=fr
     return broken
 
 
+def losses_allowed(may_lose, produced, fail_on_data_loss, seen):
+    """Which records trimmed past retention may be missing, and whether their loss must be
+    counted. A loss the query can see (its restart position names a record) fails it with
+    failOnDataLoss, so none may be missing unless it read none at all; without, it is counted.
+    One it cannot see (docs/reading.md, "Data loss") may be missing either way, uncounted."""
+    if fail_on_data_loss and seen and may_lose != set(produced):
+        return frozenset(), False
+    return may_lose, bool(may_lose) and seen and not fail_on_data_loss
+
+
 def loss_is_counted(lost, data_loss_events):
     """With failOnDataLoss false, records lost to retention are counted (the dataLossEvents
     metric, docs/monitoring.md) when any is lost."""

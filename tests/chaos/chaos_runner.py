@@ -315,12 +315,9 @@ def execute(run, spark, kinesis, proxy, tmp, moto=None):
     if not broken:
         # With failOnDataLoss, records lost are a failure of the query (KINESIS_DATA_LOSS) or none.
         # Or none the query can see: the trimmed shard's restart position named no record.
-        seen = not unseen
-        allowed = (
-            may_lose if not (run.fail_on_data_loss and seen) or may_lose == set(producer.produced) else frozenset()
-        )
+        allowed, counted = check.losses_allowed(may_lose, producer.produced, run.fail_on_data_loss, seen=not unseen)
         broken += sink.check(producer.produced, allowed)
-        if allowed and not run.fail_on_data_loss:
+        if counted:
             broken += check.loss_is_counted(allowed - sink.stored_records(), peak.get("dataLossEvents", 0))
     broken += check.memory_stays_bounded(peak.get("prefetchedBytes", 0), run)
     print(f"{time.monotonic() - began:.1f}s: checked what the sink holds")

@@ -92,3 +92,14 @@ def test_an_unfinished_first_batch_end_is_cleared_as_the_troubleshooting_page_sa
     (tmp_path / "commits" / "0").write_text("v1\n{}\n")
     (tmp_path / "commits" / ".1.crc").write_text("")
     assert clear_unfinished_first_batch(tmp_path) == [], "a log holding a batch is left as it is"
+
+
+def test_a_loss_the_query_can_see_is_refused_or_counted_and_one_it_cannot_see_is_allowed_uncounted():
+    trimmed, produced = frozenset({("k0", 1)}), PRODUCED
+    assert check.losses_allowed(trimmed, produced, True, seen=True) == (frozenset(), False)
+    assert check.losses_allowed(trimmed, produced, False, seen=True) == (trimmed, True)
+    assert check.losses_allowed(trimmed, produced, True, seen=False) == (trimmed, False)
+    assert check.losses_allowed(trimmed, produced, False, seen=False) == (trimmed, False)
+    everything = frozenset(produced)
+    assert check.losses_allowed(everything, produced, True, seen=True) == (everything, False), "it read none at all"
+    assert check.losses_allowed(frozenset(), produced, False, seen=True) == (frozenset(), False)
