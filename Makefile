@@ -48,8 +48,9 @@ BENCH_SOURCES := $(shell find benchmarks/src/main -type f) project/Dependencies.
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
-	@echo "make test   - build everything and run every test (Scala, Python, end to end, the docs)"
+	@echo "make test   - build the tested lines, run every test on Spark 4.2 (Scala, Python, end to end, the docs)"
 	@echo "make docs   - build the documentation site (target/site) with --strict, and check its links"
+	@echo "make test-e2e-3.5 - the end-to-end core and the SQL forms on Spark 3.5 (the oldest line; make test builds its jar)"
 	@echo "make test-compat - every Spark line: Scala tests; end-to-end core, --packages, Connect on 3.5/4.0/4.1/4.2; Java 21"
 	@echo "make test-chaos - the randomized fault harness: CHAOS_RUNS drawn runs (200), or CHAOS_SEEDS=a,b to replay"
 	@echo "make test-reliability - every row of the reliability suite: faults x mode x trigger (< 30 min)"
@@ -183,8 +184,9 @@ lint: venv
 	$(SBT) $(SBT_LINT)
 
 # One sbt start lints, unit-tests 4.2 (the newest line) and builds it and 3.5 on Scala 2.12 (the
-# oldest); then the Python and end-to-end suites on Spark 4.2, and the end-to-end core and the
-# SQL forms on Spark 3.5. make test-compat builds and tests every line (the Scala suites of each included).
+# oldest: the compile proof of the shared sources on Scala 2.12 and the 3.5 shims, and its jar in
+# the wheel); then the Python and end-to-end suites on Spark 4.2. The end-to-end core on Spark 3.5
+# is a per-line row: make test-e2e-3.5 runs it alone, make test-compat with every other line's.
 test:
 	$(MAKE) --no-print-directory SPARK_LINES=tested test-tested-lines
 
@@ -194,7 +196,7 @@ test-tested-lines: venv docs
 	rm -f .coverage
 	$(SBT) $(SBT_LINT) $(SBT_TESTS) connector/coverageReport $(SBT_BUILD) benchmarks/assembly | build/test-summary
 	touch $(JARS) $(BENCH_JAR)
-	$(MAKE) --no-print-directory test-python test-e2e test-e2e-3.5
+	$(MAKE) --no-print-directory test-python test-e2e
 	$(MAKE) --no-print-directory coverage-summary
 
 # The closing lines of make test: line coverage of the Scala code by its unit tests (JaCoCo,
@@ -244,6 +246,7 @@ E2E_CORE := tests/test_read_path.py tests/test_polling.py tests/test_efo_read.py
 # The SQL forms (docs/sql.md: which form works where), run on the older lines too.
 E2E_SQL := tests/test_sql.py
 
+# On demand (make test builds the 3.5 jar but runs no test on it; make test-compat runs this row too).
 test-e2e-3.5: wheel .venv-3.5/.installed
 	$(call install_wheel_into,3.5)
 	localstack/install.sh
