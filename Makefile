@@ -128,13 +128,14 @@ test-python: wheel
 # The reliability suite's rows marked reliability_full run only in test-reliability.
 # tests/test_connect.py in a run of its own: PySpark cannot mix classic and Connect sessions.
 # Two pytest workers (E2E_WORKERS), each with its own Spark session and local Kinesis; a test
-# file stays on one worker, so module fixtures are made once. kinesis-mock is installed first,
-# not by both workers at once.
+# file stays on one worker, so module fixtures are made once; the files of long tests go first
+# (tests/conftest.py: LONG_FILES_FIRST, kept in that order by --no-loadscope-reorder), so both
+# workers end together. kinesis-mock is installed first, not by both workers at once.
 E2E_WORKERS ?= 2
 test-e2e: wheel $(BENCH_JAR)
 	localstack/install.sh
 	$(PY) -m pytest tests -m "not reliability_full" --ignore=tests/test_connect.py --ignore=tests/test_docs.py \
-	  --ignore=tests/test_license_headers.py -n $(E2E_WORKERS) --dist loadfile $(PY_COV) --cov-append \
+	  --ignore=tests/test_license_headers.py -n $(E2E_WORKERS) --dist loadfile --no-loadscope-reorder $(PY_COV) --cov-append \
 	  -v -rs --durations=10
 	$(PY) -m pytest tests/test_connect.py -v -rs
 
