@@ -427,9 +427,10 @@ soak: venv
 
 # The option tables of docs/options.md and python/pyspark_kinesis/_registry.json, written from the
 # option registry (KinesisOptions.scala); OptionsReferenceSuite (in make test) fails when they differ.
-docs-options:
+# The generator imports the package, so it runs with .venv's Python (PySpark installed).
+docs-options: venv
 	$(SBT) "connector/Test/runMain io.github.sparkkinesis.options.OptionsReference"
-	python3 python/tools/generate_builders.py
+	$(PY) python/tools/generate_builders.py
 
 kinesis-up:
 	localstack/start-kinesis.sh
