@@ -10,6 +10,7 @@ import sys
 import uuid
 from pathlib import Path
 
+from faults import Fault
 from pyspark_kinesis import AWSKinesisConsumerManager
 from streaming import kinesis_reader, kinesis_writer, make_records, registered_elsewhere, run_available_now
 
@@ -66,6 +67,37 @@ def test_efo_by_consumer_name(spark, kinesis, fault_proxy, tmp_path):
 def test_efo_by_consumer_arn(spark, kinesis, fault_proxy, tmp_path):
     read_through(spark, kinesis, fault_proxy, tmp_path, consumerMode="efo", consumerARN="registered elsewhere")
     assert_policy_matches("Enhanced fan-out by consumerARN", fault_proxy)
+
+
+RETENTION_CHECK = {"kinesis:GetShardIterator", "kinesis:GetRecords"}
+
+
+def restarted_efo_read(spark, kinesis, proxy, tmp_path):
+    """An enhanced fan-out query run twice on one checkpoint, with records put in between: the
+    second run starts from positions the first reached. Returns the rows both stored."""
+    stream = kinesis.create_stream(shards=2)
+    kinesis.put_records(stream, make_records(20))
+    df = kinesis_reader(
+        spark, kinesis, stream, endpoint=proxy.endpoint, consumerMode="efo", consumerName=f"p-{uuid.uuid4().hex[:8]}"
+    )
+    run_available_now(df, tmp_path / "out", tmp_path / "chk")
+    kinesis.put_records(stream, make_records(10))
+    run_available_now(df, tmp_path / "out", tmp_path / "chk")
+    return spark.read.parquet(str(tmp_path / "out")).count()
+
+
+def test_efo_restarted_calls_what_the_page_adds_for_its_retention_check(spark, kinesis, fault_proxy, tmp_path):
+    assert restarted_efo_read(spark, kinesis, fault_proxy, tmp_path) == 30
+    heading = "Enhanced fan-out by consumer name"
+    assert called(fault_proxy) - policy_actions(heading) == RETENTION_CHECK
+    section = PAGE.read_text().split(f"## {heading}\n")[1].split("\n## ")[0]
+    assert all(f"`{action}`" in section for action in RETENTION_CHECK), "the page names the check's permissions"
+
+
+def test_efo_restarted_without_the_retention_checks_permissions_reads_on(spark, kinesis, fault_proxy, tmp_path):
+    fault_proxy.add(Fault.error("GetShardIterator", "AccessDeniedException", every=1))
+    assert restarted_efo_read(spark, kinesis, fault_proxy, tmp_path) == 30
+    assert fault_proxy.calls["GetShardIterator"] > 0, "the restarted query tried its retention check"
 
 
 def test_sink(spark, kinesis, fault_proxy):

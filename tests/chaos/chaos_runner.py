@@ -20,6 +20,8 @@ from streaming import read_deaggregated
 
 TIMEOUT = 300  # seconds a run may take to bring every record to its sink
 SETTLE = 3  # seconds after the last record, so that anything read twice would have arrived
+# Spark's error when a real-time query stopped while it wrote its first batch's end starts again.
+FIRST_BATCH_UNFINISHED = "STATE_STORE_CHECKPOINT_LOCATION_NOT_EMPTY"
 # Threads a query starts (the connector's, and the SDK's for its clients); kinesis-call-* is
 # the JVM's shared pool of blocking calls, whose idle threads end on their own.
 OWNED = ("kinesis-", "aws-java-sdk-NettyEventLoop", "sdk-async-response")
@@ -174,6 +176,20 @@ def starts_naming_no_record(checkpoint):
     }
 
 
+def clear_unfinished_first_batch(checkpoint):
+    """What docs/troubleshooting.md tells a user to delete when a real-time query stopped while
+    Spark wrote its first batch's end will not start again (STATE_STORE_CHECKPOINT_LOCATION_NOT_EMPTY):
+    in `offsets/` and `commits/`, when they hold no batch file, the unfinished temporary and
+    `.crc` files left there. Returns the paths removed."""
+    removed = []
+    for log in (Path(checkpoint) / "offsets", Path(checkpoint) / "commits"):
+        if log.exists() and not any(p.name.isdigit() for p in log.iterdir()):
+            for leftover in sorted(log.iterdir()):
+                leftover.unlink()
+                removed.append(f"{log.name}/{leftover.name}")
+    return removed
+
+
 def last_offsets(query):
     """The end offsets of the query's last batch (a query in a JVM of its own reports none)."""
     progress = None if isinstance(query, ClusterQuery) else query.lastProgress
@@ -225,6 +241,7 @@ def execute(run, spark, kinesis, proxy, tmp, moto=None):
     if run.trigger == "real-time":
         spark.conf.set(MIN_BATCH_DURATION, "1000")
     broken, peak, restarted = [], {}, False
+    cleared = False  # whether the documented way out of an unfinished first batch was taken
     may_lose = frozenset()  # the records a fault made unreadable before the query read them
     unseen = False  # whether the query cannot see that loss (docs/reading.md, "Data loss")
     query = sink.start(options)
@@ -233,6 +250,16 @@ def execute(run, spark, kinesis, proxy, tmp, moto=None):
     try:
         while True:
             if query.exception():
+                if (
+                    run.trigger == "real-time"
+                    and restarted
+                    and not cleared
+                    and FIRST_BATCH_UNFINISHED in str(query.exception())
+                ):
+                    removed = clear_unfinished_first_batch(sink.checkpoint)
+                    print(f"{time.monotonic() - began:.1f}s: the first batch's end was unfinished; removed {removed}")
+                    query, cleared = sink.start(options), True
+                    continue
                 if may_lose and run.fail_on_data_loss and "KINESIS_DATA_LOSS" in str(query.exception()):
                     may_lose = frozenset(producer.produced)  # the documented end: what it read, at most once
                 else:

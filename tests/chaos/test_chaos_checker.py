@@ -78,3 +78,17 @@ def test_the_restart_position_is_read_from_the_batch_not_committed_or_else_the_l
     assert starts_naming_no_record(tmp_path) == {"a"}, "batch 0 runs again from the initial offset"
     (tmp_path / "commits" / "0").write_text("v1\n{}\n")
     assert starts_naming_no_record(tmp_path) == set(), "batch 0 committed: the next starts at its end"
+
+
+def test_an_unfinished_first_batch_end_is_cleared_as_the_troubleshooting_page_says(tmp_path):
+    from chaos_runner import clear_unfinished_first_batch
+
+    (tmp_path / "offsets").mkdir()
+    (tmp_path / "commits").mkdir()
+    (tmp_path / "commits" / ".0.crc").write_text("")
+    (tmp_path / "commits" / ".0.5f1e.tmp").write_text("v1")
+    assert clear_unfinished_first_batch(tmp_path) == ["commits/.0.5f1e.tmp", "commits/.0.crc"]
+    assert list((tmp_path / "commits").iterdir()) == []
+    (tmp_path / "commits" / "0").write_text("v1\n{}\n")
+    (tmp_path / "commits" / ".1.crc").write_text("")
+    assert clear_unfinished_first_batch(tmp_path) == [], "a log holding a batch is left as it is"

@@ -171,9 +171,17 @@ final class FakeKinesisApi extends KinesisApi {
     s.shards.values.map(sh => ShardDescription(sh.id, sh.parent, sh.adjacentParent, sh.closed)).toSeq
   }
 
+  /** GetShardIterator refused as by a policy that lacks kinesis:GetShardIterator. */
+  def denyShardIterators(): this.type = synchronized { shardIteratorsDenied = true; this }
+  private var shardIteratorsDenied = false
+
   override def shardIterator(stream: String, shardId: String, position: ShardPosition): String =
     synchronized {
       count("GetShardIterator")
+      if (shardIteratorsDenied) {
+        throw KinesisErrors.accessDenied("Kinesis", "GetShardIterator", s"stream '$stream'", "test",
+          "kinesis:GetShardIterator", "test keys", "not authorized", null)
+      }
       val shard = streams(stream).shards(shardId)
       val index = position match {
         case ShardPosition.TrimHorizon => shard.trimmedBefore

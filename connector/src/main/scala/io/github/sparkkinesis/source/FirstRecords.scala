@@ -17,14 +17,17 @@ import io.github.sparkkinesis.threads.InFlight
  * run again after a restart) can then tell whether retention deleted any of them first
  * (`failOnDataLoss`, [[TrimHorizonCheck]]), which it cannot from a position that names none.
  * A shard holding no record there yet, or a failed look, keeps its position as it was.
+ *
+ * A polling query's only: a look is a GetRecords call, and enhanced fan-out's documented
+ * permissions have none, so with `efo` every position stays as it is.
  */
 object FirstRecords extends Logging {
   /** Shards looked up at once: a stream of thousands of shards is named in a few seconds. */
   val CallsInFlight = 8
 
-  def named(kinesis: KinesisApi, shard: ShardKey, position: ShardPosition, name: String): ShardPosition =
+  def named(kinesis: KinesisApi, shard: ShardKey, position: ShardPosition, name: String, efo: Boolean): ShardPosition =
     position match {
-      case ShardPosition.TrimHorizon | ShardPosition.AtTimestamp(_) =>
+      case ShardPosition.TrimHorizon | ShardPosition.AtTimestamp(_) if !efo =>
         try {
           RetryPolicy.FirstRecord.run(s"$name: a look at the first record of $shard") {
             TrimHorizonCheck.firstSequence(kinesis, shard, position)
@@ -39,12 +42,13 @@ object FirstRecords extends Logging {
     }
 
   def namedAll(
-      kinesis: KinesisApi, positions: Map[ShardKey, ShardPosition], name: String): Map[ShardKey, ShardPosition] = {
+      kinesis: KinesisApi, positions: Map[ShardKey, ShardPosition], name: String,
+      efo: Boolean): Map[ShardKey, ShardPosition] = {
     val (unnamed, rest) = positions.partition {
-      case (_, ShardPosition.TrimHorizon | ShardPosition.AtTimestamp(_)) => true
+      case (_, ShardPosition.TrimHorizon | ShardPosition.AtTimestamp(_)) => !efo
       case _ => false
     }
     val shards = unnamed.toIndexedSeq
-    rest ++ shards.map(_._1).zip(InFlight.map(shards, CallsInFlight) { case (k, p) => named(kinesis, k, p, name) })
+    rest ++ shards.map(_._1).zip(InFlight.map(shards, CallsInFlight) { case (k, p) => named(kinesis, k, p, name, efo) })
   }
 }

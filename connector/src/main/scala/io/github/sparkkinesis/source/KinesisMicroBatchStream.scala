@@ -82,11 +82,10 @@ final class KinesisMicroBatchStream(
     store.getOrCreate {
       val listed = shards.listShards()
       // Offsets may name other streams' shards (initialPosition as offset JSON): only ours count.
-      // Polling: each shard's start names its first record, so that a first batch run again after
-      // a restart can tell whether retention deleted any of its records (FirstRecords). Not with
-      // enhanced fan-out, whose documented permissions have no GetRecords.
+      // Each shard's start names its first record, so that a first batch run again after a
+      // restart can tell whether retention deleted any of its records (FirstRecords).
       val starts = StartPositions.of(options.initialPosition, listed, System.currentTimeMillis())
-      val named = if (options.efo.isEmpty) FirstRecords.namedAll(kinesis, starts, name) else starts
+      val named = FirstRecords.namedAll(kinesis, starts, name, efo = options.efo.isDefined)
       val offset = KinesisSourceOffset(named, shards.streamCreationTimes())
       logInfo(s"Initial offset of $name: ${offset.json()}")
       offset

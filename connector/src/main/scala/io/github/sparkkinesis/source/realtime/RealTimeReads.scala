@@ -100,9 +100,8 @@ final class RealTimeReads(options: KinesisSourceOptions, kinesis: => KinesisApi,
    */
   private def named(shard: ShardKey, position: ShardPosition): ShardPosition =
     // A batch merged as the query stops is never committed; a look then would open the
-    // connection's clients again after the stream let go of them. Enhanced fan-out makes no
-    // GetRecords call: its documented permissions have none.
-    if (stopped || options.efo.isDefined) position else FirstRecords.named(kinesis, shard, position, name)
+    // connection's clients again after the stream let go of them.
+    if (stopped) position else FirstRecords.named(kinesis, shard, position, name, efo = options.efo.isDefined)
 
   def metrics: Map[String, String] = progress.toMap(efo = options.efo.isDefined, expiredShards = shards.dataLossEvents)
 
