@@ -48,8 +48,9 @@ BENCH_SOURCES := $(shell find benchmarks/src/main -type f) project/Dependencies.
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
-	@echo "make test   - build everything and run every test (Scala, Python, end to end, the docs)"
+	@echo "make test   - build the tested lines, run every test on Spark 4.2 (Scala, Python, end to end, the docs)"
 	@echo "make docs   - build the documentation site (target/site) with --strict, and check its links"
+	@echo "make test-e2e-3.5 - the end-to-end core and the SQL forms on Spark 3.5 (the oldest line; make test builds its jar)"
 	@echo "make test-compat - every Spark line: Scala tests; end-to-end core, --packages, Connect on 3.5/4.0/4.1/4.2; Java 21"
 	@echo "make test-chaos - the randomized fault harness: CHAOS_RUNS drawn runs (200), or CHAOS_SEEDS=a,b to replay"
 	@echo "make test-reliability - every row of the reliability suite: faults x mode x trigger (< 30 min)"
@@ -127,13 +128,14 @@ test-python: wheel
 # The reliability suite's rows marked reliability_full run only in test-reliability.
 # tests/test_connect.py in a run of its own: PySpark cannot mix classic and Connect sessions.
 # Two pytest workers (E2E_WORKERS), each with its own Spark session and local Kinesis; a test
-# file stays on one worker, so module fixtures are made once. kinesis-mock is installed first,
-# not by both workers at once.
+# file stays on one worker, so module fixtures are made once; the files of long tests go first
+# (tests/conftest.py: LONG_FILES_FIRST, kept in that order by --no-loadscope-reorder), so both
+# workers end together. kinesis-mock is installed first, not by both workers at once.
 E2E_WORKERS ?= 2
 test-e2e: wheel $(BENCH_JAR)
 	localstack/install.sh
 	$(PY) -m pytest tests -m "not reliability_full" --ignore=tests/test_connect.py --ignore=tests/test_docs.py \
-	  --ignore=tests/test_license_headers.py -n $(E2E_WORKERS) --dist loadfile $(PY_COV) --cov-append \
+	  --ignore=tests/test_license_headers.py -n $(E2E_WORKERS) --dist loadfile --no-loadscope-reorder $(PY_COV) --cov-append \
 	  -v -rs --durations=10
 	$(PY) -m pytest tests/test_connect.py -v -rs
 
@@ -183,8 +185,9 @@ lint: venv
 	$(SBT) $(SBT_LINT)
 
 # One sbt start lints, unit-tests 4.2 (the newest line) and builds it and 3.5 on Scala 2.12 (the
-# oldest); then the Python and end-to-end suites on Spark 4.2, and the end-to-end core and the
-# SQL forms on Spark 3.5. make test-compat builds and tests every line (the Scala suites of each included).
+# oldest: the compile proof of the shared sources on Scala 2.12 and the 3.5 shims, and its jar in
+# the wheel); then the Python and end-to-end suites on Spark 4.2. The end-to-end core on Spark 3.5
+# is a per-line row: make test-e2e-3.5 runs it alone, make test-compat with every other line's.
 test:
 	$(MAKE) --no-print-directory SPARK_LINES=tested test-tested-lines
 
@@ -194,7 +197,7 @@ test-tested-lines: venv docs
 	rm -f .coverage
 	$(SBT) $(SBT_LINT) $(SBT_TESTS) connector/coverageReport $(SBT_BUILD) benchmarks/assembly | build/test-summary
 	touch $(JARS) $(BENCH_JAR)
-	$(MAKE) --no-print-directory test-python test-e2e test-e2e-3.5
+	$(MAKE) --no-print-directory test-python test-e2e
 	$(MAKE) --no-print-directory coverage-summary
 
 # The closing lines of make test: line coverage of the Scala code by its unit tests (JaCoCo,
@@ -244,6 +247,7 @@ E2E_CORE := tests/test_read_path.py tests/test_polling.py tests/test_efo_read.py
 # The SQL forms (docs/sql.md: which form works where), run on the older lines too.
 E2E_SQL := tests/test_sql.py
 
+# On demand (make test builds the 3.5 jar but runs no test on it; make test-compat runs this row too).
 test-e2e-3.5: wheel .venv-3.5/.installed
 	$(call install_wheel_into,3.5)
 	localstack/install.sh
@@ -423,9 +427,10 @@ soak: venv
 
 # The option tables of docs/options.md and python/pyspark_kinesis/_registry.json, written from the
 # option registry (KinesisOptions.scala); OptionsReferenceSuite (in make test) fails when they differ.
-docs-options:
+# The generator imports the package, so it runs with .venv's Python (PySpark installed).
+docs-options: venv
 	$(SBT) "connector/Test/runMain io.github.sparkkinesis.options.OptionsReference"
-	python3 python/tools/generate_builders.py
+	$(PY) python/tools/generate_builders.py
 
 kinesis-up:
 	localstack/start-kinesis.sh

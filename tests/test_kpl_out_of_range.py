@@ -157,10 +157,12 @@ def split_once(stream, endpoint, region, at_row, marker):
                 time.sleep(0.1)
             middle = (int(shard["HashKeyRange"]["StartingHashKey"]) + int(shard["HashKeyRange"]["EndingHashKey"])) // 2
             client.split_shard(StreamName=stream, ShardToSplit=shard["ShardId"], NewStartingHashKey=str(middle))
+            deadline = time.monotonic() + 60
             while (
                 client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamStatus"]
                 != "ACTIVE"
             ):
+                assert time.monotonic() < deadline, "the stream was not ACTIVE 60 s after the split"
                 time.sleep(0.1)
         return data
 
