@@ -290,8 +290,13 @@ object SubscriptionCursor {
   /** How many subscriptions the cursors of this JVM hold open (made and not yet ended or cancelled). */
   def openSubscriptions: Int = live.get()
 
-  /** Whether a subscription failure is worth another SubscribeToShard ([[Retryable]]). */
-  def isRetryable(error: Throwable): Boolean = Retryable(error)
+  /**
+   * Whether a subscription failure is worth another SubscribeToShard ([[Retryable]]). So is a
+   * refusal of expired credentials: a subscription signed just before its credentials were
+   * renewed may wait for its HTTP/2 stream past their expiry, and the next one is signed with
+   * the renewed ones. Credentials that are not renewed fail it after `maxConsecutiveFailures`.
+   */
+  def isRetryable(error: Throwable): Boolean = Retryable(error) || Retryable.expiredCredentials(error)
 
   /** The most telling exception of a failed subscription ([[AwsFailures.mostTelling]]). */
   private[efo] def rootOf(error: Throwable): Throwable = AwsFailures.mostTelling(error)

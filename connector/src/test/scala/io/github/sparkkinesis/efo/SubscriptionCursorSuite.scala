@@ -9,9 +9,10 @@ import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails
 import software.amazon.awssdk.core.exception.SdkClientException
 import software.amazon.awssdk.services.kinesis.model.{
-  AccessDeniedException, InternalFailureException, LimitExceededException, ResourceInUseException,
+  AccessDeniedException, InternalFailureException, KinesisException, LimitExceededException, ResourceInUseException,
   ResourceNotFoundException
 }
 
@@ -193,6 +194,30 @@ class SubscriptionCursorSuite extends AnyFunSuite with Matchers {
     s.transport.calls.map(_.start).drop(1).distinct shouldBe Seq(ShardPosition.AfterSequence(seqs(3)))
   }
 
+  private def expiredToken = KinesisException.builder().statusCode(400)
+    .message("The security token included in the request is expired")
+    .awsErrorDetails(AwsErrorDetails.builder().errorCode("ExpiredTokenException").build()).build()
+
+  test("a subscription refused for credentials that expired on its way is made again, with the renewed ones") {
+    val s = new Setup()
+    val seqs = s.transport.put(3)
+    s.transport.failNext(expiredToken)
+    s.read(s.cursor(), 3).map(_.sequenceNumber) shouldBe seqs
+    s.transport.calls should have size 2
+  }
+
+  test("credentials that stay expired fail the read after the consecutive failures allowed, saying so") {
+    val s =
+      new Setup(settings = SubscriptionSettings(maxConsecutiveFailures = 3, backOffBaseMs = 10, backOffMaxMs = 10))
+    s.transport.put(1)
+    s.transport.failNext(Seq.fill(5)(expiredToken): _*)
+    val cursor = s.cursor()
+    val e = intercept[KinesisConnectorException](s.read(cursor, 1))
+    e.getCondition shouldBe "KINESIS_EFO_SUBSCRIPTION_FAILED"
+    e.getMessage should include("expired")
+    s.transport.calls should have size 3
+  }
+
   test("a non-retryable error fails the read at once with a clear error") {
     val s = new Setup()
     s.transport.failNext(AccessDeniedException.builder().message("not allowed").build())
@@ -258,6 +283,7 @@ class SubscriptionCursorSuite extends AnyFunSuite with Matchers {
     isRetryable(new SubscriptionStalledException("quiet")) shouldBe true
     isRetryable(ResourceNotFoundException.builder().build()) shouldBe false
     isRetryable(AccessDeniedException.builder().build()) shouldBe false
+    isRetryable(expiredToken) shouldBe true
     isRetryable(SdkClientException.create("handshake",
         new SSLHandshakeException("PKIX path building failed"))) shouldBe false
     isRetryable(new IllegalStateException("a bug")) shouldBe false

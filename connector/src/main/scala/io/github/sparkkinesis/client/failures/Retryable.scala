@@ -6,6 +6,7 @@ import java.security.cert.CertificateException
 import java.util.concurrent.TimeoutException
 import javax.net.ssl.SSLException
 
+import software.amazon.awssdk.awscore.exception.AwsServiceException
 import software.amazon.awssdk.core.exception.{SdkClientException, SdkException, SdkServiceException}
 import software.amazon.awssdk.core.retry.RetryUtils
 import software.amazon.awssdk.services.kinesis.model.{
@@ -65,6 +66,17 @@ object Retryable {
 
   /** Whether Kinesis refused a call because the resource is in use (a subscription still held). */
   def resourceInUse(failure: Throwable): Boolean = causes(failure).exists(_.isInstanceOf[ResourceInUseException])
+
+  /**
+   * Whether Kinesis refused a call's credentials as expired: a call signed just before its
+   * credentials were renewed that reached Kinesis after they expired.
+   */
+  def expiredCredentials(failure: Throwable): Boolean = causes(failure).exists {
+    case e: AwsServiceException => Option(e.awsErrorDetails()).exists(d => ExpiredTokenCodes(d.errorCode()))
+    case _ => false
+  }
+
+  private val ExpiredTokenCodes = Set("ExpiredToken", "ExpiredTokenException")
 
   /** Whether Kinesis refused a call because what it names does not exist (a consumer deregistered meanwhile). */
   def resourceNotFound(failure: Throwable): Boolean =
