@@ -32,8 +32,9 @@ def sink_stores_each_row(produced, target_rows, record_ids, ordered, may_lose=fr
     not read, `may_lose`), first copies in order per
     key where the source had each key on one shard (`ordered`); with record ids, each id names
     one row, and dropping repeats by id leaves each row once (docs/writing.md, "Exactly once
-    after deduplication"), unless records were lost: a batch run again without them has other
-    rows, so its ids may name other rows (docs/writing.md says so). In real-time mode a batch
+    after deduplication"), unless records were trimmed past retention (`may_lose`): a batch
+    run again without them has other rows, so its ids may name other rows, even when its first
+    run had written them all (docs/writing.md says so). In real-time mode a batch
     run again ends where its own time does, so its later rows come again under new ids: there
     an id still names one row, but repeats may keep their copies (docs/writing.md)."""
     broken = []
@@ -52,7 +53,7 @@ def sink_stores_each_row(produced, target_rows, record_ids, ordered, may_lose=fr
     wrong = [key for key, ns in firsts.items() if ns != sorted(ns)]
     if wrong and ordered:
         broken.append(f"{len(wrong)} keys' first copies out of order, e.g. {wrong[0]}: {firsts[wrong[0]][:10]}")
-    if record_ids and not (may_lose - set(pairs)):
+    if record_ids and not may_lose:
         rows_of_id = {}
         for pair, (_, _, record_id) in zip(pairs, target_rows):
             if record_id is None:
