@@ -20,6 +20,9 @@ from streaming import read_deaggregated
 
 TIMEOUT = 300  # seconds a run may take to bring every record to its sink
 SETTLE = 3  # seconds after the last record, so that anything read twice would have arrived
+# The documented errors of records lost to retention with failOnDataLoss (docs/troubleshooting.md):
+# found where a reader starts, or where a planned range's records are gone.
+LOSS_ERRORS = ("KINESIS_DATA_LOSS", "KINESIS_RECORDS_UNAVAILABLE")
 # Spark's error when a real-time query stopped while it wrote its first batch's end starts again.
 FIRST_BATCH_UNFINISHED = "STATE_STORE_CHECKPOINT_LOCATION_NOT_EMPTY"
 # Threads a query starts (the connector's, and the SDK's for its clients); kinesis-call-* is
@@ -260,7 +263,7 @@ def execute(run, spark, kinesis, proxy, tmp, moto=None):
                     print(f"{time.monotonic() - began:.1f}s: the first batch's end was unfinished; removed {removed}")
                     query, cleared = sink.start(options), True
                     continue
-                if may_lose and run.fail_on_data_loss and "KINESIS_DATA_LOSS" in str(query.exception()):
+                if may_lose and run.fail_on_data_loss and any(e in str(query.exception()) for e in LOSS_ERRORS):
                     may_lose = frozenset(producer.produced)  # the documented end: what it read, at most once
                 else:
                     broken.append(f"the query failed: {str(query.exception())[:2000]}")
@@ -313,7 +316,7 @@ def execute(run, spark, kinesis, proxy, tmp, moto=None):
         f"calls signed by {signers} access keys"
     )
     if not broken:
-        # With failOnDataLoss, records lost are a failure of the query (KINESIS_DATA_LOSS) or none.
+        # With failOnDataLoss, records lost are a failure of the query (LOSS_ERRORS) or none.
         # Or none the query can see: the trimmed shard's restart position named no record.
         allowed, counted = check.losses_allowed(may_lose, producer.produced, run.fail_on_data_loss, seen=not unseen)
         broken += sink.check(producer.produced, allowed)
