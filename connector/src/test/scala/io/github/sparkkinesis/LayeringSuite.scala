@@ -102,7 +102,7 @@ class LayeringSuite extends AnyFunSuite with Matchers {
   }
 
   test("every component docs/ARCHITECTURE.md names is a type of the sources") {
-    val testRoot = repo.resolve("connector/src/test/scala")
+    val testRoot = repo.resolve("connector/src/test") // the shared suites and each Spark line's
     val testCode = Files.walk(testRoot).toArray.map(_.asInstanceOf[Path]).filter(_.toString.endsWith(".scala"))
       .map(f => withoutCommentsAndStrings(read(f)))
     val defined = (files.map(_.code) ++ testCode).flatMap(definedTypes).toSet
