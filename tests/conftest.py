@@ -39,6 +39,24 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
+_SECONDS_BY_FILE: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    """Adds each phase's time to its file's (on the controller too, under xdist)."""
+    path = report.nodeid.split("::", 1)[0]
+    _SECONDS_BY_FILE[path] = _SECONDS_BY_FILE.get(path, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The files that took longest, fixtures included: where make test's time goes."""
+    if len(_SECONDS_BY_FILE) < 2:
+        return
+    terminalreporter.section("slowest files")
+    for path, seconds in sorted(_SECONDS_BY_FILE.items(), key=lambda item: -item[1])[:15]:
+        terminalreporter.write_line(f"{seconds:8.1f}s {path}")
+
+
 @pytest.fixture(scope="session")
 def kinesis(tmp_path_factory):
     """A Kinesis for the whole session (see kinesis_local.Kinesis): .endpoint, .region,

@@ -20,6 +20,7 @@ final class PrefetchIndex {
 
   private val chains = mutable.Map.empty[ShardKey, Chain]
   private var changes = 0L
+  private var shardSetChanges = 0L
   // Kept as blocks come and go: every round and progress report asks, over thousands of shards.
   private var bytes = 0L
   private var records = 0L
@@ -34,6 +35,13 @@ final class PrefetchIndex {
    * a trigger that finds it unchanged need not ask again for each shard.
    */
   def version: Long = changes
+
+  /**
+   * Grows whenever [[fetchable]] may name other shards: a shard started, reset or removed, or
+   * fetched to its end (its children become fetchable). A running round reads the shards it
+   * was given; once this moved, the next round should be planned.
+   */
+  def shardSetVersion: Long = shardSetChanges
 
   def shards: Set[ShardKey] = chains.keySet.toSet
 
@@ -69,11 +77,13 @@ final class PrefetchIndex {
     noLongerHeld(dropped)
     chains(shard) = new Chain(position)
     changes += 1
+    shardSetChanges += 1
     dropped
   }
 
   def remove(shard: ShardKey): Seq[PrefetchedBlock] = chains.remove(shard).map { chain =>
     changes += 1
+    shardSetChanges += 1
     noLongerHeld(chain.blocks)
     chain.blocks.toSeq
   }.getOrElse(Nil)
@@ -85,6 +95,7 @@ final class PrefetchIndex {
       bytes += block.bytes
       records += block.records
       changes += 1
+      if (block.to.isInstanceOf[ShardPosition.ShardEnd]) shardSetChanges += 1
       true
     case _ => false
   }

@@ -50,13 +50,16 @@ final class PrefetchRDD(
           new SubscriptionShardReader(cursor, work.fetch.minFetchPeriodMs, work.fetch.maxRecordsPerFetch)
         case None => polling(r)
       }
-    val result = PrefetchTask.run(newReader, task.requests, work, report = work.reportTo.map(PrefetchReports.send))
+    // Each hand-over carries the executor's subscription counts too: a job reads for a minute.
+    def counts() = if (work.consumers.isEmpty || work.stopping) None else Some(efoMetrics.snapshot())
+    val report =
+      work.reportTo.map(name => (r: PrefetchResult) => PrefetchReports.send(name)(r.copy(subscriptions = counts())))
+    val result = PrefetchTask.run(newReader, task.requests, work, report = report)
     // Taken after the task's readers went back to the cache and the unowned ones were closed.
-    val counts = if (work.consumers.isEmpty || work.stopping) None else Some(efoMetrics.snapshot())
     if (work.stopping) {
       EfoMetrics.forget(work.streamInstance)
       PrefetchReports.forget(work.streamInstance)
     }
-    Iterator.single(result.copy(subscriptions = counts))
+    Iterator.single(result.copy(subscriptions = counts()))
   }
 }

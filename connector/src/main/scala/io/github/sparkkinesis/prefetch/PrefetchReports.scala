@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
+import java.nio.ByteBuffer
+
 import org.apache.spark.sql.kinesis.KinesisDriverEndpoint
 
 /**
@@ -13,9 +15,8 @@ object PrefetchReports {
   /** The driver endpoint's name for the query's stream instance. */
   def endpointName(streamInstance: String): String = s"kinesis-prefetch-$streamInstance"
 
-  /** Sends `result` to endpoint `name`; true when the task should keep reading. */
-  def send(name: String)(result: PrefetchResult): Boolean =
-    KinesisDriverEndpoint.ask(name, encode(result)).headOption.contains(Continue)
+  /** Sends `result` to endpoint `name`, and returns the driver's reply. */
+  def send(name: String)(result: PrefetchResult): HandOverReply = reply(KinesisDriverEndpoint.ask(name, encode(result)))
 
   /** This JVM no longer reports for the stream instance (its query stopped). */
   def forget(streamInstance: String): Unit = KinesisDriverEndpoint.forget(endpointName(streamInstance))
@@ -24,7 +25,15 @@ object PrefetchReports {
 
   def decode(bytes: Array[Byte]): PrefetchResult = PrefetchResultCodec.decode(bytes)
 
-  def answer(keepReading: Boolean): Array[Byte] = Array(if (keepReading) Continue else Stop)
+  def answer(reply: HandOverReply): Array[Byte] =
+    ByteBuffer.allocate(9).put(if (reply.keepReading) Continue else Stop).putLong(reply.tipFetchPeriodMs).array()
+
+  def reply(answer: Array[Byte]): HandOverReply =
+    if (answer.length < 9) HandOverReply(keepReading = false)
+    else {
+      val in = ByteBuffer.wrap(answer)
+      HandOverReply(in.get() == Continue, in.getLong())
+    }
 
   private val Continue: Byte = 1
   private val Stop: Byte = 0

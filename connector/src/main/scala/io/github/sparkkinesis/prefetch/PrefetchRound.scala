@@ -16,8 +16,9 @@ object PrefetchRound {
    * The first round, and every round of Trigger.AvailableNow (`splitAt`), ends as soon as its
    * shards are at the tip, so a trigger waiting for it is not held up. Every round but the first
    * (which the first trigger waits for) hands its blocks to the driver's endpoint `reportTo` as it
-   * stores them, and reads on: a backlog then takes a Spark job per `maxFetchDuration`, not one
-   * per `handOverBytes` (make bench, row `polling`).
+   * stores them, at least every `maxFetchDuration`, and reads on for [[JobMs]]: a backlog then
+   * takes a Spark job per minute, not one per `handOverBytes` (make bench, row `polling`), and so
+   * does a stream at a steady pace, not one per `maxFetchDuration` (row `steady`).
    */
   def reading(
       requests: Seq[ShardFetchRequest],
@@ -44,9 +45,17 @@ object PrefetchRound {
     val work = PrefetchWork(streamInstance, streamKey, settings.fetch, math.max(1L, room / groups.size),
       splitAt, returnWhenCaughtUp, consumers = consumers, owners = owners,
       reportTo = if (firstRound) None else Some(reportTo), handOverBytes = settings.handOverBytes,
-      tipFetchPeriodMs = tipFetchPeriodMs, blockCut = BlockCut.of(settings.limits, requests.size))
+      tipFetchPeriodMs = tipFetchPeriodMs, blockCut = BlockCut.of(settings.limits, requests.size),
+      jobMs = if (firstRound) 0L else math.max(JobMs, settings.fetch.maxFetchDurationMs))
     PrefetchRound(tasks, work)
   }
+
+  /**
+   * How long a round's tasks read, handing over as they go, unless the driver ends the round
+   * sooner (its shards changed, the buffer is full, the query stopped): each round is a Spark
+   * job, whose scheduling costs the driver and executors far more than a hand-over.
+   */
+  val JobMs = 60000L
 
   /**
    * Shards per task: `shardsPerTask`, or more when the round would otherwise need more than

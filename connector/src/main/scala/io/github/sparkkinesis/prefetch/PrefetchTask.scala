@@ -45,19 +45,32 @@ final case class PrefetchWork(
     /** The longest gap between calls to a polled shard at its tip ([[TriggerPace]]); 0: `minFetchPeriod`. */
     tipFetchPeriodMs: Long = 0L,
     /** Where a shard's records are cut into blocks, so that batch limits fall between blocks. */
-    blockCut: BlockCut = BlockCut.None)
+    blockCut: BlockCut = BlockCut.None,
+    /**
+     * How long a task that reports reads in all (its Spark job's length), handing over what it
+     * holds at least every `maxFetchDuration`; without a report, or at 0, `maxFetchDuration`.
+     */
+    jobMs: Long = 0L)
+
+/**
+ * The driver's answer to a hand-over: whether the task reads on, and from now on the longest gap
+ * between calls to a polled shard at its tip ([[TriggerPace]]; 0 leaves it): a job reads for a
+ * minute, and the query's pace may change meanwhile.
+ */
+final case class HandOverReply(keepReading: Boolean, tipFetchPeriodMs: Long = 0L)
 
 /**
  * The executor side of prefetching: reads its shards, up to [[CallsInFlight]] at once (each
  * paced on its own), for up to `maxFetchDuration`, then stores what it read as one block per
  * shard in the executor's block manager and tells the driver what each block holds. Once every shard is at the tip and
- * something was read, it stores and hands over what it has at once, so new records are not
+ * something was read (or a shard reached its end), it stores and hands over what it has at once, so new records are not
  * held back, and so it does once it holds `handOverBytes`, so its memory stays bounded however
  * fast it reads and however many shards it reads (no call starts once it holds that much; see
- * [[CallsInFlight]]): with a `report` to the driver, it then reads on (one Spark job reads a trickle,
- * or a backlog, for the whole `maxFetchDuration`); without, it returns. With `returnWhenCaughtUp`
- * it returns once every shard is at the tip, report or not. First, it closes the readers of its query
- * that its executor no longer owns.
+ * [[CallsInFlight]]): with a `report` to the driver, it then reads on, handing over at least every
+ * `maxFetchDuration`, for its whole `jobMs` or until the driver says stop (one Spark job reads a
+ * trickle, or a backlog, for a minute rather than one per `maxFetchDuration`); without, it returns.
+ * With `returnWhenCaughtUp` it returns once every shard is at the tip, report or not. First, it
+ * closes the readers of its query that its executor no longer owns.
  */
 object PrefetchTask {
 
@@ -121,13 +134,17 @@ object PrefetchTask {
       work: PrefetchWork,
       clock: Clock = SystemClock,
       store: BlockSink = SparkBlockSink,
-      report: Option[PrefetchResult => Boolean] = None): PrefetchResult = {
+      report: Option[PrefetchResult => HandOverReply] = None): PrefetchResult = {
     if (work.stopping) {
       ExecutorCursors.forget(work.streamInstance)
       return PrefetchResult(Nil, Nil, store.location)
     }
     ExecutorCursors.releaseUnowned(work.streamInstance, store.location, work.owners, requests.map(_.shard).toSet)
-    val deadline = clock.nanoTime() + work.fetch.maxFetchDurationMs * 1000000L
+    val handOverEveryNanos = work.fetch.maxFetchDurationMs * 1000000L
+    val startedAt = clock.nanoTime()
+    val jobNanos = if (report.isEmpty || work.jobMs <= 0) handOverEveryNanos else work.jobMs * 1000000L
+    val deadline = startedAt + math.max(jobNanos, handOverEveryNanos)
+    var handOverDue = startedAt + handOverEveryNanos
     var runs = requests.map { r =>
       val consumer = work.consumers.get(r.shard.stream)
       new ShardRun(r, ExecutorCursors.acquire(work.streamInstance, r.shard, r.from, consumer)(newReader(r)),
@@ -185,20 +202,27 @@ object PrefetchTask {
         }
         resumeAt = pass.zip(calls).collectFirst { case (run, None) => run.request.shard }
         val allAtTip = runs.forall(r => r.cursor.isEnded || r.atTip)
-        val fetched = runs.exists(_.count > 0)
+        // A shard that reached its end is news too: the driver then starts its children.
+        val fetched = runs.exists(r => r.count > 0 || (r.cursor.isEnded && r.cursor.position != r.request.from))
         val caughtUp = allAtTip && (fetched || work.returnWhenCaughtUp)
         val held = runs.map(_.bytes).sum
         val holdsEnough = held >= work.handOverBytes
-        done = clock.nanoTime() >= deadline || handedOverBytes + held >= work.maxBytes ||
+        val now = clock.nanoTime()
+        done = now >= deadline || handedOverBytes + held >= work.maxBytes ||
           runs.forall(_.cursor.isEnded) || (caughtUp && (report.isEmpty || work.returnWhenCaughtUp)) ||
           (holdsEnough && report.isEmpty)
-        report.filter(_ => ((caughtUp && fetched) || holdsEnough) && !done).foreach { send =>
+        // Handed over at least every maxFetchDuration, records or not: the driver's lags stay
+        // current, and it can end the job when its shards changed.
+        report.filter(_ => ((caughtUp && fetched) || holdsEnough || now >= handOverDue) && !done).foreach { send =>
           val handedOver = result()
           handedOverBytes += runs.map(_.bytes).sum
           runs = runs.map(_.continued)
           kpl = KplCounts.Zero
           dataLossEvents = 0
-          done = !send(handedOver)
+          handOverDue = now + handOverEveryNanos
+          val reply = send(handedOver)
+          if (reply.tipFetchPeriodMs > 0) runs.foreach(_.cursor.paceAtTip(reply.tipFetchPeriodMs))
+          done = !reply.keepReading
         }
       }
       result()

@@ -61,6 +61,11 @@ final class Prefetcher(
   private var rangeChecks = Map.empty[ShardKey, RangeCheck] // each shard's, to check KPL user records
   private var consumers = Map.empty[String, String]
   private var rounds = 0L
+  // What a round is planned from besides the chains (parents, KPL range checks, consumers,
+  // Trigger.AvailableNow's start) changed this many times; see [[planVersion]].
+  private var planInputChanges = 0L
+  // The plan the running round was made from: once it moved, the round is told to stop at its next hand-over.
+  private var runningPlan = -1L
   private var blocksAppended = 0L
   @volatile private var running = false
   private var thread: Thread = _
@@ -72,6 +77,7 @@ final class Prefetcher(
   def track(start: Map[ShardKey, ShardPosition], parents: Map[ShardKey, Seq[ShardKey]],
       ranges: Map[ShardKey, RangeCheck] = Map.empty): Unit = {
     val dropped = synchronized {
+      if (parents != parentsOf || ranges != rangeChecks) planInputChanges += 1
       parentsOf = parents
       rangeChecks = ranges
       val restarted = start.toSeq.flatMap { case (shard, position) =>
@@ -103,10 +109,16 @@ final class Prefetcher(
   }
 
   /** Enhanced fan-out: read each stream through its registered consumer (ARN per stream). */
-  def useConsumers(arns: Map[String, String]): Unit = synchronized { consumers = arns }
+  def useConsumers(arns: Map[String, String]): Unit = synchronized {
+    if (arns != consumers) planInputChanges += 1
+    consumers = arns
+  }
 
   /** Trigger.AvailableNow: keep records that arrived from `millis` on apart from those before. */
-  def readUntilArrival(millis: Long): Unit = synchronized(cutoff.cutAt(millis))
+  def readUntilArrival(millis: Long): Unit = synchronized {
+    planInputChanges += 1
+    cutoff.cutAt(millis)
+  }
 
   /** Grows with every change of the block chains ([[PrefetchIndex.version]]). */
   def version: Long = synchronized(index.version)
@@ -255,6 +267,10 @@ final class Prefetcher(
     }
 
   /** The next round to run, or how long to wait before looking again. */
+  /** The longest gap between calls to a shard at its tip, from the query's pace now ([[TriggerPace]]). */
+  private def tipFetchPeriodMs: Long =
+    pace.tipFetchPeriodMs(settings.fetch.minFetchPeriodMs, settings.fetch.maxFetchDurationMs)
+
   private def nextRound(slots: Int): Either[Long, PrefetchRound] = synchronized {
     val room = settings.fetchBufferSize - index.bufferedBytes
     lazy val fetchable = index.fetchable(parentsOf).map(r => r.copy(rangeCheck = rangeChecks.get(r.shard)))
@@ -272,11 +288,11 @@ final class Prefetcher(
     if (room <= 0 && behindCutoff.isEmpty) Left(Prefetcher.FullBufferPauseMs) // wait for a batch to commit
     else if (requests.isEmpty) Left(settings.fetch.minFetchPeriodMs)
     else {
+      runningPlan = planVersion
       val owners = readers.owners(index.shards)
       // Executors that hold subscriptions of shards now read elsewhere get a task that only closes them.
       Right(PrefetchRound.reading(requests, owners, readers.cleanupTargets(owners), room, cutoff.splitAt,
-          firstRound = rounds == 0, slots, endpoint, consumers, settings, streamInstance, streamKey,
-          pace.tipFetchPeriodMs(settings.fetch.minFetchPeriodMs, settings.fetch.maxFetchDurationMs)))
+          firstRound = rounds == 0, slots, endpoint, consumers, settings, streamInstance, streamKey, tipFetchPeriodMs))
     }
   }
 
@@ -298,19 +314,26 @@ final class Prefetcher(
       case NonFatal(_) => // stopping: the round was cancelled
     }
 
+  /** Grows with every change of what a round is planned from (see [[nextRound]]). */
+  private def planVersion: Long = index.shardSetVersion + planInputChanges
+
   /**
    * A running task's blocks, stored just now: taken in as a finished task's are. The task reads
-   * on while the query runs, its blocks continued their chains and the buffer has room.
+   * on while the query runs, its blocks continued their chains, the buffer has room and the
+   * round's plan still holds: a shard started, ended or moved, or the consumers changed, and
+   * the next round is planned at once instead of after the task's whole job.
    */
   private def reported(message: Array[Byte]): Array[Byte] = {
     val result = PrefetchReports.decode(message)
-    val (stale, keepReading) = synchronized {
+    val (stale, keepReading, tipFetchPeriodMs) = synchronized {
       val stale = absorb(result)
       notifyAll()
-      (stale, running && stale.isEmpty && index.bufferedBytes < settings.fetchBufferSize)
+      (stale,
+        running && stale.isEmpty && index.bufferedBytes < settings.fetchBufferSize &&
+          planVersion == runningPlan, this.tipFetchPeriodMs)
     }
     removeBlocks(stale)
-    PrefetchReports.answer(keepReading)
+    PrefetchReports.answer(HandOverReply(keepReading, tipFetchPeriodMs))
   }
 
   /** Takes in one task's answer (under the lock); returns its blocks that came too late, to be removed. */

@@ -125,6 +125,24 @@ class PrefetchIndexSuite extends AnyFunSuite with Matchers {
     moves(index.remove(other)) shouldBe true
   }
 
+  test("the shard set's version moves when fetchable may name other shards: started, reset, removed, ended") {
+    val (index, blocks) = withChain()
+    def moves(change: => Any): Boolean = {
+      val before = index.shardSetVersion
+      change
+      index.shardSetVersion != before
+    }
+    // What a steady stream does between rounds leaves it: blocks come and go on the same shards.
+    moves(index.append(block(parent, AfterSequence("30"), "40"))) shouldBe false
+    moves(index.release(parent, blocks.head.to)) shouldBe false
+    moves(index.reset(child, TrimHorizon)) shouldBe true
+    moves(index.append(PrefetchedBlock(parent, AfterSequence("40"), ShardEnd(Some("40")), None, None, 0, 0L, 0L,
+          0L))) shouldBe true
+    moves(index.reset(child, AfterSequence("5"))) shouldBe true
+    moves(index.remove(child)) shouldBe true
+    moves(index.remove(child)) shouldBe false
+  }
+
   test("reachable from a released chain's base takes its blocks from the first") {
     val (index, blocks) = withChain()
     index.release(parent, blocks.head.to)

@@ -33,6 +33,13 @@ class PrefetchResultCodecSuite extends AnyFunSuite {
     assert(PrefetchResultCodec.decode(PrefetchResultCodec.encode(empty)) == empty)
   }
 
+  test("the driver's reply to a hand-over comes back equal; an answer without a pace stops the task") {
+    for (reply <-
+        Seq(HandOverReply(keepReading = true, 2000L), HandOverReply(keepReading = false), HandOverReply(true)))
+      assert(PrefetchReports.reply(PrefetchReports.answer(reply)) == reply)
+    assert(PrefetchReports.reply(Array.emptyByteArray) == HandOverReply(keepReading = false))
+  }
+
   test("a report of another format is refused, saying so") {
     val bytes = PrefetchResultCodec.encode(PrefetchResult(Seq.empty, Seq.empty, "x"))
     bytes(0) = 9

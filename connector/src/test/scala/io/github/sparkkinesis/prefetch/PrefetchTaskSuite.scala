@@ -11,6 +11,7 @@ import scala.collection.mutable
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
+import io.github.sparkkinesis.FakeClock
 import io.github.sparkkinesis.client.{KinesisRecord, RecordBatch}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.FetchSettings
@@ -35,7 +36,7 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
   }
 
   /** A reader at the tip after every fetch, answering `perFetch` new records each time. */
-  private final class TrickleReader(val shard: ShardKey, perFetch: Int) extends ShardReader {
+  private class TrickleReader(val shard: ShardKey, perFetch: Int) extends ShardReader {
     private var next = 0
     override def position: ShardPosition =
       if (next == 0) ShardPosition.AfterSequence("100") else ShardPosition.AfterSequence((next - 1).toString)
@@ -82,7 +83,7 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
       try {
         PrefetchTask.run(_ => new TrickleReader(shard, 2),
           Seq(ShardFetchRequest(shard, ShardPosition.AfterSequence("100"))),
-          work, store = Sink, report = Some { (r: PrefetchResult) => reports += r; reports.size < 3 })
+          work, store = Sink, report = Some { (r: PrefetchResult) => reports += r; HandOverReply(reports.size < 3) })
       } finally ExecutorCursors.forget(instance)
     reports.map(_.blocks.map(_.records)) shouldBe Seq(Seq(2), Seq(2), Seq(2))
     // Each part continues where the one before ended: the driver's chain stays whole.
@@ -90,6 +91,84 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
     blocks.map(_.from) shouldBe ShardPosition.AfterSequence("100") +: blocks.init.map(_.to)
     reports.last.status.map(_.position) shouldBe Seq(ShardPosition.AfterSequence("5"))
     last.blocks shouldBe empty // all was handed over before the driver said stop
+  }
+
+  /** A shard at its tip with nothing new, a call a second on `clock`; it reaches its end at `endsAtMs`, if given. */
+  private final class IdleReader(val shard: ShardKey, clock: FakeClock, endsAtMs: Option[Long] = None)
+    extends ShardReader {
+    private val startMs = clock.nowMillis
+    private def ended = endsAtMs.exists(clock.nowMillis - startMs >= _)
+    override def position: ShardPosition =
+      if (ended) ShardPosition.ShardEnd(Some("100")) else ShardPosition.AfterSequence("100")
+    override def isEnded: Boolean = ended
+    override def atTip: Boolean = true
+    override def throttleEvents: Int = 0
+    override def fetch(): RecordBatch = {
+      clock.advanceMillis(1000)
+      RecordBatch(Nil, if (ended) None else Some("next"), 0L)
+    }
+    override def close(): Unit = ()
+  }
+
+  private def idleJob(readers: Seq[IdleReader], clock: FakeClock, keepReading: PrefetchResult => Boolean)
+      : (Seq[(Long, PrefetchResult)], Long) = {
+    val instance = UUID.randomUUID().toString
+    val work = PrefetchWork(instance, 7, FetchSettings(100, 2.0, 0L, 3000L), 1L << 20, None,
+      returnWhenCaughtUp = false, reportTo = Some("driver"), jobMs = 10000L)
+    val started = clock.nowMillis
+    val reports = mutable.ArrayBuffer.empty[(Long, PrefetchResult)]
+    try {
+      PrefetchTask.run(r => readers.find(_.shard == r.shard).get,
+        readers.map(r =>
+          ShardFetchRequest(r.shard,
+            ShardPosition.AfterSequence("100"))), work, clock, Sink,
+        report = Some { (r: PrefetchResult) =>
+          reports += (clock.nowMillis - started) -> r; HandOverReply(keepReading(r))
+        })
+    } finally ExecutorCursors.forget(instance)
+    (reports.toSeq, clock.nowMillis - started)
+  }
+
+  test("a task that reports reads for its whole job, handing over at least every maxFetchDuration with nothing new") {
+    val clock = new FakeClock
+    val (reports, tookMs) = idleJob(Seq(new IdleReader(shard, clock)), clock, _ => true)
+    // One Spark job for the 10 s, not one per maxFetchDuration (3 s); the driver hears of the shard every 3 s.
+    reports.map(_._1) shouldBe Seq(3000L, 6000L, 9000L)
+    reports.foreach { case (_, r) => r.status.map(_.millisBehindLatest) shouldBe Seq(0L) }
+    tookMs shouldBe 10000L
+  }
+
+  test("the driver ends a reporting task's job at a hand-over; a shard reaching its end is handed over at once") {
+    val clock = new FakeClock
+    val (stopped, _) = idleJob(Seq(new IdleReader(shard, clock)), clock, _ => false)
+    stopped.map(_._1) shouldBe Seq(3000L)
+    val other = ShardKey("clicks", "shardId-000000000001")
+    val (reports, _) = idleJob(Seq(new IdleReader(shard, clock, endsAtMs = Some(1000L)), new IdleReader(other, clock)),
+      clock, r => !r.blocks.exists(_.to.isInstanceOf[ShardPosition.ShardEnd]))
+    // Both shards at the tip and one at its end: the driver learns of it within the pass, not 3 s later.
+    reports.map(_._1) shouldBe Seq(2000L)
+    reports.head._2.blocks.map(b => (b.shard, b.to)) shouldBe Seq(shard -> ShardPosition.ShardEnd(Some("100")))
+  }
+
+  test("a reply to a hand-over sets the pace of the task's shards at their tip, for the rest of its job") {
+    val instance = UUID.randomUUID().toString
+    val work = PrefetchWork(instance, 7, FetchSettings(100, 2.0, 0L, 60000L), 1L << 20, None,
+      returnWhenCaughtUp = false, reportTo = Some("driver"), tipFetchPeriodMs = 500L)
+    final class PacedReader extends TrickleReader(shard, 1) {
+      val paces = mutable.ArrayBuffer.empty[Long]
+      override def paceAtTip(periodMs: Long): Unit = paces += periodMs
+    }
+    val reader = new PacedReader
+    var reports = 0
+    try {
+      PrefetchTask.run(_ => reader, Seq(ShardFetchRequest(shard, ShardPosition.AfterSequence("100"))), work,
+        store = Sink,
+        report = Some { _ =>
+          reports += 1
+          HandOverReply(reports < 3, tipFetchPeriodMs = if (reports == 1) 2000L else 0L)
+        })
+    } finally ExecutorCursors.forget(instance)
+    reader.paces shouldBe Seq(500L, 2000L) // the round's, then the driver's; 0 leaves it
   }
 
   /** A reader handing out the given fetches' records in turn, then reaching the tip. */
@@ -195,7 +274,7 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
     // 20 fetches of 5 records of 8 bytes (key "k", data "data-NN"), never at the tip until the last.
     val fetches = (0 until 20).map(f => (0 until 5).map(i => record(10 + f * 5 + i, 1L)))
     val perFetch = fetches.head.map(_.bytes).sum
-    def run(report: Option[PrefetchResult => Boolean]): (PrefetchResult, KeepingSink) = {
+    def run(report: Option[PrefetchResult => HandOverReply]): (PrefetchResult, KeepingSink) = {
       val instance = UUID.randomUUID().toString
       val work = PrefetchWork(instance, 7, FetchSettings(100, 2.0, 0L, 60000L), 1L << 20, None,
         returnWhenCaughtUp = true, reportTo = report.map(_ => "driver"), handOverBytes = 100L)
@@ -213,7 +292,7 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
     val reports = mutable.ArrayBuffer.empty[PrefetchResult]
     val (last, sink) = run(Some { r =>
       reports += r
-      reports.flatMap(_.blocks).map(_.records).sum < fetches.flatten.size
+      HandOverReply(reports.flatMap(_.blocks).map(_.records).sum < fetches.flatten.size)
     })
     val blocks = reports.flatMap(_.blocks) ++ last.blocks
     blocks.size should be > 5
@@ -224,7 +303,7 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
     // Reading a backlog (Trigger.AvailableNow), the task hands over as it reads, and returns
     // once at the tip without the driver saying stop.
     val backlogReports = mutable.ArrayBuffer.empty[PrefetchResult]
-    val (backlogLast, backlogSink) = run(Some { r => backlogReports += r; true })
+    val (backlogLast, backlogSink) = run(Some { r => backlogReports += r; HandOverReply(keepReading = true) })
     val backlogBlocks = backlogReports.flatMap(_.blocks) ++ backlogLast.blocks
     backlogReports.size should be > 3
     backlogLast.blocks should not be empty
@@ -273,7 +352,7 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
     var reports = 0
     try {
       PrefetchTask.run(r => new BacklogReader(r.shard), shards.map(ShardFetchRequest(_, ShardPosition.TrimHorizon)),
-        work, store = sink, report = Some { _ => reports += 1; reports < 20 })
+        work, store = sink, report = Some { _ => reports += 1; HandOverReply(reports < 20) })
     } finally ExecutorCursors.forget(instance)
     peak.get should be <= handOver + PrefetchTask.CallsInFlight * answer
     read.size shouldBe shards.size // a pass cut short by the bound resumes where it stopped
