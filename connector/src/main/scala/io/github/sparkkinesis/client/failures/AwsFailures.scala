@@ -32,11 +32,14 @@ object AwsFailures {
   private val AccessDeniedCodes = Set("AccessDeniedException", "AccessDenied", "UnauthorizedOperation",
     "KMSAccessDeniedException", "AuthorizationError")
 
+  /** Error codes AWS uses for "these credentials expired" (see [[Retryable.expiredCredentials]]). */
+  val ExpiredTokenCodes: Set[String] = Set("ExpiredToken", "ExpiredTokenException")
+
   /** Error codes AWS uses for "these credentials are not valid" (unknown, wrong, expired). */
   private val AuthenticationCodes = Set("UnrecognizedClientException", "InvalidSignatureException",
     "IncompleteSignatureException", "IncompleteSignature", "MissingAuthenticationTokenException",
-    "MissingAuthenticationToken", "InvalidClientTokenId", "SignatureDoesNotMatch", "ExpiredToken",
-    "ExpiredTokenException", "InvalidToken", "AuthFailure", "InvalidAccessKeyId")
+    "MissingAuthenticationToken", "InvalidClientTokenId", "SignatureDoesNotMatch", "InvalidToken", "AuthFailure",
+    "InvalidAccessKeyId") ++ ExpiredTokenCodes
 
   /** The IAM permissions a Kinesis API call needs besides `kinesis:<call>`. */
   private val AlsoNeeded = Map(

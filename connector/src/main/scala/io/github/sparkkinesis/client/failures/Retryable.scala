@@ -72,11 +72,10 @@ object Retryable {
    * credentials were renewed that reached Kinesis after they expired.
    */
   def expiredCredentials(failure: Throwable): Boolean = causes(failure).exists {
-    case e: AwsServiceException => Option(e.awsErrorDetails()).exists(d => ExpiredTokenCodes(d.errorCode()))
+    case e: AwsServiceException =>
+      Option(e.awsErrorDetails()).exists(d => AwsFailures.ExpiredTokenCodes(d.errorCode()))
     case _ => false
   }
-
-  private val ExpiredTokenCodes = Set("ExpiredToken", "ExpiredTokenException")
 
   /** Whether Kinesis refused a call because what it names does not exist (a consumer deregistered meanwhile). */
   def resourceNotFound(failure: Throwable): Boolean =
