@@ -106,13 +106,16 @@ class PrefetchIndexSuite extends AnyFunSuite with Matchers {
     index.fetchable(parents).map(_.shard).sorted shouldBe Seq(child, other)
   }
 
+  /** Whether `change` moved what `version` reads. */
+  private def changes(version: => Long)(change: => Any): Boolean = {
+    val before = version
+    change
+    version != before
+  }
+
   test("the version moves with every change of a chain, and only then") {
     val (index, blocks) = withChain()
-    def moves(change: => Any): Boolean = {
-      val before = index.version
-      change
-      index.version != before
-    }
+    def moves(change: => Any): Boolean = changes(index.version)(change)
     moves(index.reachable(parent, TrimHorizon)) shouldBe false
     moves(index.blocksBetween(parent, TrimHorizon, AfterSequence("30"))) shouldBe false
     moves(index.fetchable(Map.empty)) shouldBe false
@@ -127,11 +130,7 @@ class PrefetchIndexSuite extends AnyFunSuite with Matchers {
 
   test("the shard set's version moves when fetchable may name other shards: started, reset, removed, ended") {
     val (index, blocks) = withChain()
-    def moves(change: => Any): Boolean = {
-      val before = index.shardSetVersion
-      change
-      index.shardSetVersion != before
-    }
+    def moves(change: => Any): Boolean = changes(index.shardSetVersion)(change)
     // What a steady stream does between rounds leaves it: blocks come and go on the same shards.
     moves(index.append(block(parent, AfterSequence("30"), "40"))) shouldBe false
     moves(index.release(parent, blocks.head.to)) shouldBe false
