@@ -46,7 +46,7 @@ object PrefetchRound {
       splitAt, returnWhenCaughtUp, consumers = consumers, owners = owners,
       reportTo = if (firstRound) None else Some(reportTo), handOverBytes = settings.handOverBytes,
       tipFetchPeriodMs = tipFetchPeriodMs, blockCut = BlockCut.of(settings.limits, requests.size),
-      jobMs = if (firstRound) 0L else math.max(JobMs, settings.fetch.maxFetchDurationMs))
+      jobMs = if (firstRound) 0L else JobMs)
     PrefetchRound(tasks, work)
   }
 

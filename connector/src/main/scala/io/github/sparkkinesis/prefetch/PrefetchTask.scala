@@ -48,7 +48,7 @@ final case class PrefetchWork(
     blockCut: BlockCut = BlockCut.None,
     /**
      * How long a task that reports reads in all (its Spark job's length), handing over what it
-     * holds at least every `maxFetchDuration`; without a report, or at 0, `maxFetchDuration`.
+     * holds at least every `maxFetchDuration`; without a report, or when shorter, `maxFetchDuration`.
      */
     jobMs: Long = 0L)
 
@@ -142,8 +142,8 @@ object PrefetchTask {
     ExecutorCursors.releaseUnowned(work.streamInstance, store.location, work.owners, requests.map(_.shard).toSet)
     val handOverEveryNanos = work.fetch.maxFetchDurationMs * 1000000L
     val startedAt = clock.nanoTime()
-    val jobNanos = if (report.isEmpty || work.jobMs <= 0) handOverEveryNanos else work.jobMs * 1000000L
-    val deadline = startedAt + math.max(jobNanos, handOverEveryNanos)
+    val deadline = startedAt + (if (report.isEmpty) handOverEveryNanos
+                                else math.max(work.jobMs * 1000000L, handOverEveryNanos))
     var handOverDue = startedAt + handOverEveryNanos
     var runs = requests.map { r =>
       val consumer = work.consumers.get(r.shard.stream)
