@@ -127,11 +127,12 @@ test-python: wheel
 
 # The reliability suite's rows marked reliability_full run only in test-reliability.
 # tests/test_connect.py in a run of its own: PySpark cannot mix classic and Connect sessions.
-# Two pytest workers (E2E_WORKERS), each with its own Spark session and local Kinesis; a test
-# file stays on one worker, so module fixtures are made once; the files of long tests go first
-# (tests/conftest.py: LONG_FILES_FIRST, kept in that order by --no-loadscope-reorder), so both
+# Three pytest workers (E2E_WORKERS), each with its own Spark session and local Kinesis: on 2
+# cores a third keeps them busy while the tests wait on Kinesis and triggers. A test file stays
+# on one worker, so module fixtures are made once; the files of long tests go first
+# (tests/conftest.py: LONG_FILES_FIRST, kept in that order by --no-loadscope-reorder), so the
 # workers end together. kinesis-mock is installed first, not by both workers at once.
-E2E_WORKERS ?= 2
+E2E_WORKERS ?= 3
 test-e2e: wheel $(BENCH_JAR)
 	localstack/install.sh
 	$(PY) -m pytest tests -m "not reliability_full" --ignore=tests/test_connect.py --ignore=tests/test_docs.py \

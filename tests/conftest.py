@@ -20,9 +20,9 @@ def pytest_configure(config):
 
 # The files whose tests take a minute or more each, most of it in JVMs of their own (spark-submit,
 # spark-pipelines, local-cluster executors, the demo's session), longest first. They run before
-# the others, so that with two workers (make test-e2e: --dist loadfile, which keeps a file on one
-# worker, and --no-loadscope-reorder, which keeps this order) the many short files fill in at the
-# end and the two workers finish together, rather than one idling while the other runs a long file.
+# the others, so that with several workers (make test-e2e: --dist loadfile, which keeps a file on
+# one worker, and --no-loadscope-reorder, which keeps this order) the many short files fill in at
+# the end and the workers finish together, rather than one idling while another runs a long file.
 LONG_FILES_FIRST = (
     "test_pipelines.py",
     "test_secrets_do_not_leak.py",

@@ -135,6 +135,13 @@ private[sparkkinesis] object ExecutorCursors {
     SubscribeLimiter.global.prune()
   }
 
+  /**
+   * Whether the query of `streamInstance` stopped, as far as this JVM heard. A task that starts
+   * after it (a round or batch the stop could not cancel) reads nothing: a new reader would
+   * call Kinesis, and open a subscription, for a query that no longer runs.
+   */
+  def isStopped(streamInstance: String): Boolean = stopped.contains(streamInstance)
+
   /** The shards whose readers of a stream instance are cached here. For tests. */
   def cached(streamInstance: String): Set[ShardKey] =
     cache.keySet().asScala.filter(_.streamInstance == streamInstance).map(_.shard).toSet

@@ -135,10 +135,8 @@ object PrefetchTask {
       clock: Clock = SystemClock,
       store: BlockSink = SparkBlockSink,
       report: Option[PrefetchResult => HandOverReply] = None): PrefetchResult = {
-    if (work.stopping) {
-      ExecutorCursors.forget(work.streamInstance)
-      return PrefetchResult(Nil, Nil, store.location)
-    }
+    if (work.stopping) ExecutorCursors.forget(work.streamInstance)
+    if (work.stopping || ExecutorCursors.isStopped(work.streamInstance)) return PrefetchResult(Nil, Nil, store.location)
     ExecutorCursors.releaseUnowned(work.streamInstance, store.location, work.owners, requests.map(_.shard).toSet)
     val handOverEveryNanos = work.fetch.maxFetchDurationMs * 1000000L
     val startedAt = clock.nanoTime()

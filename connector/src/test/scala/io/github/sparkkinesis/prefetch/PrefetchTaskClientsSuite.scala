@@ -16,9 +16,10 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.FetchSettings
 
 /**
- * A prefetch task is a user of its connection's clients while it runs: one still running when
- * its query stopped (a cancelled round finishing its calls) closes the clients it built when it
- * ends, instead of leaving them, and their credentials provider, to the idle eviction.
+ * A prefetch task is a user of its connection's clients while it runs, and closes the clients
+ * it built when it ends if its query stopped meanwhile (a cancelled round finishing its calls),
+ * instead of leaving them, and their credentials provider, to the idle eviction. One that
+ * starts after the stop builds none.
  */
 class PrefetchTaskClientsSuite extends AnyFunSuite with Matchers with LocalSpark {
 
@@ -28,13 +29,14 @@ class PrefetchTaskClientsSuite extends AnyFunSuite with Matchers with LocalSpark
 
   test("a prefetch task of a stopped query leaves no client or provider open when it ends") {
     val instance = UUID.randomUUID().toString
-    ExecutorCursors.forget(instance) // the query stopped while this task was on its way
+    ExecutorCursors.forget(instance) // the query stopped before this task started
     val (clientsBefore, providersBefore) = (KinesisClients.openClients, AwsCredentials.live)
     val work = PrefetchWork(instance, 7, FetchSettings(100, 2.0, 0L, 200L), 1024L, None, returnWhenCaughtUp = true)
     val task = PrefetchPartition(0,
       Seq(ShardFetchRequest(ShardKey("clicks", "shardId-000000000000"), ShardPosition.AfterSequence("100"))), None)
-    // Its calls fail (nothing listens); it must have made one, building a client.
-    Try(new PrefetchRDD(spark.sparkContext, Seq(task), connection, work).collect())
+    // It makes no call (one would fail, nothing listens, but build a client first).
+    Try(new PrefetchRDD(spark.sparkContext, Seq(task), connection, work).collect()).get
+      .flatMap(_.blocks) shouldBe empty
     KinesisClients.userCount(connection) shouldBe 0
     KinesisClients.openClients shouldBe clientsBefore
     AwsCredentials.live shouldBe providersBefore

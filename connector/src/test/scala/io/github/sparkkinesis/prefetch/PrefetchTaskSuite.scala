@@ -74,6 +74,18 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
     behindAfter(Seq(3000L, 0L)) shouldBe 0L
   }
 
+  test("a task that starts after its query stopped makes no reader: it calls Kinesis for nothing") {
+    val instance = UUID.randomUUID().toString
+    ExecutorCursors.forget(instance) // the stop, heard on this executor before the task started
+    val work = PrefetchWork(instance, 7, FetchSettings(100, 2.0, 0L, 60000L), 1024L, None, returnWhenCaughtUp = true)
+    var made = 0
+    val result = PrefetchTask.run(_ => { made += 1; new TrickleReader(shard, 5) },
+      Seq(ShardFetchRequest(shard, ShardPosition.AfterSequence("100"))), work, store = Sink)
+    made shouldBe 0
+    result.blocks shouldBe empty
+    ExecutorCursors.cached(instance) shouldBe empty
+  }
+
   test("a task that reports to the driver hands over what it read at the tip, and reads on until told to stop") {
     val instance = UUID.randomUUID().toString
     val work = PrefetchWork(instance, 7, FetchSettings(100, 2.0, 0L, 60000L), 1L << 20, None,

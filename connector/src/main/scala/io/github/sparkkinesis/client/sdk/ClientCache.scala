@@ -53,11 +53,18 @@ private[client] final class ClientCache[C <: AutoCloseable](
 
   def size: Int = synchronized(entries.size)
 
-  private def closeQuietly(entry: Entry): Unit =
+  // A cancelled task may be the last user, closing with its thread interrupted: the client's
+  // event loop would then fail to shut down (and log an error). The flag is set again after.
+  private def closeQuietly(entry: Entry): Unit = {
+    val interrupted = Thread.interrupted()
     try entry.client.close()
     catch {
       case NonFatal(e) => logWarning(s"Could not close an idle $kind client: ${e.getMessage}")
-    } finally closed(entry.connection)
+    } finally {
+      closed(entry.connection)
+      if (interrupted) Thread.currentThread().interrupt()
+    }
+  }
 }
 
 private[client] object ClientCache {

@@ -18,12 +18,15 @@ import io.github.sparkkinesis.prefetch.{ExecutorCursors, SubscriptionCursors}
  * starts, else makes a new one; a task that ran to the batch's end gives the reader back, so
  * an EFO subscription stays open across batches instead of being renewed every batch (which
  * the 5-second repeat rule would hold back). A task that failed or was cancelled (the query
- * stopped) closes its reader.
+ * stopped) closes its reader. A task that starts after its query stopped reads nothing.
  */
 private[realtime] object RealTimeShardReaders extends Logging {
 
   def acquire(
       partition: RealTimeShardPartition, connection: ConnectionConfig, fetch: FetchSettings): RealTimeShardReader = {
+    if (ExecutorCursors.isStopped(partition.streamInstance))
+      return new RealTimeShardReader(partition.shard, partition.start,
+        new StoppedQueryFeed(partition.start, SystemClock))
     val here = location
     ExecutorCursors.holdClients(partition.streamInstance, connection)
     ExecutorCursors.releaseUnowned(partition.streamInstance, here, partition.owners, Set(partition.shard))

@@ -120,3 +120,25 @@ private[realtime] final class SubscriptionFeed(cursor: SubscriptionCursor, metri
 
   override def close(): Unit = cursor.close()
 }
+
+/**
+ * The feed of a task that started after its query stopped (a batch the stop could not cancel):
+ * it calls Kinesis for nothing and waits out the batch like an idle shard, standing where the
+ * batch starts.
+ */
+private[realtime] final class StoppedQueryFeed(start: ShardPosition, clock: Clock) extends ShardFeed {
+  override def position: ShardPosition = start
+
+  override def fetch(maxWaitNanos: Long): Seq[KinesisRecord] = {
+    clock.sleepNanos(maxWaitNanos)
+    Nil
+  }
+
+  override def millisBehindLatest: Option[Long] = None
+
+  override def throttleEvents: Int = 0
+
+  override def dataLossEvents: Long = 0
+
+  override def close(): Unit = ()
+}

@@ -55,6 +55,17 @@ class ClientCacheSuite extends AnyFunSuite with Matchers {
     again.closed shouldBe false
   }
 
+  test("a client closed by an interrupted thread closes uninterrupted, and the thread stays interrupted") {
+    var interruptedWhileClosing: Option[Boolean] = None
+    val cache = new ClientCache[AutoCloseable]("fake",
+      _ => () => interruptedWhileClosing = Some(Thread.currentThread().isInterrupted))
+    cache.get(connection("a"))
+    Thread.currentThread().interrupt()
+    try cache.close(connection("a"))
+    finally Thread.interrupted() shouldBe true // and clears the flag for the next test
+    interruptedWhileClosing shouldBe Some(false)
+  }
+
   test("close ends a connection's client at once") {
     val s = new Setup()
     val a = s.cache.get(connection("a"))

@@ -27,18 +27,34 @@ class KinesisRealTimeReaderClientsSuite extends AnyFunSuite with Matchers with L
 
   test("a real-time task of a stopped query leaves no client or provider open when it ends") {
     val instance = UUID.randomUUID().toString
-    ExecutorCursors.forget(instance) // the query stopped while this task was still reading
     val (clientsBefore, providersBefore) = (KinesisClients.openClients, AwsCredentials.live)
     val partition = RealTimeShardPartition(ShardKey("clicks", "shardId-000000000000"),
       ShardPosition.AfterSequence("100"), None, instance, Map.empty)
     val reader = new KinesisRealTimeReaderFactory(connection, FetchSettings(100, 2.0, 0L, 200L))
       .createReader(partition).asInstanceOf[KinesisRealTimeReader]
+    ExecutorCursors.forget(instance) // the query stopped while this task was still reading
     try reader.nextWithTimeout(System.currentTimeMillis(), 300L)
     catch { case _: Exception => () } // its calls fail (nothing listens); it made one, building a client
     KinesisClients.openClients should be > clientsBefore
     reader.close()
     KinesisClients.userCount(connection) shouldBe 0
     KinesisClients.openClients shouldBe clientsBefore
+    AwsCredentials.live shouldBe providersBefore
+  }
+
+  test("a real-time task that starts after its query stopped calls Kinesis for nothing and stays where it starts") {
+    val instance = UUID.randomUUID().toString
+    ExecutorCursors.forget(instance) // a batch the stop could not cancel
+    val (clientsBefore, providersBefore) = (KinesisClients.openClients, AwsCredentials.live)
+    val start = ShardPosition.AfterSequence("100")
+    val partition = RealTimeShardPartition(ShardKey("clicks", "shardId-000000000000"), start, None, instance, Map.empty)
+    val reader = new KinesisRealTimeReaderFactory(connection, FetchSettings(100, 2.0, 0L, 200L))
+      .createReader(partition).asInstanceOf[KinesisRealTimeReader]
+    reader.nextWithTimeout(System.currentTimeMillis(), 300L).hasRecord shouldBe false
+    reader.getOffset.asInstanceOf[ShardPartitionOffset].position shouldBe start
+    reader.close()
+    KinesisClients.openClients shouldBe clientsBefore
+    KinesisClients.userCount(connection) shouldBe 0
     AwsCredentials.live shouldBe providersBefore
   }
 }
