@@ -44,7 +44,7 @@ JARS_DIR := python/pyspark_kinesis/jars
 BENCH_JAR := benchmarks/target/scala-2.13/kinesis-bench.jar
 BENCH_SOURCES := $(shell find benchmarks/src/main -type f) project/Dependencies.scala build.sbt
 
-.PHONY: test-chaos coverage-summary notice release test-release release-line test-tested-lines help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline bench-peer
+.PHONY: test-chaos coverage-summary notice release test-release release-line test-tested-lines test-jvm-phase test-python-setup help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline bench-peer
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
@@ -192,14 +192,22 @@ lint: venv
 test:
 	$(MAKE) --no-print-directory SPARK_LINES=tested test-tested-lines
 
-test-tested-lines: venv docs
-	$(VENV)/bin/ruff check $(RUFF_PATHS)
-	$(VENV)/bin/ruff format --check $(RUFF_PATHS)
+# The sbt start needs no Python: it runs beside the virtual environment's install, the docs
+# and the Python linters (make -j2), which mostly wait on downloads and disk.
+test-tested-lines:
 	rm -f .coverage
-	$(SBT) $(SBT_LINT) $(SBT_TESTS) connector/coverageReport $(SBT_BUILD) benchmarks/assembly | build/test-summary
+	$(MAKE) --no-print-directory -j2 test-jvm-phase test-python-setup
 	touch $(JARS) $(BENCH_JAR)
 	$(MAKE) --no-print-directory test-python test-e2e
 	$(MAKE) --no-print-directory coverage-summary
+
+test-jvm-phase:
+	$(SBT) $(SBT_LINT) $(SBT_TESTS) connector/coverageReport $(SBT_BUILD) benchmarks/assembly | build/test-summary
+
+test-python-setup: venv docs
+	$(VENV)/bin/ruff check $(RUFF_PATHS)
+	$(VENV)/bin/ruff format --check $(RUFF_PATHS)
+	localstack/install.sh
 
 # The closing lines of make test: line coverage of the Scala code by its unit tests (JaCoCo,
 # project/Coverage.scala; per package in connector/target/jacoco/line-coverage.txt) and of the
