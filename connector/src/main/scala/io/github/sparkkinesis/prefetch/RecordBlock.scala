@@ -121,10 +121,12 @@ object RecordBlock {
   }
 
   /**
-   * Just under 1 MiB: G1 allocates an array of half a region or more outside the young
-   * generation, where collections do not copy it, and this one fits a region of small heaps.
+   * Just under 512 KiB, half of G1's smallest region: an array of half a region or more is
+   * "humongous", allocated outside the young generation, and each such allocation may start a
+   * concurrent collection cycle; at a steady pace those cycles cost more CPU than the young
+   * collections copying flat chunks of bytes (make bench, row `steady`).
    */
-  val ChunkLength: Int = (1 << 20) - 1024
+  val ChunkLength: Int = (1 << 19) - 1024
 
   /**
    * A shard's first chunk; each next one doubles, up to [[ChunkLength]]: a prefetch task lays out
