@@ -44,7 +44,7 @@ JARS_DIR := python/pyspark_kinesis/jars
 BENCH_JAR := benchmarks/target/scala-2.13/kinesis-bench.jar
 BENCH_SOURCES := $(shell find benchmarks/src/main -type f) project/Dependencies.scala build.sbt
 
-.PHONY: test-chaos coverage-summary notice release test-release release-line test-tested-lines test-jvm-phase test-python-setup help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline bench-peer
+.PHONY: version-py test-chaos coverage-summary notice release test-release release-line test-tested-lines test-jvm-phase test-python-setup help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline bench-peer
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
@@ -96,8 +96,12 @@ __version__ = "$(PY_VERSION)"
 endef
 export VERSION_PY_TEXT
 
-wheel: $(JARS) venv
+# The package imports it: written before anything imports the package from the source tree
+# (the wheel, and make docs-options' generator on a fresh clone).
+version-py:
 	echo "$$VERSION_PY_TEXT" > $(VERSION_PY)
+
+wheel: $(JARS) venv version-py
 	rm -f $(JARS_DIR)/*.jar python/dist/*.whl
 	cp $(JARS) $(JARS_DIR)/
 	rm -rf python/build
@@ -437,7 +441,7 @@ soak: venv
 # The option tables of docs/options.md and python/pyspark_kinesis/_registry.json, written from the
 # option registry (KinesisOptions.scala); OptionsReferenceSuite (in make test) fails when they differ.
 # The generator imports the package, so it runs with .venv's Python (PySpark installed).
-docs-options: venv
+docs-options: venv version-py
 	$(SBT) "connector/Test/runMain io.github.sparkkinesis.options.OptionsReference"
 	$(PY) python/tools/generate_builders.py
 
