@@ -44,7 +44,7 @@ JARS_DIR := python/pyspark_kinesis/jars
 BENCH_JAR := benchmarks/target/scala-2.13/kinesis-bench.jar
 BENCH_SOURCES := $(shell find benchmarks/src/main -type f) project/Dependencies.scala build.sbt
 
-.PHONY: version-py test-chaos coverage-summary notice release test-release release-line test-tested-lines test-jvm-phase test-python-setup help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline bench-peer
+.PHONY: version-py test-chaos coverage-summary notice release test-release release-line test-tested-lines test-jvm-build test-scala-units test-python-and-e2e test-python-setup help docs-options docs fmt lint demo test test-reliability soak bench bench-realtime test-scala test-python test-e2e jar wheel venv publish-local kinesis-up kinesis-down clean test-compat test-connect venv-3.5 test-e2e-3.5 compat-line test-e2e-java21 bench-mock bench-jar bench-baseline bench-peer
 
 help:
 	@echo "make demo   - run the demo: local Kinesis -> PySpark streaming query -> Delta table"
@@ -179,7 +179,7 @@ fmt: venv
 
 # scalafmt's check of every source folder (.scalafmt.conf; make fmt applies it), and the compile:
 # unused imports, privates and locals are compile errors (build.sbt: unusedCodeIsAnError).
-# make test runs the same sbt tasks in its one sbt start.
+# make test runs the same sbt tasks in its first sbt start.
 # noticeCheck: NOTICE lists every library the lines make test builds bundle.
 SBT_LINT := $(foreach p,$(FMT_PROJECTS),$(p)/scalafmtCheckAll) connector/Test/compile connector/noticeCheck \
 	spark35_212/noticeCheck
@@ -189,24 +189,39 @@ lint: venv
 	$(MYPY_TESTS)
 	$(SBT) $(SBT_LINT)
 
-# One sbt start lints, unit-tests 4.2 (the newest line) and builds it and 3.5 on Scala 2.12 (the
-# oldest: the compile proof of the shared sources on Scala 2.12 and the 3.5 shims, and its jar in
-# the wheel); then the Python and end-to-end suites on Spark 4.2. The end-to-end core on Spark 3.5
+# sbt lints and builds 4.2 (the newest line) and 3.5 on Scala 2.12 (the oldest: the compile
+# proof of the shared sources on Scala 2.12 and the 3.5 shims, and its jar in the wheel), then
+# unit-tests 4.2 beside the Python and end-to-end suites on Spark 4.2. The end-to-end core on Spark 3.5
 # is a per-line row: make test-e2e-3.5 runs it alone, make test-compat with every other line's.
 test:
 	$(MAKE) --no-print-directory SPARK_LINES=tested test-tested-lines
 
-# The sbt start needs no Python: it runs beside the virtual environment's install, the docs
-# and the Python linters (make -j2), which mostly wait on downloads and disk.
+# Two phases, each two jobs at once (make -j2) that wait on different things. First the sbt
+# start that lints and builds the jars, beside the virtual environment's install, the docs and
+# the Python linters (which mostly wait on downloads and disk). Then the Scala unit tests
+# (mostly waiting on prefetch rounds and back-offs) beside the Python and end-to-end suites
+# (mostly waiting on Kinesis and triggers); those two run one after the other (-j1: both add
+# to the Python coverage data).
 test-tested-lines:
 	rm -f .coverage
-	$(MAKE) --no-print-directory -j2 test-jvm-phase test-python-setup
+	$(MAKE) --no-print-directory -j2 test-jvm-build test-python-setup
 	touch $(JARS) $(BENCH_JAR)
-	$(MAKE) --no-print-directory test-python test-e2e
+	$(MAKE) --no-print-directory -j2 test-scala-units test-python-and-e2e
 	$(MAKE) --no-print-directory coverage-summary
 
-test-jvm-phase:
-	$(SBT) $(SBT_LINT) $(SBT_TESTS) connector/coverageReport $(SBT_BUILD) benchmarks/assembly | build/test-summary
+test-jvm-build:
+	$(SBT) $(SBT_LINT) $(SBT_BUILD) benchmarks/assembly
+
+# Its output goes to a file and is printed whole when it ends, not line by line among the
+# end-to-end tests', then ScalaTest's totals (build/test-summary); it fails if sbt or a test did.
+SCALA_TEST_LOG := connector/target/unit-tests.log
+test-scala-units:
+	@mkdir -p $(dir $(SCALA_TEST_LOG))
+	@$(SBT) $(SBT_TESTS) connector/coverageReport > $(SCALA_TEST_LOG) 2>&1; sbt=$$?; \
+	  build/test-summary < $(SCALA_TEST_LOG); summary=$$?; [ $$sbt -eq 0 ] && [ $$summary -eq 0 ]
+
+test-python-and-e2e:
+	$(MAKE) --no-print-directory -j1 test-python test-e2e
 
 test-python-setup: venv docs
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
