@@ -191,8 +191,9 @@ lint: venv
 
 # sbt lints and builds 4.2 (the newest line) and 3.5 on Scala 2.12 (the oldest: the compile
 # proof of the shared sources on Scala 2.12 and the 3.5 shims, and its jar in the wheel), then
-# unit-tests 4.2 beside the Python and end-to-end suites on Spark 4.2. The end-to-end core on Spark 3.5
-# is a per-line row: make test-e2e-3.5 runs it alone, make test-compat with every other line's.
+# unit-tests 4.2 beside the Python and end-to-end suites on Spark 4.2. The end-to-end core on
+# Spark 3.5 is a per-line row: make test-e2e-3.5 runs it alone, make test-compat with every
+# other line's.
 test:
 	$(MAKE) --no-print-directory SPARK_LINES=tested test-tested-lines
 

@@ -136,7 +136,7 @@ object PrefetchTask {
       store: BlockSink = SparkBlockSink,
       report: Option[PrefetchResult => HandOverReply] = None): PrefetchResult = {
     if (work.stopping) ExecutorCursors.forget(work.streamInstance)
-    if (work.stopping || ExecutorCursors.isStopped(work.streamInstance)) return PrefetchResult(Nil, Nil, store.location)
+    if (ExecutorCursors.isStopped(work.streamInstance)) return PrefetchResult(Nil, Nil, store.location)
     ExecutorCursors.releaseUnowned(work.streamInstance, store.location, work.owners, requests.map(_.shard).toSet)
     val handOverEveryNanos = work.fetch.maxFetchDurationMs * 1000000L
     val startedAt = clock.nanoTime()
