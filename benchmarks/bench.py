@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -426,43 +427,78 @@ def steady_rates(mode):
                 )
             )
         for rate in args.steady_rates:
-            measured = []
-            for label, jar, options, peer, trigger_s in builds:
-                produce = ["--produce", f"s:{rate * shards}:{RECORD}"]
-                with BenchKinesis(["--stream", f"s:{shards}:0:{RECORD}"] + produce) as k:
-                    consumer = f"bench-{int(time.time())}"
-                    if mode == "efo" and not peer:
-                        options = {**options, "consumerMode": "efo", "consumerName": consumer}
-                    spec = {
-                        "endpoint": k.endpoint,
-                        "stream": "s",
-                        "trigger_s": trigger_s,
-                        "warmup_batches": 3,
-                        "warmup_s": args.steady_warmup_s,
-                        "batches": args.steady_batches,
-                        "window_s": args.steady_window_s,
-                        "options": options,
-                        "peer": peer,
-                        "efo": mode == "efo",
-                        "consumer": consumer,
-                    }
-                    r = one_build(f"{label}, {shards} x {rate:,}/s", "steady_rate", jar, spec)
-                measured.append((peer, r))
-            peers = [r for peer, r in measured if peer and "error" not in r]
-            for peer, r in measured:
-                if peers and not peer and "error" not in r:
-                    r["records_per_cpu_s_vs_awslabs"] = r["records_per_cpu_s"] / peers[0]["records_per_cpu_s"]
-                    r["besides_jit_vs_awslabs"] = (
-                        r["records_per_cpu_s_besides_jit"] / peers[0]["records_per_cpu_s_besides_jit"]
-                    )
-                    if peers[0]["calls_per_1000_records"]:
-                        r["calls_per_record_vs_awslabs"] = (
-                            r["calls_per_1000_records"] / peers[0]["calls_per_1000_records"]
-                        )
-                results.append(r)
+            # Each round measures every build once, each round starting one build further on, so
+            # that no build is always measured first or last on a machine whose load drifts.
+            rounds = []
+            for n in range(args.repeats):
+                measured = {}
+                for i in range(len(builds)):
+                    label, jar, options, peer, trigger_s = builds[(n + i) % len(builds)]
+                    measured[label] = steady_once(args, mode, shards, rate, label, jar, options, peer, trigger_s)
+                rounds.append(measured)
+            results += steady_summary(builds, rounds, shards, rate)
         return results
 
     return row
+
+
+def steady_once(args, mode, shards, rate, label, jar, options, peer, trigger_s):
+    """One build's steady measurement on a fresh benchmark Kinesis producing `rate` records/s a shard."""
+    produce = ["--produce", f"s:{rate * shards}:{RECORD}"]
+    with BenchKinesis(["--stream", f"s:{shards}:0:{RECORD}"] + produce) as k:
+        consumer = f"bench-{int(time.time())}"
+        if mode == "efo" and not peer:
+            options = {**options, "consumerMode": "efo", "consumerName": consumer}
+        spec = {
+            "endpoint": k.endpoint,
+            "stream": "s",
+            "trigger_s": trigger_s,
+            "warmup_batches": 3,
+            "warmup_s": args.steady_warmup_s,
+            "batches": args.steady_batches,
+            "window_s": args.steady_window_s,
+            "options": options,
+            "peer": peer,
+            "efo": mode == "efo",
+            "consumer": consumer,
+        }
+        return one_build(f"{label}, {shards} x {rate:,}/s", "steady_rate", jar, spec)
+
+
+def steady_summary(builds, rounds, shards, rate):
+    """Each build's run of median records per CPU-second, with every round's figure, and its
+    ratios to awslabs' connector: each round's ratio is taken within the round (the two ran
+    minutes apart), and the median of those is the one reported, with their range."""
+    peer_label = next((label for label, _, _, peer, _ in builds if peer), None)
+    results = []
+    for label, _, _, peer, _ in builds:
+        runs = [measured[label] for measured in rounds]
+        ok = sorted((r for r in runs if "error" not in r), key=lambda r: r["records_per_cpu_s"])
+        if not ok:
+            results.append(runs[0])
+            continue
+        r = dict(ok[(len(ok) - 1) // 2])
+        if len(rounds) > 1:
+            r["runs"] = len(ok)
+            r["records_per_cpu_s_runs"] = [x["records_per_cpu_s"] for x in ok]
+        paired = [
+            (measured[label], measured[peer_label])
+            for measured in rounds
+            if peer_label and not peer and "error" not in measured[label] and "error" not in measured[peer_label]
+        ]
+        if paired:
+            for key, field in (
+                ("records_per_cpu_s_vs_awslabs", "records_per_cpu_s"),
+                ("besides_jit_vs_awslabs", "records_per_cpu_s_besides_jit"),
+                ("calls_per_record_vs_awslabs", "calls_per_1000_records"),
+            ):
+                ratios = sorted(mine[field] / theirs[field] for mine, theirs in paired if theirs[field])
+                if ratios:
+                    r[key] = statistics.median(ratios)
+                    if len(ratios) > 1:
+                        r[key + "_range"] = [ratios[0], ratios[-1]]
+        results.append(r)
+    return results
 
 
 # Each build of the connector in the steady rows: awslabs' default fetch interval, its own
@@ -477,11 +513,25 @@ STEADY_SETTINGS = [
 
 
 def idle(args, jars):
+    """A query with nothing to read, each build --repeats times in rotated order: the median run."""
+    rounds = []
+    for n in range(args.repeats):
+        measured = {}
+        for i in range(len(jars)):
+            label, jar = jars[(n + i) % len(jars)]
+            with BenchKinesis(["--stream", "s:2:0:100"]) as k:
+                spec = {"endpoint": k.endpoint, "stream": "s", "window_s": args.window_s}
+                spec["warmup_s"] = args.idle_warmup_s
+                measured[label] = one_build(label, "idle", jar, spec)
+        rounds.append(measured)
     results = []
-    for label, jar in jars:
-        with BenchKinesis(["--stream", "s:2:0:100"]) as k:
-            spec = {"endpoint": k.endpoint, "stream": "s", "warmup_s": 90, "window_s": args.window_s}
-            results.append(one_build(label, "idle", jar, spec))
+    for label, _ in jars:
+        runs = [measured[label] for measured in rounds]
+        ok = sorted((r for r in runs if "error" not in r), key=lambda r: r["cores"])
+        r = dict(ok[(len(ok) - 1) // 2]) if ok else runs[0]
+        if len(ok) > 1:
+            r["cores_runs"] = [x["cores"] for x in ok]
+        results.append(r)
     return results
 
 
@@ -704,6 +754,19 @@ def main():
         help="steady rows: seconds each build's query runs (and at least 3 batches) before the measured batches",
     )
     parser.add_argument(
+        "--idle-warmup-s",
+        type=int,
+        default=300,
+        help="idle row: seconds the query runs before the window; the JIT still compiles Spark's trigger loop "
+        "a minute or two in, which a query that runs for months does not pay",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="steady and idle rows: rounds of every build, each round in another order; the median run is reported",
+    )
+    parser.add_argument(
         "--steady-settings",
         nargs="+",
         choices=[name for name, _, _ in STEADY_SETTINGS],
@@ -746,6 +809,8 @@ def main():
             "steady_batches",
             "steady_warmup_s",
             "steady_window_s",
+            "repeats",
+            "idle_warmup_s",
         )
         if getattr(args, name) != parser.get_default(name)
     )

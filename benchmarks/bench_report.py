@@ -90,8 +90,18 @@ def figures(row, r):
             f"throttle events {_n(r['throttle_events'])}"
         )
     if row in ("steady", "steady-efo"):
+        spread = (
+            f" (the median of {r['runs']} runs: {', '.join(_n(x) for x in r['records_per_cpu_s_runs'])})"
+            if "records_per_cpu_s_runs" in r
+            else ""
+        )
+        ratio_range = (
+            " (rounds {}x to {}x)".format(*(_n(x, 2) for x in r["records_per_cpu_s_vs_awslabs_range"]))
+            if "records_per_cpu_s_vs_awslabs_range" in r
+            else ""
+        )
         vs = (
-            f"; **{_n(r['records_per_cpu_s_vs_awslabs'], 2)}x** awslabs' records/CPU-s"
+            f"; **{_n(r['records_per_cpu_s_vs_awslabs'], 2)}x** awslabs' records/CPU-s{ratio_range}"
             + (
                 f", {_n(r['calls_per_record_vs_awslabs'], 2)}x its calls per record"
                 if "calls_per_record_vs_awslabs" in r
@@ -101,7 +111,8 @@ def figures(row, r):
             else ""
         )
         return (
-            f"**{_n(r['records_per_cpu_s'])} records/CPU-s** ({_n(r['records_per_cpu_s_besides_jit'])} besides the JIT"
+            f"**{_n(r['records_per_cpu_s'])} records/CPU-s**{spread} "
+            f"({_n(r['records_per_cpu_s_besides_jit'])} besides the JIT"
             + (f", {_n(r['besides_jit_vs_awslabs'], 2)}x awslabs'" if "besides_jit_vs_awslabs" in r else "")
             + f"), {_n(r['cores'], 3)} cores, "
             f"{_n(r['calls_per_1000_records'], 2)} calls per 1,000 records "
@@ -117,7 +128,12 @@ def figures(row, r):
             f"({_n(r['records'])} records); **{_n(r['cores'], 3)} cores**{_core_kinds(r)}{batches}"
         )
     if row == "idle":
-        return f"**{_n(r['cores'], 3)} cores** with nothing to read{_core_kinds(r)}"
+        runs = (
+            f" (the median of {len(r['cores_runs'])} runs: {', '.join(_n(x, 3) for x in r['cores_runs'])})"
+            if "cores_runs" in r
+            else ""
+        )
+        return f"**{_n(r['cores'], 3)} cores** with nothing to read{runs}{_core_kinds(r)}"
     if row.startswith("scale"):
         waited = f" of which waiting for records {_n(r['idle_wait_ms'])}" if r.get("idle_wait_ms") else ""
         # Not in the driver figure: the batch's job (the noop sink's).

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: Apache-2.0
+"""make bench's repeated rounds (no benchmark runs): each build's median run is the one reported,
+and its ratio to awslabs' connector is the median of the ratios taken within each round."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from bench import steady_summary  # noqa: E402
+from bench_report import figures  # noqa: E402
+
+BUILDS = [("now, defaults", "now.jar", {}, False, 10), ("awslabs", "peer.jar", {}, True, 10)]
+
+
+def run(records_per_cpu_s, calls=0.5):
+    return {
+        "records": 1000,
+        "seconds": 60.0,
+        "cpu_seconds": 1000 / records_per_cpu_s,
+        "cores": 1000 / records_per_cpu_s / 60,
+        "records_per_cpu_s": records_per_cpu_s,
+        "records_per_cpu_s_besides_jit": 2 * records_per_cpu_s,
+        "calls": 1,
+        "calls_per_1000_records": calls,
+    }
+
+
+def test_the_median_run_is_reported_with_the_median_of_the_ratios_within_rounds():
+    # The machine slows down between rounds: each round's ratio is 1.5, whatever the round's pace.
+    rounds = [
+        {"now, defaults": run(30000), "awslabs": run(20000, 2.0)},
+        {"now, defaults": run(60000), "awslabs": run(40000, 2.0)},
+        {"now, defaults": run(45000), "awslabs": run(30000, 2.0)},
+    ]
+    now, peer = steady_summary(BUILDS, rounds, 4, 1000)
+    assert now["records_per_cpu_s"] == 45000
+    assert now["records_per_cpu_s_runs"] == [30000, 45000, 60000]
+    assert now["records_per_cpu_s_vs_awslabs"] == 1.5
+    assert now["records_per_cpu_s_vs_awslabs_range"] == [1.5, 1.5]
+    assert now["calls_per_record_vs_awslabs"] == 0.25
+    assert peer["records_per_cpu_s"] == 30000 and "records_per_cpu_s_vs_awslabs" not in peer
+    line = figures("steady", now)
+    assert "the median of 3 runs: 30,000, 45,000, 60,000" in line
+    assert "**1.50x** awslabs' records/CPU-s (rounds 1.50x to 1.50x)" in line
+
+
+def test_a_failed_round_leaves_the_others():
+    rounds = [
+        {"now, defaults": run(30000), "awslabs": {"build": "awslabs", "error": "OutOfMemoryError"}},
+        {"now, defaults": run(50000), "awslabs": run(25000)},
+    ]
+    now, peer = steady_summary(BUILDS, rounds, 4, 1000)
+    assert now["records_per_cpu_s_vs_awslabs"] == 2.0
+    assert "records_per_cpu_s_vs_awslabs_range" not in now
+    assert peer["records_per_cpu_s"] == 25000 and peer["runs"] == 1
