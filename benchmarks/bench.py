@@ -466,9 +466,10 @@ def steady_once(args, mode, shards, rate, label, jar, options, peer, trigger_s):
 
 
 def steady_summary(builds, rounds, shards, rate):
-    """Each build's run of median records per CPU-second, with every round's figure, and its
-    ratios to awslabs' connector: each round's ratio is taken within the round (the two ran
-    minutes apart), and the median of those is the one reported, with their range."""
+    """Each build's run of median records per CPU-second (of an even count, the lower of the middle
+    two), with every round's figure, and its ratios to awslabs' connector: each round's ratio is
+    taken within the round (the two ran minutes apart), and the median of those is the one
+    reported, with their range."""
     peer_label = next((label for label, _, _, peer, _ in builds if peer), None)
     results = []
     for label, _, _, peer, _ in builds:
@@ -477,7 +478,7 @@ def steady_summary(builds, rounds, shards, rate):
         if not ok:
             results.append(runs[0])
             continue
-        r = dict(ok[(len(ok) - 1) // 2])
+        r = dict(ok[(len(ok) - 1) // 2])  # of an even count, the lower of the middle two
         if len(rounds) > 1:
             r["runs"] = len(ok)
             r["records_per_cpu_s_runs"] = [x["records_per_cpu_s"] for x in ok]
@@ -513,7 +514,8 @@ STEADY_SETTINGS = [
 
 
 def idle(args, jars):
-    """A query with nothing to read, each build --repeats times in rotated order: the median run."""
+    """A query with nothing to read, each build --repeats times in rotated order: the median run
+    (of an even count, the costlier of the middle two)."""
     rounds = []
     for n in range(args.repeats):
         measured = {}
@@ -528,7 +530,7 @@ def idle(args, jars):
     for label, _ in jars:
         runs = [measured[label] for measured in rounds]
         ok = sorted((r for r in runs if "error" not in r), key=lambda r: r["cores"])
-        r = dict(ok[(len(ok) - 1) // 2]) if ok else runs[0]
+        r = dict(ok[len(ok) // 2]) if ok else runs[0]  # of an even count, the higher of the middle two
         if len(ok) > 1:
             r["cores_runs"] = [x["cores"] for x in ok]
         results.append(r)

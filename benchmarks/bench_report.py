@@ -69,6 +69,11 @@ def _core_kinds(r):
     return f" (tasks {_n(k['tasks'], 3)}, {sdk}GC {_n(k['gc'], 3)}, JIT {_n(k['jit'], 3)}, other {_n(k['other'], 3)})"
 
 
+def _which_run(runs, of_two_middle):
+    """Which of several runs a figure is: the median, or of an even count one of the middle two."""
+    return f"the median of {runs}" if runs % 2 else f"the {of_two_middle} middle one of {runs}"
+
+
 def figures(row, r):
     """The few figures that say what a row measured, as text."""
     if "error" in r:
@@ -91,7 +96,8 @@ def figures(row, r):
         )
     if row in ("steady", "steady-efo"):
         spread = (
-            f" (the median of {r['runs']} runs: {', '.join(_n(x) for x in r['records_per_cpu_s_runs'])})"
+            f" ({_which_run(len(r['records_per_cpu_s_runs']), 'lower')} runs: "
+            f"{', '.join(_n(x) for x in r['records_per_cpu_s_runs'])})"
             if "records_per_cpu_s_runs" in r
             else ""
         )
@@ -129,7 +135,7 @@ def figures(row, r):
         )
     if row == "idle":
         runs = (
-            f" (the median of {len(r['cores_runs'])} runs: {', '.join(_n(x, 3) for x in r['cores_runs'])})"
+            f" ({_which_run(len(r['cores_runs']), 'costlier')} runs: {', '.join(_n(x, 3) for x in r['cores_runs'])})"
             if "cores_runs" in r
             else ""
         )

@@ -53,3 +53,29 @@ def test_a_failed_round_leaves_the_others():
     assert now["records_per_cpu_s_vs_awslabs"] == 2.0
     assert "records_per_cpu_s_vs_awslabs_range" not in now
     assert peer["records_per_cpu_s"] == 25000 and peer["runs"] == 1
+
+
+def test_the_idle_row_reports_the_costlier_of_two_runs(monkeypatch):
+    import bench
+
+    costs = iter([0.022, 0.041])
+    monkeypatch.setattr(bench, "BenchKinesis", FakeKinesis)
+    monkeypatch.setattr(bench, "one_build", lambda label, kind, jar, spec: {"build": label, "cores": next(costs)})
+    args = type("Args", (), {"repeats": 2, "idle_warmup_s": 300, "window_s": 30})()
+    (now,) = bench.idle(args, [("now", "now.jar")])
+    assert now["cores"] == 0.041
+    assert now["cores_runs"] == [0.022, 0.041]
+    assert "the costlier middle one of 2 runs: 0.022, 0.041" in figures("idle", now)
+
+
+class FakeKinesis:
+    endpoint = "http://127.0.0.1:1"
+
+    def __init__(self, args):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
