@@ -752,8 +752,9 @@ def main():
     parser.add_argument(
         "--steady-warmup-s",
         type=int,
-        default=60,
-        help="steady rows: seconds each build's query runs (and at least 3 batches) before the measured batches",
+        default=300,
+        help="steady rows: seconds each build's query runs (and at least 3 batches) before the measured batches; "
+        "a minute in, the JIT still compiles Spark's per-batch code, which a query that runs for months does not pay",
     )
     parser.add_argument(
         "--idle-warmup-s",
