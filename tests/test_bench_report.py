@@ -93,3 +93,9 @@ def test_each_row_has_one_current_file_that_its_next_run_replaces(tmp_path):
     assert "**200 ms**" not in text and "**400**" not in text, "the row's last run stayed in its file"
     assert [row["results"] for row in raw_rows(report)] == [faster["results"]]
     assert (tmp_path / "idle.md").read_text() == idle_before, "a row that did not run lost its file"
+
+
+def test_the_chart_is_drawn_from_every_results_file_including_other_tools(tmp_path):
+    other = tmp_path / "realtime-latency-batches-5s.md"
+    other.write_text("# make bench-realtime\n\n| run | p50 |\n|---|---|\n| real-time, EFO | 16 |\n")
+    assert raw_rows(other) == []
