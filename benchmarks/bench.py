@@ -427,16 +427,10 @@ def steady_rates(mode):
                 )
             )
         for rate in args.steady_rates:
-            # Each round measures every build once, each round starting one build further on, so
-            # that no build is always measured first or last on a machine whose load drifts.
-            rounds = []
-            for n in range(args.repeats):
-                measured = {}
-                for i in range(len(builds)):
-                    label, jar, options, peer, trigger_s = builds[(n + i) % len(builds)]
-                    measured[label] = steady_once(args, mode, shards, rate, label, jar, options, peer, trigger_s)
-                rounds.append(measured)
-            results += steady_summary(builds, rounds, shards, rate)
+            rounds = in_rounds(
+                args.repeats, builds, lambda build, rate=rate: steady_once(args, mode, shards, rate, *build)
+            )
+            results += steady_summary(builds, rounds)
         return results
 
     return row
@@ -465,7 +459,31 @@ def steady_once(args, mode, shards, rate, label, jar, options, peer, trigger_s):
         return one_build(f"{label}, {shards} x {rate:,}/s", "steady_rate", jar, spec)
 
 
-def steady_summary(builds, rounds, shards, rate):
+def in_rounds(repeats, builds, measure):
+    """`measure` of every build (its label first), `repeats` rounds: each round starts one build
+    further on, so that no build is always measured first or last on a machine whose load
+    drifts. A dict of results by label per round."""
+    return [
+        {builds[(n + i) % len(builds)][0]: measure(builds[(n + i) % len(builds)]) for i in range(len(builds))}
+        for n in range(repeats)
+    ]
+
+
+def middle_run(runs, key, even):
+    """The run of median `key` among those that did not fail (of an even count, the `even`
+    ("lower" or "higher") of the middle two), with every run's figure when there are several;
+    the first run (its error) when all failed."""
+    ok = sorted((r for r in runs if "error" not in r), key=lambda r: r[key])
+    if not ok:
+        return runs[0]
+    r = dict(ok[(len(ok) - (1 if even == "lower" else 0)) // 2])
+    if len(runs) > 1:
+        r["runs"] = len(ok)
+        r[key + "_runs"] = [x[key] for x in ok]
+    return r
+
+
+def steady_summary(builds, rounds):
     """Each build's run of median records per CPU-second (of an even count, the lower of the middle
     two), with every round's figure, and its ratios to awslabs' connector: each round's ratio is
     taken within the round (the two ran minutes apart), and the median of those is the one
@@ -473,15 +491,10 @@ def steady_summary(builds, rounds, shards, rate):
     peer_label = next((label for label, _, _, peer, _ in builds if peer), None)
     results = []
     for label, _, _, peer, _ in builds:
-        runs = [measured[label] for measured in rounds]
-        ok = sorted((r for r in runs if "error" not in r), key=lambda r: r["records_per_cpu_s"])
-        if not ok:
-            results.append(runs[0])
+        r = middle_run([measured[label] for measured in rounds], "records_per_cpu_s", "lower")
+        if "error" in r:
+            results.append(r)
             continue
-        r = dict(ok[(len(ok) - 1) // 2])  # of an even count, the lower of the middle two
-        if len(rounds) > 1:
-            r["runs"] = len(ok)
-            r["records_per_cpu_s_runs"] = [x["records_per_cpu_s"] for x in ok]
         paired = [
             (measured[label], measured[peer_label])
             for measured in rounds
@@ -516,25 +529,15 @@ STEADY_SETTINGS = [
 def idle(args, jars):
     """A query with nothing to read, each build --repeats times in rotated order: the median run
     (of an even count, the costlier of the middle two)."""
-    rounds = []
-    for n in range(args.repeats):
-        measured = {}
-        for i in range(len(jars)):
-            label, jar = jars[(n + i) % len(jars)]
-            with BenchKinesis(["--stream", "s:2:0:100"]) as k:
-                spec = {"endpoint": k.endpoint, "stream": "s", "window_s": args.window_s}
-                spec["warmup_s"] = args.idle_warmup_s
-                measured[label] = one_build(label, "idle", jar, spec)
-        rounds.append(measured)
-    results = []
-    for label, _ in jars:
-        runs = [measured[label] for measured in rounds]
-        ok = sorted((r for r in runs if "error" not in r), key=lambda r: r["cores"])
-        r = dict(ok[len(ok) // 2]) if ok else runs[0]  # of an even count, the higher of the middle two
-        if len(ok) > 1:
-            r["cores_runs"] = [x["cores"] for x in ok]
-        results.append(r)
-    return results
+
+    def measure(build):
+        label, jar = build
+        with BenchKinesis(["--stream", "s:2:0:100"]) as k:
+            spec = {"endpoint": k.endpoint, "stream": "s", "warmup_s": args.idle_warmup_s, "window_s": args.window_s}
+            return one_build(label, "idle", jar, spec)
+
+    rounds = in_rounds(args.repeats, jars, measure)
+    return [middle_run([measured[label] for measured in rounds], "cores", "higher") for label, _ in jars]
 
 
 def scale(shards, busy=False):

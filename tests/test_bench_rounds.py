@@ -32,7 +32,7 @@ def test_the_median_run_is_reported_with_the_median_of_the_ratios_within_rounds(
         {"now, defaults": run(60000), "awslabs": run(40000, 2.0)},
         {"now, defaults": run(45000), "awslabs": run(30000, 2.0)},
     ]
-    now, peer = steady_summary(BUILDS, rounds, 4, 1000)
+    now, peer = steady_summary(BUILDS, rounds)
     assert now["records_per_cpu_s"] == 45000
     assert now["records_per_cpu_s_runs"] == [30000, 45000, 60000]
     assert now["records_per_cpu_s_vs_awslabs"] == 1.5
@@ -49,7 +49,7 @@ def test_a_failed_round_leaves_the_others():
         {"now, defaults": run(30000), "awslabs": {"build": "awslabs", "error": "OutOfMemoryError"}},
         {"now, defaults": run(50000), "awslabs": run(25000)},
     ]
-    now, peer = steady_summary(BUILDS, rounds, 4, 1000)
+    now, peer = steady_summary(BUILDS, rounds)
     assert now["records_per_cpu_s_vs_awslabs"] == 2.0
     assert "records_per_cpu_s_vs_awslabs_range" not in now
     assert peer["records_per_cpu_s"] == 25000 and peer["runs"] == 1
