@@ -211,7 +211,8 @@ class SourceSetters(SharedSetters):
         return self._set("shardsPerTask", _checks.int_option("shardsPerTask", shards))
 
     def shard_fetch_interval(self: Builder, interval: Duration) -> Builder:
-        """``shardFetchInterval``: How often shards are listed, to follow resharding.
+        """``shardFetchInterval``: How often shards are listed while a reshard is under way (a shard the query reads
+        has closed), to follow it; otherwise once a minute, or this often if longer.
 
         A duration (a ``timedelta`` or a string such as ``400ms`` or ``10s``), positive and at most 1h (default
         ``1s``).

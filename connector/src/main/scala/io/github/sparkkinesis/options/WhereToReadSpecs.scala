@@ -68,5 +68,6 @@ private[options] trait WhereToReadSpecs extends DeclaredSpecs {
         "cores so prefetching and the query run side by side; with fewer, tasks take more shards each, so that " +
         "prefetching needs at most half of the task slots.", kind = IntRange(1, 10000), modes = Mode.notRealTime))
   val ShardFetchInterval = declare(OptionSpec("shardFetchInterval", Some("1s"),
-      "How often shards are listed, to follow resharding.", kind = Duration(1, Hour)))
+      "How often shards are listed while a reshard is under way (a shard the query reads has closed), to " +
+        "follow it; otherwise once a minute, or this often if longer.", kind = Duration(1, Hour)))
 }

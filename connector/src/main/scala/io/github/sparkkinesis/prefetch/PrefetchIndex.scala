@@ -21,6 +21,7 @@ final class PrefetchIndex {
   private val chains = mutable.Map.empty[ShardKey, Chain]
   private var changes = 0L
   private var shardSetChanges = 0L
+  private var ended = 0 // chains whose tail is a ShardEnd
   // Kept as blocks come and go: every round and progress report asks, over thousands of shards.
   private var bytes = 0L
   private var records = 0L
@@ -49,6 +50,12 @@ final class PrefetchIndex {
 
   def tail(shard: ShardKey): Option[ShardPosition] = chains.get(shard).map(_.tail)
 
+  /**
+   * How many shards were fetched to their end and are still tracked: a reshard under way (a
+   * closed shard's children are to be found) while this is above zero.
+   */
+  def shardsFetchedToEnd: Int = ended
+
   /** Whether `shard` was fetched to its end (its chain ends at a `ShardEnd`). */
   def fetchedToEnd(shard: ShardKey): Boolean = {
     val chain = chains.getOrElse(shard, null)
@@ -75,13 +82,16 @@ final class PrefetchIndex {
   def reset(shard: ShardKey, position: ShardPosition): Seq[PrefetchedBlock] = {
     val dropped = chains.get(shard).map(_.blocks.toSeq).getOrElse(Nil)
     noLongerHeld(dropped)
+    if (fetchedToEnd(shard)) ended -= 1
     chains(shard) = new Chain(position)
+    if (position.isInstanceOf[ShardPosition.ShardEnd]) ended += 1
     changes += 1
     shardSetChanges += 1
     dropped
   }
 
   def remove(shard: ShardKey): Seq[PrefetchedBlock] = chains.remove(shard).map { chain =>
+    if (chain.tail.isInstanceOf[ShardPosition.ShardEnd]) ended -= 1
     changes += 1
     shardSetChanges += 1
     noLongerHeld(chain.blocks)
@@ -95,7 +105,10 @@ final class PrefetchIndex {
       bytes += block.bytes
       records += block.records
       changes += 1
-      if (block.to.isInstanceOf[ShardPosition.ShardEnd]) shardSetChanges += 1
+      if (block.to.isInstanceOf[ShardPosition.ShardEnd]) {
+        shardSetChanges += 1
+        ended += 1
+      }
       true
     case _ => false
   }

@@ -139,6 +139,9 @@ final class Prefetcher(
       (index.version, moved.result())
     }
 
+  /** Whether a followed shard was fetched to its end: its children are to be listed ([[PrefetchIndex.shardsFetchedToEnd]]). */
+  def shardFetchedToEnd: Boolean = synchronized(index.shardsFetchedToEnd > 0)
+
   /** Whether every record of `shard` that arrived before `millis` has been fetched. */
   def fetchedUntil(shard: ShardKey, millis: Long): Boolean =
     synchronized(AvailableNowCutoff.fetchedUntil(shard, millis, index, statuses))

@@ -20,7 +20,7 @@ import io.github.sparkkinesis.prefetch.{PrefetchSettings, PrefetchTask, Prefetch
 
 /**
  * The polling (GetRecords) micro-batch stream. A [[Prefetcher]] keeps reading ahead into
- * executor memory; each trigger lists shards (at most every `shardFetchInterval`), ends the
+ * executor memory; each trigger takes in new shards (ShardTracker: listed while a reshard is under way), ends the
  * batch where the buffered data ends, and plans tasks that read the buffered blocks where
  * they live. Offsets name exact sequence numbers, so a batch re-run after a failure reads the
  * same records, from the blocks or, where they are gone, from Kinesis again.
@@ -118,7 +118,7 @@ final class KinesisMicroBatchStream(
     // Spark commits a batch's end only once the next batch runs: blocks up to `start` are no
     // longer needed now. Kept until then, a full fetchBufferSize would stop prefetching for good.
     release(startOffset.shards)
-    val tracked = shards.trackNewShards(startOffset.shards)
+    val tracked = shards.trackNewShards(startOffset.shards, shardFetched = prefetcher.shardFetchedToEnd)
     follow(tracked)
     publish(tracked)
     consumers.foreach(c => prefetcher.useConsumers(c.resolve(force = prefetcher.takeConsumerDeleted())))

@@ -77,14 +77,25 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
    * Adds shards that appeared since `tracked` (children of a reshard, or an increased shard
    * count), to be read from their beginning. A closed shard that was read to its end in an
    * earlier batch leaves the offset once all its children are tracked (or once Kinesis no
-   * longer lists it), and is not taken for a new shard while Kinesis still lists it. Lists the
-   * shards when `shardFetchInterval` has passed since the last listing, and ten times as long
-   * as that listing took (thousands of shards take seconds to list: triggers must not spend
-   * their time on it), or when `force`d. A shard the listing no longer names is dropped as
-   * expired ([[dropExpired]]).
+   * longer lists it), and is not taken for a new shard while Kinesis still lists it.
+   *
+   * Kinesis adds shards only by closing others (a split, a merge, a new shard count), so new
+   * shards are looked for every `shardFetchInterval` while a reshard is under way (a tracked
+   * shard is read to its end, or `shardFetched` says one was fetched to it) and otherwise every
+   * [[ShardTracker.QuietListingMs]] as a safety net: an idle query does not pay a listing a
+   * second. No listing comes sooner than ten times as
+   * long as the last one took (thousands of shards take seconds to list: triggers must not
+   * spend their time on it), unless `force`d. A shard the listing no longer names is dropped
+   * as expired ([[dropExpired]]).
    */
-  def trackNewShards(tracked: Map[ShardKey, ShardPosition], force: Boolean = false): Map[ShardKey, ShardPosition] = {
-    val interval = math.max(options.shardFetchIntervalMs * 1000000L, ShardTracker.ListingShare * listingTookNanos)
+  def trackNewShards(tracked: Map[ShardKey, ShardPosition], force: Boolean = false,
+      shardFetched: Boolean = true): Map[ShardKey, ShardPosition] = {
+    // A scan, not a count kept: only the listing drops an ended shard, so every trigger until then must list.
+    val reshardUnderWay = shardFetched || tracked.valuesIterator.exists(_.isInstanceOf[ShardPosition.ShardEnd])
+    val everyMs =
+      if (reshardUnderWay) options.shardFetchIntervalMs
+      else math.max(options.shardFetchIntervalMs, ShardTracker.QuietListingMs)
+    val interval = math.max(everyMs * 1000000L, ShardTracker.ListingShare * listingTookNanos)
     val due = force || lastListingNanos == Long.MinValue || clock.nanoTime() - lastListingNanos >= interval
     if (!due) return tracked
     val listed = listShards()
@@ -189,4 +200,10 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
 object ShardTracker {
   /** A listing is due no sooner than this many times its own duration after the last one. */
   val ListingShare = 10L
+
+  /**
+   * How often shards are listed while no followed shard has closed: only to find what reading
+   * did not show (a stream deleted, a shard expired), so rarely.
+   */
+  val QuietListingMs = 60000L
 }

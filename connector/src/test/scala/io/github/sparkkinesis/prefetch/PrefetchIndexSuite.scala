@@ -187,4 +187,25 @@ class PrefetchIndexSuite extends AnyFunSuite with Matchers {
       index.bufferedBytes shouldBe index.allBlocks.map(_.bytes).sum
     }
   }
+
+  test("shardsFetchedToEnd counts the tracked shards fetched to their end, through appends, resets and removals") {
+    val (index, _) = withChain()
+    index.reset(child, TrimHorizon)
+    index.shardsFetchedToEnd shouldBe 0
+    def end(shard: ShardKey, after: String) =
+      PrefetchedBlock(shard, AfterSequence(after), ShardEnd(Some(after)), None, None, 0, 0L, 0L, 0L)
+    index.append(end(parent, "30")) shouldBe true
+    index.shardsFetchedToEnd shouldBe 1
+    index.append(end(parent, "30")) shouldBe false // a stale answer again: counted once
+    index.shardsFetchedToEnd shouldBe 1
+    index.release(parent, ShardEnd(Some("30"))) // the commit that reached the end keeps it ended
+    index.shardsFetchedToEnd shouldBe 1
+    index.reset(other, ShardEnd(Some("7"))) // restarted from a checkpoint that reached the end
+    index.shardsFetchedToEnd shouldBe 2
+    index.reset(parent, AfterSequence("20")) // started again before its end (a batch re-run)
+    index.shardsFetchedToEnd shouldBe 1
+    index.remove(other)
+    index.remove(child)
+    index.shardsFetchedToEnd shouldBe 0
+  }
 }

@@ -364,6 +364,30 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
     }
   }
 
+  test("an idle query does not list the shards every trigger, yet finds a split's children once the parent ends") {
+    val api = new FakeKinesisApi().createStream("clicks", 1)
+    api.putMany("clicks", shardId(0), "p", 2)
+    // shardFetchInterval is 1ms here: before, every trigger listed the shards.
+    withQuery(api) { q =>
+      data(q.runBatch()) shouldBe Seq("p-0", "p-1")
+      val listed = api.callCount("ListShards")
+      (1 to 3).foreach(_ => data(q.runBatch()) shouldBe empty) // each of several triggers
+      api.callCount("ListShards") shouldBe listed
+
+      val (left, right) = api.split("clicks", shardId(0))
+      api.putMany("clicks", left, "l", 2)
+      api.putMany("clicks", right, "r", 1)
+      val read = Iterator.continually(data(q.runBatch())).take(4).flatten.toSeq
+      read should contain theSameElementsAs Seq("l-0", "l-1", "r-0")
+      q.committed.shards.keySet shouldBe Set(left, right).map(ShardKey("clicks", _))
+
+      // The parent left the offset: the reshard is over, and so is listing every trigger.
+      val afterReshard = api.callCount("ListShards")
+      (1 to 3).foreach(_ => data(q.runBatch()) shouldBe empty)
+      api.callCount("ListShards") shouldBe afterReshard
+    }
+  }
+
   test("after a second reshard, shards read long ago are not taken for new ones") {
     val api = new FakeKinesisApi().createStream("clicks", 1)
     api.putMany("clicks", shardId(0), "p", 3)

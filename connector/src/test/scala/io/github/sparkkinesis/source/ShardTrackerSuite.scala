@@ -61,6 +61,24 @@ class ShardTrackerSuite extends AnyFunSuite with Matchers with PropertyChecks {
     listingsAfter(500, shards, api, clock, tracked) shouldBe 2
   }
 
+  test("without a reshard under way shards are listed once a minute; with one, every shardFetchInterval") {
+    val (shards, api, clock) = tracker(listingMillis = 10)
+    val tracked = shards.trackNewShards(Map.empty, shardFetched = false)
+    val oneEnded = tracked.updated(tracked.keys.min, ShardPosition.ShardEnd(Some("1")))
+    def listingsAfter(millis: Long, fetched: Boolean, at: Map[ShardKey, ShardPosition] = tracked): Int = {
+      clock.sleepNanos(millis * 1000000L)
+      shards.trackNewShards(at, shardFetched = fetched)
+      api.listings
+    }
+    (1 to 59).map(_ => listingsAfter(1000, fetched = false)).distinct shouldBe Seq(1)
+    listingsAfter(1000, fetched = false) shouldBe 2 // the safety net, a minute after the last
+    listingsAfter(1000, fetched = true) shouldBe 3 // prefetching reached a shard's end
+    listingsAfter(500, fetched = true) shouldBe 3
+    listingsAfter(500, fetched = true) shouldBe 4
+    listingsAfter(1000, fetched = false, at = oneEnded) shouldBe 5 // a batch reached it
+    listingsAfter(1000, fetched = false) shouldBe 5
+  }
+
   test("a listing that takes long is repeated only after ten times its duration, so triggers are not spent on it") {
     val (shards, api, clock) = tracker(listingMillis = 2000)
     val tracked = shards.trackNewShards(Map.empty)
