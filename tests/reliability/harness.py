@@ -278,7 +278,9 @@ def read_while_producing(spark, producer, options, out, checkpoint, trigger, res
         return count
 
     def all_in():
-        return producer.done() and tick() >= len(producer.produced)
+        # The count first: `during` must see the table grow while the producer still writes.
+        count = tick()
+        return producer.done() and count >= len(producer.produced)
 
     if trigger == "micro-batch":
         query = start_query(spark, options, out, checkpoint, trigger)
