@@ -8,7 +8,7 @@ last run, and prints the table. Timings here only: never pass/fail.
 
 Rows: backend, calls, polling, efo, cold-polling, cold-efo, cold-polling-limited, limits-polling, limits-efo,
 latency-default, latency-low, latency-realtime, latency-realtime-efo, pipeline-realtime, pipeline-micro-batch,
-latency-floor, steady, steady-efo, steady-noop, steady-noop-floor, idle, scale-100, scale-1000, scale-10000,
+latency-floor, steady, steady-efo, steady-noop, steady-noop-floor, idle, idle-efo, scale-100, scale-1000, scale-10000,
 scale-10000-busy, memory,
 memory-efo, memory-many-shards, sink, sink-limits; the scale rows run on another Spark master with --scale-master (e.g.
 local-cluster[2,1,2048]). Builds: --jar label=path (repeatable); by default "now" (the jar `make wheel`
@@ -526,18 +526,28 @@ STEADY_SETTINGS = [
 ]
 
 
-def idle(args, jars):
-    """A query with nothing to read, each build --repeats times in rotated order: the median run
-    (of an even count, the costlier of the middle two)."""
+def idle(mode):
+    """A query with nothing to read, by polling or (`efo`) enhanced fan-out, each build --repeats
+    times in rotated order: the median run (of an even count, the costlier of the middle two)."""
 
-    def measure(build):
-        label, jar = build
-        with BenchKinesis(["--stream", "s:2:0:100"]) as k:
-            spec = {"endpoint": k.endpoint, "stream": "s", "warmup_s": args.idle_warmup_s, "window_s": args.window_s}
-            return one_build(label, "idle", jar, spec)
+    def row(args, jars):
+        def measure(build):
+            label, jar = build
+            with BenchKinesis(["--stream", "s:2:0:100"]) as k:
+                options = {"consumerMode": "efo", "consumerName": f"bench-{int(time.time())}"} if mode == "efo" else {}
+                spec = {
+                    "endpoint": k.endpoint,
+                    "stream": "s",
+                    "options": options,
+                    "warmup_s": args.idle_warmup_s,
+                    "window_s": args.window_s,
+                }
+                return one_build(label, "idle", jar, spec)
 
-    rounds = in_rounds(args.repeats, jars, measure)
-    return [middle_run([measured[label] for measured in rounds], "cores", "higher") for label, _ in jars]
+        rounds = in_rounds(args.repeats, jars, measure)
+        return [middle_run([measured[label] for measured in rounds], "cores", "higher") for label, _ in jars]
+
+    return row
 
 
 def scale(shards, busy=False):
@@ -684,7 +694,8 @@ ROWS = {
     "steady-efo": steady_rates("efo"),
     "steady-noop": steady,
     "steady-noop-floor": spark_floor("noop"),
-    "idle": idle,
+    "idle": idle("polling"),
+    "idle-efo": idle("efo"),
     "scale-100": scale(100),
     "scale-1000": scale(1000),
     "scale-10000": scale(10000),
@@ -763,7 +774,7 @@ def main():
         "--idle-warmup-s",
         type=int,
         default=300,
-        help="idle row: seconds the query runs before the window; the JIT still compiles Spark's trigger loop "
+        help="idle rows: seconds the query runs before the window; the JIT still compiles Spark's trigger loop "
         "a minute or two in, which a query that runs for months does not pay",
     )
     parser.add_argument(

@@ -133,7 +133,7 @@ def figures(row, r):
             f"max {_n(r['max_ms'])} ms "
             f"({_n(r['records'])} records); **{_n(r['cores'], 3)} cores**{_core_kinds(r)}{batches}"
         )
-    if row == "idle":
+    if row in ("idle", "idle-efo"):
         runs = (
             f" ({_which_run(len(r['cores_runs']), 'costlier')} runs: {', '.join(_n(x, 3) for x in r['cores_runs'])})"
             if "cores_runs" in r
@@ -236,7 +236,7 @@ def write_report(rows, jars, started, results_dir):
 # its own ran, so a run of one row is one panel, not three with two empty.
 THROUGHPUT = ("polling", "efo")
 LATENCY = ("latency-default", "latency-low", "latency-realtime", "latency-realtime-efo")
-CORES = LATENCY + ("latency-floor", "steady-noop", "steady-noop-floor", "idle")
+CORES = LATENCY + ("latency-floor", "steady-noop", "steady-noop-floor", "idle", "idle-efo")
 PANEL_WIDTH_PX = 450  # 5 inches at 90 dpi
 
 

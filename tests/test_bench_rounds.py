@@ -62,10 +62,29 @@ def test_the_idle_row_reports_the_costlier_of_two_runs(monkeypatch):
     monkeypatch.setattr(bench, "BenchKinesis", FakeKinesis)
     monkeypatch.setattr(bench, "one_build", lambda label, kind, jar, spec: {"build": label, "cores": next(costs)})
     args = type("Args", (), {"repeats": 2, "idle_warmup_s": 300, "window_s": 30})()
-    (now,) = bench.idle(args, [("now", "now.jar")])
+    (now,) = bench.ROWS["idle"](args, [("now", "now.jar")])
     assert now["cores"] == 0.041
     assert now["cores_runs"] == [0.022, 0.041]
     assert "the costlier middle one of 2 runs: 0.022, 0.041" in figures("idle", now)
+
+
+def test_the_idle_efo_row_reads_through_a_consumer_and_reports_as_the_idle_row(monkeypatch):
+    import bench
+
+    specs = []
+    costs = iter([0.03, 0.01, 0.02])
+    monkeypatch.setattr(bench, "BenchKinesis", FakeKinesis)
+
+    def one_build(label, kind, jar, spec):
+        specs.append(spec)
+        return {"build": label, "cores": next(costs)}
+
+    monkeypatch.setattr(bench, "one_build", one_build)
+    args = type("Args", (), {"repeats": 3, "idle_warmup_s": 300, "window_s": 30})()
+    (now,) = bench.ROWS["idle-efo"](args, [("now", "now.jar")])
+    assert all(s["options"]["consumerMode"] == "efo" and s["options"]["consumerName"] for s in specs)
+    assert now["cores"] == 0.02
+    assert "the median of 3 runs: 0.010, 0.020, 0.030" in figures("idle-efo", now)
 
 
 class FakeKinesis:
