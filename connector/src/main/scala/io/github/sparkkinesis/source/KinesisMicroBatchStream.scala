@@ -20,9 +20,9 @@ import io.github.sparkkinesis.prefetch.{PrefetchSettings, PrefetchTask, Prefetch
 
 /**
  * The polling (GetRecords) micro-batch stream. A [[Prefetcher]] keeps reading ahead into
- * executor memory; each trigger takes in new shards (ShardTracker: listed while a reshard is under way), ends the
- * batch where the buffered data ends, and plans tasks that read the buffered blocks where
- * they live. Offsets name exact sequence numbers, so a batch re-run after a failure reads the
+ * executor memory; each trigger takes in new shards ([[ShardTracker]]: listed while a reshard
+ * is under way), ends the batch where the buffered data ends, and plans tasks that read the
+ * buffered blocks where they live. Offsets name exact sequence numbers, so a batch re-run after a failure reads the
  * same records, from the blocks or, where they are gone, from Kinesis again.
  */
 final class KinesisMicroBatchStream(

@@ -83,14 +83,13 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
    * shards are looked for every `shardFetchInterval` while a reshard is under way (a tracked
    * shard is read to its end, or `shardFetched` says one was fetched to it) and otherwise every
    * [[ShardTracker.QuietListingMs]] as a safety net: an idle query does not pay a listing a
-   * second. No listing comes sooner than ten times as
-   * long as the last one took (thousands of shards take seconds to list: triggers must not
-   * spend their time on it), unless `force`d. A shard the listing no longer names is dropped
-   * as expired ([[dropExpired]]).
+   * second. No listing comes sooner than ten times as long as the last one took (thousands of
+   * shards take seconds to list: triggers must not spend their time on it), unless `force`d.
+   * A shard the listing no longer names is dropped as expired ([[dropExpired]]).
    */
   def trackNewShards(tracked: Map[ShardKey, ShardPosition], force: Boolean = false,
       shardFetched: Boolean = true): Map[ShardKey, ShardPosition] = {
-    // A scan, not a count kept: only the listing drops an ended shard, so every trigger until then must list.
+    // Only a listing drops an ended shard from the offset, so one in `tracked` keeps the listing going.
     val reshardUnderWay = shardFetched || tracked.valuesIterator.exists(_.isInstanceOf[ShardPosition.ShardEnd])
     val everyMs =
       if (reshardUnderWay) options.shardFetchIntervalMs
