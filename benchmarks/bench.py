@@ -91,6 +91,11 @@ def failure_cause(e):
     return next((line for line in lines if "OutOfMemoryError" in line), (raised or lines)[-1])[:300]
 
 
+def consumer_options(mode):
+    """The source options that read by `mode`: with `efo`, through a consumer of a name of its own."""
+    return {"consumerMode": "efo", "consumerName": f"bench-{int(time.time())}"} if mode == "efo" else {}
+
+
 def one_build(label, kind, jar, spec):
     """run_spark for one build, labelled; or the build's failure: a build that fails (say, out of
     heap) must not lose the other builds' figures of the same row."""
@@ -310,7 +315,7 @@ def latency_realtime(mode):
     def row(args, jars):
         from realtime_latency import latency_sink_jar
 
-        options = {"consumerMode": "efo", "consumerName": f"bench-{int(time.time())}"} if mode == "efo" else {}
+        options = consumer_options(mode)
         results = []
         with tempfile.TemporaryDirectory(prefix="bench-sink-") as tmp:
             sink_jar = latency_sink_jar(Path(tmp))
@@ -344,7 +349,7 @@ def pipeline(trigger):
     arrival in the second."""
 
     def row(args, jars):
-        options = {"consumerMode": "efo", "consumerName": f"bench-{int(time.time())}"}
+        options = consumer_options("efo")
         if trigger == "micro-batch":
             options["maxFetchDuration"] = "200ms"  # the low-latency micro-batch setting
         results = []
@@ -534,7 +539,7 @@ def idle(mode):
         def measure(build):
             label, jar = build
             with BenchKinesis(["--stream", "s:2:0:100"]) as k:
-                options = {"consumerMode": "efo", "consumerName": f"bench-{int(time.time())}"} if mode == "efo" else {}
+                options = consumer_options(mode)
                 spec = {
                     "endpoint": k.endpoint,
                     "stream": "s",
