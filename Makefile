@@ -202,12 +202,14 @@ test:
 # the Python linters (which mostly wait on downloads and disk). Then the Scala unit tests
 # (mostly waiting on prefetch rounds and back-offs) beside the Python and end-to-end suites
 # (mostly waiting on Kinesis and triggers); those two run one after the other (-j1: both add
-# to the Python coverage data).
+# to the Python coverage data). When that phase fails, the Scala tests' failures are printed
+# again last, where the tail of a CI log shows them.
 test-tested-lines:
 	rm -f .coverage
 	$(MAKE) --no-print-directory -j2 test-jvm-build test-python-setup
 	touch $(JARS) $(BENCH_JAR)
-	$(MAKE) --no-print-directory -j2 test-scala-units test-python-and-e2e
+	$(MAKE) --no-print-directory -j2 test-scala-units test-python-and-e2e || { \
+	  grep -aE -A12 '\*\*\* FAILED|RUN ABORTED|\[error\]' $(SCALA_TEST_LOG) 2>/dev/null | tail -60; exit 1; }
 	$(MAKE) --no-print-directory coverage-summary
 
 test-jvm-build:
