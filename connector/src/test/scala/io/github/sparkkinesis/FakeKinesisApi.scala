@@ -161,7 +161,19 @@ final class FakeKinesisApi extends KinesisApi {
 
   private val streamCreation = scala.collection.mutable.Map.empty[String, Long]
 
-  override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = synchronized {
+  @volatile private var nextListingMillis = 0L
+
+  /** The next ListShards takes this long, as one that opens the connection may. */
+  def slowNextListing(millis: Long): this.type = { nextListingMillis = millis; this }
+
+  override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = {
+    val slow = nextListingMillis
+    nextListingMillis = 0
+    Thread.sleep(slow) // outside the lock: other calls go on meanwhile
+    describe(stream)
+  }
+
+  private def describe(stream: String): Seq[ShardDescription] = synchronized {
     count("ListShards")
     if (throttledListings > 0) {
       throttledListings -= 1

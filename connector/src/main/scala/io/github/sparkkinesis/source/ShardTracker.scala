@@ -22,7 +22,11 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
   private var lineage = Map.empty[ShardKey, Seq[ShardKey]]
   private var listingChanges = 0L
   private var lastListingNanos = Long.MinValue
-  private var listingTookNanos = 0L
+  // How long the last two listings took (none yet: zero). The shorter one spaces the listings:
+  // one slow listing (the first, which opens the connection and fetches credentials, or a pause
+  // of the host) says nothing of the stream and must not hold a reshard's children back.
+  private var lastListingTook = 0L
+  private var listingBeforeTook = 0L
   private var createdAt = Map.empty[String, Long]
   // Every shard's hash-key range and range check ever listed (they never change), also for a shard that expired since.
   private var ranges = Map.empty[ShardKey, HashKeyRange]
@@ -83,7 +87,7 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
    * shards are looked for every `shardFetchInterval` while a reshard is under way (a tracked
    * shard is read to its end, or `shardFetched` says one was fetched to it) and otherwise every
    * [[ShardTracker.QuietListingMs]] as a safety net: an idle query does not pay a listing a
-   * second. No listing comes sooner than ten times as long as the last one took (thousands of
+   * second. No listing comes sooner than ten times as long as the last two took (thousands of
    * shards take seconds to list: triggers must not spend their time on it), unless `force`d.
    * A shard the listing no longer names is dropped as expired ([[dropExpired]]).
    */
@@ -94,7 +98,8 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
     val everyMs =
       if (reshardUnderWay) options.shardFetchIntervalMs
       else math.max(options.shardFetchIntervalMs, ShardTracker.QuietListingMs)
-    val interval = math.max(everyMs * 1000000L, ShardTracker.ListingShare * listingTookNanos)
+    val interval =
+      math.max(everyMs * 1000000L, ShardTracker.ListingShare * math.min(lastListingTook, listingBeforeTook))
     val due = force || lastListingNanos == Long.MinValue || clock.nanoTime() - lastListingNanos >= interval
     if (!due) return tracked
     val listed = listShards()
@@ -191,13 +196,14 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
       checks ++= RangeChecks.of(added, ranges, options.outOfRangeUserRecords)
     }
     lastListingNanos = clock.nanoTime()
-    listingTookNanos = lastListingNanos - began
+    listingBeforeTook = lastListingTook
+    lastListingTook = lastListingNanos - began
     listed
   }
 }
 
 object ShardTracker {
-  /** A listing is due no sooner than this many times its own duration after the last one. */
+  /** A listing is due no sooner than this many times the shorter of the last two listings took after the last one. */
   val ListingShare = 10L
 
   /**

@@ -333,6 +333,8 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
     val api = new FakeKinesisApi().createStream("clicks", 1)
     val parent = ShardKey("clicks", shardId(0))
     api.putMany("clicks", shardId(0), "p", 5)
+    // The first listing is slow, as one that opens the connection is: it must not hold the children back.
+    api.slowNextListing(2000)
     withQuery(api) { q =>
       data(q.runBatch()) shouldBe (0 until 5).map(i => s"p-$i")
 

@@ -16,7 +16,6 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
 
 class ShardTrackerSuite extends AnyFunSuite with Matchers with PropertyChecks {
 
-  /** The fake Kinesis, where listing the shards takes `listingMillis` of the clock. */
   /** The fake Kinesis, with ListShards as a subclass answers it. */
   private abstract class ListingOverFake(fake: FakeKinesisApi) extends KinesisApi {
     override def streamCreatedAt(stream: String): Long = fake.streamCreatedAt(stream)
@@ -27,7 +26,8 @@ class ShardTrackerSuite extends AnyFunSuite with Matchers with PropertyChecks {
       fake.getRecords(stream, iterator, limit, rangeCheck)
   }
 
-  private final class SlowListing(fake: FakeKinesisApi, clock: FakeClock, listingMillis: Long)
+  /** The fake Kinesis, where listing the shards takes `listingMillis` of the clock. */
+  private final class SlowListing(fake: FakeKinesisApi, clock: FakeClock, var listingMillis: Long)
     extends ListingOverFake(fake) {
     var listings = 0
     override def listShards(stream: String, pageSize: Int): Seq[ShardDescription] = {
@@ -79,13 +79,27 @@ class ShardTrackerSuite extends AnyFunSuite with Matchers with PropertyChecks {
     listingsAfter(1000, fetched = false) shouldBe 5
   }
 
-  test("a listing that takes long is repeated only after ten times its duration, so triggers are not spent on it") {
+  test("listings that take long are repeated only after ten times their duration, so triggers are not spent on them") {
     val (shards, api, clock) = tracker(listingMillis = 2000)
     val tracked = shards.trackNewShards(Map.empty)
-    listingsAfter(19000, shards, api, clock, tracked) shouldBe 1
+    // The first listing alone does not count: it also opens the connection.
     listingsAfter(1000, shards, api, clock, tracked) shouldBe 2
+    listingsAfter(19000, shards, api, clock, tracked) shouldBe 2
+    listingsAfter(1000, shards, api, clock, tracked) shouldBe 3
     shards.trackNewShards(tracked, force = true)
-    api.listings shouldBe 3
+    api.listings shouldBe 4
+  }
+
+  test("one slow listing (a cold connection, a pause of the host) does not hold the next one back") {
+    val (shards, api, clock) = tracker(listingMillis = 3000)
+    val tracked = shards.trackNewShards(Map.empty)
+    api.listingMillis = 10
+    listingsAfter(1000, shards, api, clock, tracked) shouldBe 2
+    api.listingMillis = 3000
+    listingsAfter(1000, shards, api, clock, tracked) shouldBe 3
+    api.listingMillis = 10
+    listingsAfter(1000, shards, api, clock, tracked) shouldBe 4
+    listingsAfter(1000, shards, api, clock, tracked) shouldBe 5
   }
 
   /** Kinesis as it is once the stream's retention has passed since `gone` closed: it lists them no more. */
