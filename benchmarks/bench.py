@@ -485,6 +485,8 @@ def middle_run(runs, key, even):
     if len(runs) > 1:
         r["runs"] = len(ok)
         r[key + "_runs"] = [x[key] for x in ok]
+        if any(x.get("host_unit_ms") is not None for x in ok):
+            r["host_unit_ms_runs"] = [x.get("host_unit_ms") for x in ok]
     return r
 
 

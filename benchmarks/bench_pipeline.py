@@ -68,7 +68,7 @@ def pipeline(spark, pid, spec, workdir):
         while not arrivals(endpoint, out, began) and time.time() < deadline and not query.exception():
             time.sleep(1)
         time.sleep(spec["warmup_s"])
-        t0, t1, cores, cores_by_kind = cpu_window(pid, spec["window_s"])
+        t0, t1, cores, cores_by_kind, host_unit_ms = cpu_window(pid, spec["window_s"])
         # The window's last records may still be on their way: wait until later ones arrived.
         deadline = t1 + spec.get("drain_s", 60)
         while time.time() < deadline and not any(put > t1 + 1 for put, _ in arrivals(endpoint, out, t1).values()):
@@ -79,4 +79,4 @@ def pipeline(spark, pid, spec, workdir):
     if error:
         raise RuntimeError(f"the pipeline query failed: {error}")
     ms = [(arrived - put) * 1000 for put, arrived in arrivals(endpoint, out, t0 - 1).values() if t0 <= put < t1]
-    return latency_figures(ms, cores, cores_by_kind)
+    return latency_figures(ms, cores, cores_by_kind, host_unit_ms)

@@ -75,7 +75,20 @@ def _which_run(runs, of_two_middle):
 
 
 def figures(row, r):
-    """The few figures that say what a row measured, as text."""
+    """The few figures that say what a row measured, as text, with the host's yardstick when taken."""
+    return _figures(row, r) + _host(r)
+
+
+def _host(r):
+    """The host's yardstick over the measured window (see host_speed): of each run, when several."""
+    if r.get("host_unit_ms") is None:
+        return ""
+    runs = r.get("host_unit_ms_runs")
+    each = f" (runs: {', '.join(_n(x, 2) for x in runs)})" if runs and len(runs) > 1 else ""
+    return f"; host yardstick {_n(r['host_unit_ms'], 2)} CPU-ms{each}"
+
+
+def _figures(row, r):
     if "error" in r:
         return f"failed: {r['error']}"
     if row == "backend":

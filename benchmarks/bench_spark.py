@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_backend import cpu_seconds, stat_cpu_seconds  # noqa: E402
 from bench_gsr import gsr_avro  # noqa: E402
 from bench_pipeline import pipeline  # noqa: E402
+from host_speed import yardstick  # noqa: E402
 
 SHADED_SDK = "io.github.sparkkinesis.shaded.software.amazon.awssdk."
 
@@ -28,7 +29,7 @@ def percentile(values, q):
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))] if ordered else None
 
 
-def latency_figures(ms, cores, cores_by_kind):
+def latency_figures(ms, cores, cores_by_kind, host_unit_ms=None):
     """A latency row's figures: how many records, their percentiles and the cores the query used."""
     return {
         "records": len(ms),
@@ -38,6 +39,7 @@ def latency_figures(ms, cores, cores_by_kind):
         "max_ms": max(ms) if ms else None,
         "cores": cores,
         "cores_by_kind": cores_by_kind,
+        "host_unit_ms": host_unit_ms,
     }
 
 
@@ -203,14 +205,15 @@ def cpu_kinds(spent):
 
 
 def cpu_window(pid, seconds):
-    """Sleeps `seconds` while a query runs: (start, end, cores of the JVM, cores by kind of thread)."""
-    with profiled(pid) as (before, seen):
+    """Sleeps `seconds` while a query runs: (start, end, cores of the JVM, cores by kind of thread,
+    the host's yardstick over the window in CPU-ms, see host_speed)."""
+    with profiled(pid) as (before, seen), yardstick() as host:
         cpu, t0 = cpu_seconds(pid), time.time()
         time.sleep(seconds)
         t1 = time.time()
         cores = (cpu_seconds(pid) - cpu) / (t1 - t0)
     kinds = cpu_kinds(cpu_by_thread_name(before, seen))
-    return t0, t1, cores, {kind: spent / (t1 - t0) for kind, spent in kinds.items()}
+    return t0, t1, cores, {kind: spent / (t1 - t0) for kind, spent in kinds.items()}, host.ms
 
 
 def throughput(spark, pid, spec, workdir):
@@ -445,7 +448,7 @@ def latency(spark, pid, spec, workdir):
     while not seen and time.time() < deadline:
         time.sleep(0.5)
     time.sleep(spec["warmup_s"])
-    t0, t1, cores, cores_by_kind = cpu_window(pid, spec["window_s"])
+    t0, t1, cores, cores_by_kind, host_unit_ms = cpu_window(pid, spec["window_s"])
     # The window's last records may still be on their way: wait until later ones arrived.
     deadline = t1 + spec.get("drain_s", 60)
     while time.time() < deadline:
@@ -457,7 +460,7 @@ def latency(spark, pid, spec, workdir):
     with lock:
         ms = [(arrived - t) * 1000 for t, arrived in seen if t0 <= t < t1]
         batches_per_s = sum(1 for at in batches if t0 <= at < t1) / (t1 - t0)
-    return {**latency_figures(ms, cores, cores_by_kind), "batches_per_s": batches_per_s}
+    return {**latency_figures(ms, cores, cores_by_kind, host_unit_ms), "batches_per_s": batches_per_s}
 
 
 def latency_realtime(spark, pid, spec, workdir):
@@ -483,7 +486,7 @@ def latency_realtime(spark, pid, spec, workdir):
     while not deliveries(sink) and time.time() < deadline and not query.exception():
         time.sleep(0.5)
     time.sleep(spec["warmup_s"])
-    t0, t1, cores, cores_by_kind = cpu_window(pid, spec["window_s"])
+    t0, t1, cores, cores_by_kind, host_unit_ms = cpu_window(pid, spec["window_s"])
     deadline = t1 + spec.get("drain_s", 60)
     while time.time() < deadline and not any(float(r["data"]) > t1 + 1 for r in deliveries(sink)):
         time.sleep(0.5)
@@ -496,19 +499,20 @@ def latency_realtime(spark, pid, spec, workdir):
         put = float(r["data"])
         if t0 <= put < t1:
             first[r["seq"]] = min(first.get(r["seq"], float("inf")), (r["sinkTime"] - put) * 1000)
-    return latency_figures(list(first.values()), cores, cores_by_kind)
+    return latency_figures(list(first.values()), cores, cores_by_kind, host_unit_ms)
 
 
 def steady_cost(query, pid, spec):
     """Cores, batches/s and rows/s of a running query over a window after a warm-up; stops it."""
     time.sleep(spec["warmup_s"])
     done = rows_read(query), batches_run(query)
-    t0, t1, cores, cores_by_kind = cpu_window(pid, spec["window_s"])
+    t0, t1, cores, cores_by_kind, host_unit_ms = cpu_window(pid, spec["window_s"])
     rows, batches = rows_read(query) - done[0], batches_run(query) - done[1]
     query.stop()
     return {
         "cores": cores,
         "cores_by_kind": cores_by_kind,
+        "host_unit_ms": host_unit_ms,
         "seconds": t1 - t0,
         "batches_per_s": batches / (t1 - t0),
         "rows_per_s": rows / (t1 - t0),
@@ -601,7 +605,7 @@ def steady_rate(spark, pid, spec, workdir):
         wait_for_batches(batches() + 1)  # the window starts at the end of a batch
     # (else a warm-up batch just ended past warmup_s: the window starts there, not a batch later)
     first = batches()
-    with profiled(pid) as (before, seen):
+    with profiled(pid) as (before, seen), yardstick() as host:
         calls_before, began = calls_so_far(spec, pid), time.time()
         wait_for_batches(first + spec["batches"])
         # Whole batches over at least window_s, the same span of time for every build: a build
@@ -624,6 +628,7 @@ def steady_rate(spark, pid, spec, workdir):
         "cpu_seconds": cpu,
         "cores": cpu / seconds,
         "cores_by_kind": {kind: spent / seconds for kind, spent in kinds.items()},
+        "host_unit_ms": host.ms,
         "records_per_cpu_s": records / max(cpu, 1e-9),
         # The JIT still compiles Spark's and the JDK's code minutes into a query; a query that runs for months does not.
         "records_per_cpu_s_besides_jit": records / max(cpu - jit, 1e-9),
@@ -644,9 +649,9 @@ def idle(spark, pid, spec, workdir):
         reader(spark, spec).writeStream.format("noop").option("checkpointLocation", str(workdir / "checkpoint")).start()
     )
     time.sleep(spec["warmup_s"])
-    _, _, cores, cores_by_kind = cpu_window(pid, spec["window_s"])
+    _, _, cores, cores_by_kind, host_unit_ms = cpu_window(pid, spec["window_s"])
     query.stop()
-    return {"cores": cores, "cores_by_kind": cores_by_kind}
+    return {"cores": cores, "cores_by_kind": cores_by_kind, "host_unit_ms": host_unit_ms}
 
 
 def input_rows_so_far(query):
