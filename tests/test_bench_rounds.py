@@ -68,6 +68,40 @@ def test_the_idle_row_reports_the_costlier_of_two_runs(monkeypatch):
     assert "the costlier middle one of 2 runs: 0.022, 0.041" in figures("idle", now)
 
 
+def test_the_idle_row_gives_the_host_yardstick_of_each_run_beside_its_cost(monkeypatch):
+    import bench
+
+    runs = iter([(0.041, 9.0), (0.022, 4.5), (0.030, 6.0)])
+    monkeypatch.setattr(bench, "BenchKinesis", FakeKinesis)
+
+    def one_build(label, kind, jar, spec):
+        cores, host_ms = next(runs)
+        return {"build": label, "cores": cores, "host_unit_ms": host_ms}
+
+    monkeypatch.setattr(bench, "one_build", one_build)
+    args = type("Args", (), {"repeats": 3, "idle_warmup_s": 300, "window_s": 30})()
+    (now,) = bench.ROWS["idle"](args, [("now", "now.jar")])
+    line = figures("idle", now)
+    # In the order of the runs' cost: the cheapest run was measured in the quietest minutes.
+    assert "runs: 0.022, 0.030, 0.041" in line
+    assert "host yardstick 6.00 CPU-ms (runs: 4.50, 6.00, 9.00)" in line
+
+
+def test_the_host_yardstick_measures_its_unit_while_the_block_runs():
+    import statistics
+    import time
+
+    from host_speed import unit_ms, yardstick
+
+    assert unit_ms() > 0
+    with yardstick(every_s=0.01) as host:
+        deadline = time.monotonic() + 60
+        while len(host.units) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert len(host.units) >= 3 and all(ms > 0 for ms in host.units)
+    assert host.ms == statistics.median(host.units)
+
+
 def test_the_idle_efo_row_reads_through_a_consumer_and_reports_as_the_idle_row(monkeypatch):
     import bench
 
