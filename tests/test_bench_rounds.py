@@ -82,7 +82,7 @@ def test_the_idle_row_gives_the_host_yardstick_of_each_run_beside_its_cost(monke
     args = type("Args", (), {"repeats": 3, "idle_warmup_s": 300, "window_s": 30})()
     (now,) = bench.ROWS["idle"](args, [("now", "now.jar")])
     line = figures("idle", now)
-    # In the order of the runs' cost: the cheapest run was measured in the quietest minutes.
+    # Each run's yardstick in the order of the runs' cost, so a reader pairs them.
     assert "runs: 0.022, 0.030, 0.041" in line
     assert "host yardstick 6.00 CPU-ms (runs: 4.50, 6.00, 9.00)" in line
 

@@ -87,8 +87,8 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
    * shards are looked for every `shardFetchInterval` while a reshard is under way (a tracked
    * shard is read to its end, or `shardFetched` says one was fetched to it) and otherwise every
    * [[ShardTracker.QuietListingMs]] as a safety net: an idle query does not pay a listing a
-   * second. No listing comes sooner than ten times as long as the last two took (thousands of
-   * shards take seconds to list: triggers must not spend their time on it), unless `force`d.
+   * second. No listing comes sooner than ten times the shorter of the last two listings' durations
+   * (thousands of shards take seconds to list: triggers must not spend their time on it), unless `force`d.
    * A shard the listing no longer names is dropped as expired ([[dropExpired]]).
    */
   def trackNewShards(tracked: Map[ShardKey, ShardPosition], force: Boolean = false,
@@ -203,7 +203,7 @@ final class ShardTracker(options: KinesisSourceOptions, kinesis: => KinesisApi, 
 }
 
 object ShardTracker {
-  /** A listing is due no sooner than this many times the shorter of the last two listings took after the last one. */
+  /** A listing is due no sooner than this many times the shorter of the last two listings' durations. */
   val ListingShare = 10L
 
   /**
