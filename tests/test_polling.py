@@ -247,6 +247,39 @@ def test_an_idle_stream_runs_no_batches_and_polls_gently(spark, kinesis, tmp_pat
     assert rounds and max(rounds) <= idle_s / 2 + 2
 
 
+def test_idle_triggers_of_a_processing_time_trigger_answer_at_once_without_waiting_for_records(
+    spark, kinesis, tmp_path
+):
+    # A trigger that lasts longer than its interval makes Spark warn that the query falls behind,
+    # at every idle trigger: Spark spaces these triggers itself, so the source does not wait.
+    stream = kinesis.create_stream(shards=2)
+    kinesis.put_records(stream, make_records(10, "first"))
+    spark.conf.set("spark.sql.streaming.noDataProgressEventInterval", "10")
+
+    def idle(progress):
+        first_rows = next((i for i, p in enumerate(progress) if p["numInputRows"]), len(progress))
+        return [p for p in progress[first_rows + 1 :] if p["numInputRows"] == 0]
+
+    def read_and_idle():
+        progress = query.recentProgress
+        return sum(p["numInputRows"] for p in progress) == 10 and len(idle(progress)) >= 3
+
+    query = (
+        kinesis_reader(spark, kinesis, stream)
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(processingTime="1 second")
+        .start()
+    )
+    try:
+        wait_for(read_and_idle, "the 10 records, then three idle triggers", query)
+        progress = query.recentProgress
+    finally:
+        query.stop()
+        spark.conf.unset("spark.sql.streaming.noDataProgressEventInterval")
+    assert [p["sources"][0]["metrics"]["idleWaitMs"] for p in idle(progress)] == ["0"] * len(idle(progress))
+
+
 def test_progress_reports_the_lag_behind_a_backlog_and_none_once_caught_up(spark, kinesis, tmp_path):
     """The lag a user watches: about the age of the backlog while the query works through it,
     small once it has read everything; and the records fetched, all of them."""

@@ -10,6 +10,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
+import org.apache.spark.sql.kinesis.KinesisQueryTrigger
 
 import io.github.sparkkinesis.client.KinesisApi
 import io.github.sparkkinesis.client.sdk.KinesisClients
@@ -69,6 +70,10 @@ final class KinesisMicroBatchStream(
   private var nextIdleWaitMs = idleWaitMs
   /** The wait of the next trigger that finds nothing new (read on the stream thread, as it changes there). */
   private[source] def nextIdleWait: Long = nextIdleWaitMs
+  // Under a processing-time trigger with an interval, Spark spaces the triggers itself: one that
+  // waited for records would outlast the interval (Spark then warns that the query falls behind),
+  // so a trigger that finds nothing answers at once. Asked of Spark on the query's stream thread.
+  private lazy val sparkSpacesTriggers = KinesisQueryTrigger.processingIntervalMs(sparkContext).exists(_ > 0)
   // The limits of the trigger under way (Spark's ReadLimit and the options); None: all that is buffered.
   private var batchLimits: Option[BatchLimits.Limits] = None
   @volatile private var lastAvailable: Option[KinesisSourceOffset] = None
@@ -132,7 +137,7 @@ final class KinesisMicroBatchStream(
     prefetcher.checkHealthy()
     val seen = prefetcher.appendedBlocks
     val found = endFrom(startOffset, tracked)
-    val nothingNew = availableNowSince.isEmpty && (found eq startOffset)
+    val nothingNew = availableNowSince.isEmpty && (found eq startOffset) && !sparkSpacesTriggers
     // Wait for the next block here, so an idle query costs a call per wait, not one per 10 ms.
     val waitFrom = System.nanoTime()
     val end = if (nothingNew) {
@@ -361,7 +366,8 @@ object KinesisMicroBatchStream {
    * How long a trigger that found nothing new waits for a block before it answers "nothing":
    * a block ends the wait at once, so it costs no latency; between waits Spark runs its trigger
    * loop (progress, status, the shard listing every `shardFetchInterval`). Each trigger in a row
-   * that finds nothing waits twice as long, up to [[LongestIdleWaitMs]].
+   * that finds nothing waits twice as long, up to [[LongestIdleWaitMs]]. Only under the default
+   * trigger (or Trigger.Once): Spark spaces the triggers of a processing-time trigger itself.
    */
   val IdleWaitMs = 250L
 

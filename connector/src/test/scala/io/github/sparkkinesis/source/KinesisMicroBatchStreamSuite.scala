@@ -3,7 +3,11 @@ package io.github.sparkkinesis.source
 
 import java.nio.file.Files
 
+import scala.concurrent.duration._
+
 import org.apache.spark.sql.connector.read.streaming.{Offset, ReadLimit}
+import org.apache.spark.sql.streaming.Trigger
+import org.scalatest.concurrent.Eventually._
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
@@ -191,6 +195,34 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
       data(q.runBatch()) shouldBe Seq("b-0")
       q.source.nextIdleWait shouldBe first
     }
+  }
+
+  test("under a processing-time trigger an idle trigger answers at once: no trigger outlasts its interval") {
+    // A trigger longer than its interval makes Spark warn, at every idle trigger, that the query
+    // falls behind. Spark spaces these triggers itself; only the default trigger waits for records.
+    val settings = Map("streamName" -> "idle", "region" -> "us-east-1", "initialPosition" -> "trim_horizon",
+      "minFetchPeriod" -> "200ms", "maxFetchDuration" -> "300ms")
+    val api = new FakeKinesisApi().createStream("idle", 2)
+    api.putMany("idle", shardId(0), "a", 3)
+    val connection = KinesisSourceOptions.parse(settings).connection
+    KinesisClients.install(connection, api)
+    faked += connection
+    def idleWaits(trigger: Trigger): Seq[Long] = {
+      val query = spark.readStream.format("kinesis").options(settings).load().writeStream.format("noop")
+        .trigger(trigger).option("checkpointLocation", newMetadataPath()).start()
+      def idle = query.recentProgress.dropWhile(_.numInputRows == 0).filter(_.numInputRows == 0)
+      try {
+        eventually(timeout(60.seconds), interval(50.millis))(idle.length should be >= 3)
+        query.recentProgress.map(_.numInputRows).sum shouldBe 3
+        idle.map(_.sources.head.metrics.get("idleWaitMs").toLong).toSeq
+      } finally query.stop()
+    }
+    val key = "spark.sql.streaming.noDataProgressEventInterval"
+    spark.conf.set(key, "10ms") // a progress for every idle trigger, not one every 10 seconds
+    try {
+      idleWaits(Trigger.ProcessingTime(400)).distinct shouldBe Seq(0L)
+      all(idleWaits(Trigger.ProcessingTime(0))) should be > 0L
+    } finally spark.conf.unset(key)
   }
 
   test("a trigger that finds nothing new answers its start itself, and new records move the end again") {
