@@ -26,25 +26,39 @@ private[client] final class ClientCache[C <: AutoCloseable](
     now: () => Long = () => System.currentTimeMillis(),
     closed: ConnectionConfig => Unit = _ => ()) extends Logging {
 
-  private final class Entry(val connection: ConnectionConfig, val client: C, var lastUsed: Long)
+  // `used`: when last asked for; `order`: how recently, for the bound (two calls may share a time).
+  private final class Entry(val connection: ConnectionConfig, val client: C) {
+    var used = 0L
+    var order = 0L
+  }
 
-  // Access order: the least recently used entry comes first.
-  private val entries = mutable.LinkedHashMap.empty[ConnectionConfig, Entry]
+  private val entries = mutable.HashMap.empty[ConnectionConfig, Entry]
+  private var uses = 0L
+  // No client is idle before this time: until then a call is one lookup, not a sweep.
+  private var nextSweepAt = Long.MaxValue
 
   /** The client for `connection`, built now if there is none. */
   def get(connection: ConnectionConfig): C = {
     val (client, evicted) = synchronized {
       val time = now()
-      val stale = entries.filter { case (c, e) => c != connection && time - e.lastUsed >= idleMillis }.keys.toSeq
-      val entry = entries.remove(connection).getOrElse(new Entry(connection, build(connection), time))
-      entry.lastUsed = time
-      entries.put(connection, entry)
-      val over = entries.keys.take(math.max(0, entries.size - maxClients)).toSeq
-      val gone = (stale ++ over).distinct.flatMap(entries.remove)
-      (entry.client, gone)
+      uses += 1
+      val entry = entries.getOrElseUpdate(connection, new Entry(connection, build(connection)))
+      entry.used = time
+      entry.order = uses
+      nextSweepAt = math.min(nextSweepAt, time + idleMillis)
+      (entry.client, if (time < nextSweepAt && entries.size <= maxClients) Nil else sweep(time))
     }
     evicted.foreach(closeQuietly) // Outside the lock: closing may wait.
     client
+  }
+
+  /** Removes the clients idle for `idleMillis` and, beyond `maxClients`, the least recently used. */
+  private def sweep(time: Long): Seq[Entry] = {
+    val (idle, live) = entries.values.toSeq.partition(e => time - e.used >= idleMillis)
+    val gone = idle ++ live.sortBy(_.order).dropRight(maxClients)
+    gone.foreach(e => entries.remove(e.connection))
+    nextSweepAt = if (entries.isEmpty) Long.MaxValue else entries.values.map(_.used).min + idleMillis
+    gone
   }
 
   /** Closes the client of `connection`, if there is one; the next [[get]] builds a new one. */
