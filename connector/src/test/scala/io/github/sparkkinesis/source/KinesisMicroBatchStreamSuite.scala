@@ -296,7 +296,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers with LocalS
       val opts = options("failOnDataLoss" -> failOnDataLoss.toString)
       val first = new Query(api, opts, metadataPath)
       val (start, end) =
-        try (first.committed, first.settledEnd())
+        try { (first.committed, first.settledEnd()) }
         finally first.stop()
       // Stopped before its first batch committed; retention then deletes two records it had not read.
       api.trim("clicks", shardId(0), 2)
