@@ -180,9 +180,10 @@ fmt: venv
 # scalafmt's check of every source folder (.scalafmt.conf; make fmt applies it), and the compile:
 # unused imports, privates and locals are compile errors (build.sbt: unusedCodeIsAnError).
 # make test runs the same sbt tasks in its first sbt start.
-# noticeCheck: NOTICE lists every library the lines make test builds bundle.
-SBT_LINT := $(foreach p,$(FMT_PROJECTS),$(p)/scalafmtCheckAll) connector/Test/compile connector/noticeCheck \
-	spark35_212/noticeCheck
+# noticeCheck: NOTICE lists every library the lines make test builds bundle. The tests compile on
+# Scala 2.12 too, so that make test-compat's unit tests of the oldest line build.
+SBT_LINT := $(foreach p,$(FMT_PROJECTS),$(p)/scalafmtCheckAll) connector/Test/compile spark35_212/Test/compile \
+	connector/noticeCheck spark35_212/noticeCheck
 lint: venv
 	$(VENV)/bin/ruff check $(RUFF_PATHS)
 	$(VENV)/bin/ruff format --check $(RUFF_PATHS)
