@@ -30,10 +30,12 @@ import io.github.sparkkinesis.time.Clock
  * calls ([[drain]], [[cancel]], the queries) are its tasks, so `request(n)` and `cancel()` go
  * upstream from its tasks alone, one at a time (Reactive Streams rule 2.7), and a publisher
  * that delivers from inside `request(n)` finds its event queued behind the task that asked.
- * The reader waits for a signal outside the strand, on `signals`.
+ * The reader waits for a signal outside the strand, on `signals`. `onArrival` is called (on the
+ * strand) for an event with records or the end of the shard, and when the subscription ends:
+ * not for the empty events of a caught-up shard, which need no reader to wake.
  */
-private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock: Clock)
-  extends Subscriber[ShardEvent] {
+private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock: Clock,
+    onArrival: () => Unit = () => ()) extends Subscriber[ShardEvent] {
   import ShardSubscription._
 
   require(maxEvents >= 1, s"maxEvents must be at least 1, got $maxEvents")
@@ -82,7 +84,11 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
       if (buffer.size >= maxEvents || bufferedBytes >= maxBytes) {
         state = Full
         stopUpstream()
-      } else topUp()
+        onArrival()
+      } else {
+        if (event.records.nonEmpty || event.isShardEnd) onArrival()
+        topUp()
+      }
     }
   }
 
@@ -137,6 +143,7 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
   private def end(how: State): Unit = if (state == Open) {
     state = how
     signal()
+    onArrival()
   }
 
   private def signal(): Unit = if (signals.availablePermits() == 0) signals.release()

@@ -85,6 +85,8 @@ final class SubscriptionCursor(
   private var lastMillisBehind: Option[Long] = None
   private var closed = false
   private val notes = new ReadNotes(shard)
+  // Set by the reader's task, called by the subscriptions' threads: see [[onArrival]].
+  @volatile private var arrival: () => Unit = () => ()
 
   /**
    * Where the next record handed out would come from: the start, `AfterSequence` of the last
@@ -159,6 +161,12 @@ final class SubscriptionCursor(
     throw new IllegalStateException("unreachable")
   }
 
+  /**
+   * What this cursor's subscriptions call, from the SDK's threads, when an event with records
+   * arrives or a subscription ends: the task reading the cursor now waits for it ([[io.github.sparkkinesis.reader.Doorbell]]).
+   */
+  def onArrival(call: () => Unit): Unit = arrival = call
+
   /** Ends the open subscription, if any. Buffered records not handed out are dropped. */
   override def close(): Unit = if (!closed) {
     closed = true
@@ -195,7 +203,7 @@ final class SubscriptionCursor(
     subscriptionCount += 1
     metrics.subscribed(renewal)
     if (renewal) logInfo(s"Subscribing again to $shard for $consumerArn from $resumeFrom")
-    val receiver = new ShardSubscription(settings.maxBufferedEvents, settings.maxBufferedBytes, clock)
+    val receiver = new ShardSubscription(settings.maxBufferedEvents, settings.maxBufferedBytes, clock, () => arrival())
     try {
       val handle = transport.subscribe(consumerArn, shard.shardId, resumeFrom, rangeCheck, receiver)
       current = Some(new Live(receiver, handle))

@@ -12,7 +12,7 @@ import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.ShardKey
 import io.github.sparkkinesis.polling.ShardCursor
 import io.github.sparkkinesis.prefetch.RecordBlock.RecordBlockWriter
-import io.github.sparkkinesis.reader.ShardReader
+import io.github.sparkkinesis.reader.{Doorbell, ShardReader}
 import io.github.sparkkinesis.threads.InFlight
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
@@ -149,6 +149,11 @@ object PrefetchTask {
         work.splitAtArrivalMillis, work.blockCut)
     }
     runs.foreach(_.cursor.paceAtTip(work.tipFetchPeriodMs))
+    // Shards pushed their records (enhanced fan-out) and all at the tip: the task waits on one bell
+    // for all of them, up to the tip period, instead of waking at each one's empty events.
+    val bell = new Doorbell(clock)
+    runs.foreach(_.cursor.wakeOnArrival(bell))
+    var tipPeriodNanos = math.max(work.tipFetchPeriodMs, work.fetch.minFetchPeriodMs) * 1000000L
     var kpl = KplCounts.Zero
     var dataLossEvents = 0
     var handedOverBytes = 0L
@@ -176,6 +181,7 @@ object PrefetchTask {
         // beyond it (see [[CallsInFlight]]).
         val limit = math.min(work.handOverBytes, work.maxBytes - handedOverBytes)
         val holding = new AtomicLong(runs.map(_.bytes).sum)
+        bell.reset()
         // Each run is touched by one thread at a time; the counts are summed on this one. A call
         // returns its counts, not its answer: the records are garbage once laid out in the block,
         // instead of living (and being promoted by a young collection) until the slowest call ends.
@@ -191,10 +197,10 @@ object PrefetchTask {
             if (batch.millisBehindLatest >= 0) run.millisBehindLatest = batch.millisBehindLatest
             run.atTip = run.cursor.atTip
             if (run.atTip) run.caughtUpAtMillis = Some(issuedAt)
-            Some((batch.kpl, batch.dataLossEvents))
+            Some((batch.kpl, batch.dataLossEvents, batch.records.nonEmpty))
           }
         }
-        calls.flatten.foreach { case (callKpl, callDataLoss) =>
+        calls.flatten.foreach { case (callKpl, callDataLoss, _) =>
           kpl = kpl + callKpl
           dataLossEvents += callDataLoss
         }
@@ -219,8 +225,15 @@ object PrefetchTask {
           dataLossEvents = 0
           handOverDue = now + handOverEveryNanos
           val reply = send(handedOver)
-          if (reply.tipFetchPeriodMs > 0) runs.foreach(_.cursor.paceAtTip(reply.tipFetchPeriodMs))
+          if (reply.tipFetchPeriodMs > 0) {
+            runs.foreach(_.cursor.paceAtTip(reply.tipFetchPeriodMs))
+            tipPeriodNanos = math.max(reply.tipFetchPeriodMs, work.fetch.minFetchPeriodMs) * 1000000L
+          }
           done = !reply.keepReading
+        }
+        val quietAtTip = calls.forall(_.exists(!_._3)) && open.forall(r => r.cursor.pushed && r.atTip)
+        if (!done && open.nonEmpty && quietAtTip) {
+          bell.await(math.min(tipPeriodNanos, math.min(deadline, handOverDue) - clock.nanoTime()))
         }
       }
       result()

@@ -32,6 +32,16 @@ trait ShardReader {
    */
   def paceAtTip(periodMs: Long): Unit = ()
 
+  /**
+   * Whether Kinesis pushes this reader its records (an enhanced fan-out subscription): it then
+   * rings the bell given to [[wakeOnArrival]] when records arrive, and at the tip fetches
+   * without waiting, as its task waits on the bell for all its shards at once.
+   */
+  def pushed: Boolean = false
+
+  /** The bell a pushed reader rings from now on (see [[Doorbell]]); a polled reader ignores it. */
+  def wakeOnArrival(bell: Doorbell): Unit = ()
+
   /** The next records; waits (paced, or for events) at most a short while. */
   def fetch(): RecordBatch
 

@@ -6,7 +6,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.FakeClock
-import io.github.sparkkinesis.client.ShardEvent
+import io.github.sparkkinesis.client.{KinesisRecord, ShardEvent}
 import io.github.sparkkinesis.offsets.ShardPosition
 
 class ShardSubscriptionSuite extends AnyFunSuite with Matchers {
@@ -49,6 +49,25 @@ class ShardSubscriptionSuite extends AnyFunSuite with Matchers {
     records shouldBe 40
     session.cancelled shouldBe false
     receiver.totalReceived shouldBe session.delivered.toLong
+  }
+
+  test("the reader is woken for records, the shard's end and the subscription's end, not for empty events") {
+    var arrivals = 0
+    val receiver = new ShardSubscription(100, Long.MaxValue, new FakeClock, () => arrivals += 1)
+    receiver.onSubscribe(new Subscription {
+      override def request(n: Long): Unit = ()
+      override def cancel(): Unit = ()
+    })
+    val record = KinesisRecord("k", Array[Byte](1), "7", 0L)
+    receiver.onNext(ShardEvent(Nil, Some("1"), 0)) // a caught-up shard's empty events
+    receiver.onNext(ShardEvent(Nil, Some("2"), 0))
+    arrivals shouldBe 0
+    receiver.onNext(ShardEvent(Seq(record), Some("7"), 0))
+    arrivals shouldBe 1
+    receiver.onNext(ShardEvent(Nil, None, 0, Seq("shardId-000000000002"))) // the shard's end
+    receiver.onComplete()
+    arrivals shouldBe 3
+    receiver.drain().map(_.records.size) shouldBe Seq(0, 0, 1, 0) // every event is kept for the reader
   }
 
   test("the bytes buffered pass maxBytes by at most the event that crossed it, which ends the subscription") {

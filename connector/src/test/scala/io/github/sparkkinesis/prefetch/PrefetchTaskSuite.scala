@@ -3,7 +3,7 @@ package io.github.sparkkinesis.prefetch
 
 import java.nio.ByteBuffer
 import java.util.UUID
-import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.{ConcurrentHashMap, Semaphore}
 import java.util.concurrent.atomic.AtomicLong
 
 import scala.collection.mutable
@@ -13,9 +13,13 @@ import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.FakeClock
 import io.github.sparkkinesis.client.{KinesisRecord, RecordBatch}
+import io.github.sparkkinesis.efo.{
+  FakeSubscriptionTransport, SubscribeLimiter, SubscriptionCursor, SubscriptionShardReader
+}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.FetchSettings
-import io.github.sparkkinesis.reader.ShardReader
+import io.github.sparkkinesis.reader.{Doorbell, ShardReader}
+import io.github.sparkkinesis.time.Clock
 
 /** What a prefetch task tells the driver about its shards. */
 class PrefetchTaskSuite extends AnyFunSuite with Matchers {
@@ -181,6 +185,91 @@ class PrefetchTaskSuite extends AnyFunSuite with Matchers {
         })
     } finally ExecutorCursors.forget(instance)
     reader.paces shouldBe Seq(500L, 2000L) // the round's, then the driver's; 0 leaves it
+  }
+
+  /** A clock whose time moves only as it is waited on, running `arrivals` as its time passes theirs. */
+  private final class ArrivalsClock extends Clock {
+    private var now = 0L
+    private val arrivals = mutable.TreeMap.empty[Long, () => Unit]
+
+    def at(millis: Long)(arrive: => Unit): Unit = synchronized(arrivals(millis * 1000000L) = () => arrive)
+    def nowMillis: Long = synchronized(now / 1000000L)
+    override def nanoTime(): Long = synchronized(now)
+    override def sleepNanos(nanos: Long): Unit = synchronized(passUntil(now + nanos, None))
+    override def awaitSignal(signal: Semaphore, nanos: Long): Boolean = synchronized {
+      signal.tryAcquire() || passUntil(now + nanos, Some(signal))
+    }
+
+    /** Moves time to `end`, running the arrivals on the way; stops at one that releases `signal`. */
+    private def passUntil(end: Long, signal: Option[Semaphore]): Boolean = {
+      while (arrivals.headOption.exists(_._1 <= end)) {
+        val (time, arrive) = arrivals.head
+        arrivals -= time
+        now = math.max(now, time)
+        arrive()
+        if (signal.exists(_.tryAcquire())) return true
+      }
+      now = math.max(now, end)
+      false
+    }
+  }
+
+  /** Counts the fetches of `reader`, and refuses to go on past `most` of them. */
+  private final class CountedReader(reader: ShardReader, most: Int) extends ShardReader {
+    var fetches = 0
+    override def shard: ShardKey = reader.shard
+    override def position: ShardPosition = reader.position
+    override def isEnded: Boolean = reader.isEnded
+    override def atTip: Boolean = reader.atTip
+    override def throttleEvents: Int = reader.throttleEvents
+    override def pushed: Boolean = reader.pushed
+    override def wakeOnArrival(bell: Doorbell): Unit = reader.wakeOnArrival(bell)
+    override def fetch(): RecordBatch = {
+      fetches += 1
+      if (fetches > most) throw new IllegalStateException(s"$shard was fetched more than $most times")
+      reader.fetch()
+    }
+    override def close(): Unit = reader.close()
+  }
+
+  test("a task whose shards are pushed their records (EFO) waits at the tip for all of them at once: " +
+    "it reads them once per tip period, not at each empty event, and at once when records arrive") {
+    val clock = new ArrivalsClock
+    val other = ShardKey("clicks", "shardId-000000000001")
+    // Caught up, the first shard's subscription sends an empty event whenever asked: a task that woke for
+    // them would never sleep. The other's sends only records, one at first, three at 4.5 s.
+    val transports = Map(shard -> new FakeSubscriptionTransport(new FakeClock),
+      other -> new FakeSubscriptionTransport(new FakeClock, heartbeats = false))
+    transports(other).put(1)
+    val limiter = new SubscribeLimiter(SubscribeLimiter.MinSpacingMs, clock)
+    val readers = transports.map { case (s, transport) =>
+      val cursor = new SubscriptionCursor(transport, s, "arn:consumer", ShardPosition.TrimHorizon, limiter = limiter,
+        clock = clock)
+      s -> new CountedReader(new SubscriptionShardReader(cursor, maxWaitMs = 100L), most = 1000)
+    }
+    clock.at(4500L) {
+      transports(other).put(3)
+      transports(other).pump()
+    }
+    val instance = UUID.randomUUID().toString
+    val work = PrefetchWork(instance, 7, FetchSettings(100, 2.0, 0L, 3000L), 1L << 20, None,
+      returnWhenCaughtUp = false, consumers = Map("clicks" -> "arn:consumer"), reportTo = Some("driver"),
+      tipFetchPeriodMs = 1000L, jobMs = 10000L)
+    val reports = mutable.ArrayBuffer.empty[(Long, Map[ShardKey, Int])]
+    try {
+      PrefetchTask.run(r => readers(r.shard), Seq(shard, other).map(ShardFetchRequest(_, ShardPosition.TrimHorizon)),
+        work, clock, Sink,
+        report = Some { (r: PrefetchResult) =>
+          reports += clock.nowMillis -> r.blocks.groupBy(_.shard).map { case (s, b) => s -> b.map(_.records).sum }
+          HandOverReply(keepReading = true)
+        })
+    } finally ExecutorCursors.forget(instance)
+    // A call a shard a second for the 10-s job, and one at the start, at each hand-over (every 3 s)
+    // and at the arrival.
+    readers.values.foreach(_.fetches should be <= 16)
+    // The records that arrived at 4.5 s are handed over then, not at the next tip period.
+    reports.collect { case (at, records) if records.nonEmpty => at -> records } shouldBe
+      Seq(0L -> Map(other -> 1), 4500L -> Map(other -> 3))
   }
 
   /** A reader handing out the given fetches' records in turn, then reaching the tip. */
