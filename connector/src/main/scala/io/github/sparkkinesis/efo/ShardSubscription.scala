@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.efo
 
-import java.util.concurrent.Semaphore
-
 import scala.collection.mutable
 
 import org.reactivestreams.{Subscriber, Subscription}
 
 import io.github.sparkkinesis.client.ShardEvent
-import io.github.sparkkinesis.threads.Strand
+import io.github.sparkkinesis.threads.{Doorbell, Strand}
 import io.github.sparkkinesis.time.Clock
 
 /**
@@ -42,8 +40,8 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
 
   // A task that throws (a publisher's request or cancel) ends the subscription with that error.
   private val strand = new Strand("shard-subscription", e => end(Failed(e)))
-  // Released by the strand's tasks when an event or the end arrives; the reader waits on it.
-  private val signals = new Semaphore(0)
+  // Rung by the strand's tasks when an event or the end arrives; the reader waits on it.
+  private val signals = new Doorbell(clock)
 
   // ---- owned by the strand ----
   private var subscription: Subscription = _
@@ -127,8 +125,8 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
   /** Waits until an event or the end arrives, for at most `nanos`, as the clock waits. */
   def awaitSignal(nanos: Long): Unit = if (nanos > 0) {
     // Signals from before the check are stale: the check sees what they announced.
-    signals.drainPermits()
-    if (strand.ask(buffer.isEmpty && state == Open)) clock.awaitSignal(signals, nanos)
+    signals.reset()
+    if (strand.ask(buffer.isEmpty && state == Open)) signals.await(nanos)
   }
 
   /** Stops the subscription; buffered events stay. Ends it as Cancelled unless it had ended. */
@@ -146,7 +144,7 @@ private[efo] final class ShardSubscription(maxEvents: Int, maxBytes: Long, clock
     onArrival()
   }
 
-  private def signal(): Unit = if (signals.availablePermits() == 0) signals.release()
+  private def signal(): Unit = signals.ring()
 
   private def stopUpstream(): Unit = if (subscription != null) subscription.cancel()
 

@@ -163,7 +163,7 @@ final class SubscriptionCursor(
 
   /**
    * What this cursor's subscriptions call, from the SDK's threads, when an event with records
-   * arrives or a subscription ends: the task reading the cursor now waits for it ([[io.github.sparkkinesis.reader.Doorbell]]).
+   * arrives or a subscription ends: the task reading the cursor now waits for it ([[io.github.sparkkinesis.threads.Doorbell]]).
    */
   def onArrival(call: () => Unit): Unit = arrival = call
 

@@ -3,7 +3,8 @@ package io.github.sparkkinesis.efo
 
 import io.github.sparkkinesis.client.{KinesisRecord, RecordBatch}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.reader.{Doorbell, ShardReader}
+import io.github.sparkkinesis.reader.ShardReader
+import io.github.sparkkinesis.threads.Doorbell
 
 /**
  * A prefetch task's reader over an enhanced fan-out subscription; waits up to `maxWaitMs` per

@@ -12,7 +12,8 @@ import io.github.sparkkinesis.options.FetchSettings
 import io.github.sparkkinesis.offsets.ShardKey
 import io.github.sparkkinesis.polling.ShardCursor
 import io.github.sparkkinesis.prefetch.RecordBlock.RecordBlockWriter
-import io.github.sparkkinesis.reader.{Doorbell, ShardReader}
+import io.github.sparkkinesis.reader.ShardReader
+import io.github.sparkkinesis.threads.Doorbell
 import io.github.sparkkinesis.threads.InFlight
 import io.github.sparkkinesis.time.{Clock, SystemClock}
 
@@ -153,7 +154,8 @@ object PrefetchTask {
     // for all of them, up to the tip period, instead of waking at each one's empty events.
     val bell = new Doorbell(clock)
     runs.foreach(_.cursor.wakeOnArrival(bell))
-    var tipPeriodNanos = math.max(work.tipFetchPeriodMs, work.fetch.minFetchPeriodMs) * 1000000L
+    def tipPeriodNanosOf(periodMs: Long) = math.max(periodMs, work.fetch.minFetchPeriodMs) * 1000000L
+    var tipPeriodNanos = tipPeriodNanosOf(work.tipFetchPeriodMs)
     var kpl = KplCounts.Zero
     var dataLossEvents = 0
     var handedOverBytes = 0L
@@ -227,11 +229,12 @@ object PrefetchTask {
           val reply = send(handedOver)
           if (reply.tipFetchPeriodMs > 0) {
             runs.foreach(_.cursor.paceAtTip(reply.tipFetchPeriodMs))
-            tipPeriodNanos = math.max(reply.tipFetchPeriodMs, work.fetch.minFetchPeriodMs) * 1000000L
+            tipPeriodNanos = tipPeriodNanosOf(reply.tipFetchPeriodMs)
           }
           done = !reply.keepReading
         }
-        val quietAtTip = calls.forall(_.exists(!_._3)) && open.forall(r => r.cursor.pushed && r.atTip)
+        val readNothing = calls.forall(_.exists { case (_, _, gotRecords) => !gotRecords })
+        val quietAtTip = readNothing && open.forall(r => r.cursor.pushed && r.atTip)
         if (!done && open.nonEmpty && quietAtTip) {
           bell.await(math.min(tipPeriodNanos, math.min(deadline, handOverDue) - clock.nanoTime()))
         }

@@ -3,6 +3,7 @@ package io.github.sparkkinesis.reader
 
 import io.github.sparkkinesis.client.RecordBatch
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.threads.Doorbell
 
 /**
  * What a prefetch task reads a shard with: polling's GetRecords cursor, or an enhanced

@@ -18,7 +18,8 @@ import io.github.sparkkinesis.efo.{
 }
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.options.FetchSettings
-import io.github.sparkkinesis.reader.{Doorbell, ShardReader}
+import io.github.sparkkinesis.reader.ShardReader
+import io.github.sparkkinesis.threads.Doorbell
 import io.github.sparkkinesis.time.Clock
 
 /** What a prefetch task tells the driver about its shards. */
