@@ -533,13 +533,25 @@ STEADY_SETTINGS = [
 ]
 
 
+# Beside the builds of the idle rows, in the same rounds: a query on an empty directory with a
+# trigger a second, the pace at which an idle Kinesis query's triggers come. What an idle query
+# costs depends on the host's load far more than its yardstick does (each wake-up of each
+# thread costs more); the same query without the connector, in the same minutes, tells what
+# the connector adds from what any idle Spark query costs there.
+SPARK_ALONE = "Spark alone"
+
+
 def idle(mode):
-    """A query with nothing to read, by polling or (`efo`) enhanced fan-out, each build --repeats
-    times in rotated order: the median run (of an even count, the costlier of the middle two)."""
+    """A query with nothing to read, by polling or (`efo`) enhanced fan-out, each build and Spark
+    alone --repeats times in rotated order: the median run (of an even count, the costlier of the
+    middle two), and what each build adds to Spark alone, the median over the rounds."""
 
     def row(args, jars):
         def measure(build):
             label, jar = build
+            if label == SPARK_ALONE:
+                spec = {"spark_alone": True, "warmup_s": args.idle_warmup_s, "window_s": args.window_s}
+                return one_build(label, "idle", jars[0][1], spec)
             with BenchKinesis(["--stream", "s:2:0:100"]) as k:
                 options = consumer_options(mode)
                 spec = {
@@ -551,8 +563,18 @@ def idle(mode):
                 }
                 return one_build(label, "idle", jar, spec)
 
-        rounds = in_rounds(args.repeats, jars, measure)
-        return [middle_run([measured[label] for measured in rounds], "cores", "higher") for label, _ in jars]
+        builds = [*jars, (SPARK_ALONE, None)]
+        rounds = in_rounds(args.repeats, builds, measure)
+        results = [middle_run([measured[label] for measured in rounds], "cores", "higher") for label, _ in builds]
+        for r, (label, _) in zip(results, jars):
+            added = sorted(
+                measured[label]["cores"] - measured[SPARK_ALONE]["cores"]
+                for measured in rounds
+                if "error" not in measured[label] and "error" not in measured[SPARK_ALONE]
+            )
+            if added:
+                r["cores_over_spark_alone"] = statistics.median(added)
+        return results
 
     return row
 

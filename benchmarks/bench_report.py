@@ -152,7 +152,13 @@ def _figures(row, r):
             if "cores_runs" in r
             else ""
         )
-        return f"**{_n(r['cores'], 3)} cores** with nothing to read{runs}{_core_kinds(r)}"
+        added = (
+            f"; **{_n(r['cores_over_spark_alone'], 3)} cores** more than Spark alone"
+            + (" (the median of the rounds)" if "cores_runs" in r else "")
+            if "cores_over_spark_alone" in r
+            else ""
+        )
+        return f"**{_n(r['cores'], 3)} cores** with nothing to read{runs}{_core_kinds(r)}{added}"
     if row.startswith("scale"):
         waited = f" of which waiting for records {_n(r['idle_wait_ms'])}" if r.get("idle_wait_ms") else ""
         # Not in the driver figure: the batch's job (the noop sink's).

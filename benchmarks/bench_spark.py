@@ -7,6 +7,7 @@ CPU is the Spark JVM's, from /proc/<pid>/stat."""
 import contextlib
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -644,13 +645,23 @@ def steady_rate(spark, pid, spec, workdir):
 
 
 def idle(spark, pid, spec, workdir):
-    """A query on a stream that receives nothing: the JVM's CPU after a warm-up."""
-    query = (
-        reader(spark, spec).writeStream.format("noop").option("checkpointLocation", str(workdir / "checkpoint")).start()
-    )
-    time.sleep(spec["warmup_s"])
-    _, _, cores, cores_by_kind, host_unit_ms = cpu_window(pid, spec["window_s"])
-    query.stop()
+    """A query on a stream that receives nothing: the JVM's CPU after a warm-up. With `spark_alone`,
+    Spark without the connector: a query on a socket that sends nothing, a trigger a second (a
+    directory's source would list it at every trigger, which costs more than the query)."""
+    with contextlib.ExitStack() as stack:
+        if spec.get("spark_alone"):
+            server = stack.enter_context(socket.create_server(("127.0.0.1", 0)))
+            source = spark.readStream.format("socket").option("host", "127.0.0.1")
+            source = source.option("port", server.getsockname()[1]).load()
+            stream = source.writeStream.trigger(processingTime="1 second")
+        else:
+            stream = reader(spark, spec).writeStream
+        query = stream.format("noop").option("checkpointLocation", str(workdir / "checkpoint")).start()
+        if spec.get("spark_alone"):
+            stack.enter_context(server.accept()[0])  # held open, silent, until the query stops
+        time.sleep(spec["warmup_s"])
+        _, _, cores, cores_by_kind, host_unit_ms = cpu_window(pid, spec["window_s"])
+        query.stop()
     return {"cores": cores, "cores_by_kind": cores_by_kind, "host_unit_ms": host_unit_ms}
 
 

@@ -55,32 +55,61 @@ def test_a_failed_round_leaves_the_others():
     assert peer["records_per_cpu_s"] == 25000 and peer["runs"] == 1
 
 
+def idle_builds(monkeypatch, costs, alone=0.01):
+    """make bench's idle builds faked: each connector build's runs cost the next of `costs` (a
+    cost, or (cost, host yardstick)); Spark alone costs `alone` (a cost, or an iterator of them)."""
+    import bench
+
+    specs = []
+    monkeypatch.setattr(bench, "BenchKinesis", FakeKinesis)
+
+    def one_build(label, kind, jar, spec):
+        specs.append((label, spec))
+        if label == bench.SPARK_ALONE:
+            return {"build": label, "cores": alone if isinstance(alone, float) else next(alone)}
+        cost = next(costs)
+        cores, host_ms = cost if isinstance(cost, tuple) else (cost, None)
+        return {"build": label, "cores": cores, **({"host_unit_ms": host_ms} if host_ms else {})}
+
+    monkeypatch.setattr(bench, "one_build", one_build)
+    return specs
+
+
 def test_the_idle_row_reports_the_costlier_of_two_runs(monkeypatch):
     import bench
 
-    costs = iter([0.022, 0.041])
-    monkeypatch.setattr(bench, "BenchKinesis", FakeKinesis)
-    monkeypatch.setattr(bench, "one_build", lambda label, kind, jar, spec: {"build": label, "cores": next(costs)})
+    idle_builds(monkeypatch, iter([0.022, 0.041]))
     args = type("Args", (), {"repeats": 2, "idle_warmup_s": 300, "window_s": 30})()
-    (now,) = bench.ROWS["idle"](args, [("now", "now.jar")])
+    now, _ = bench.ROWS["idle"](args, [("now", "now.jar")])
     assert now["cores"] == 0.041
     assert now["cores_runs"] == [0.022, 0.041]
     assert "the costlier middle one of 2 runs: 0.022, 0.041" in figures("idle", now)
 
 
+def test_the_idle_row_measures_spark_alone_in_the_same_rounds_and_what_the_connector_adds(monkeypatch):
+    import bench
+
+    # The host slows down in the second round: both queries cost more, the connector's share does not.
+    specs = idle_builds(monkeypatch, iter([0.012, 0.042, 0.014]), alone=iter([0.010, 0.040, 0.010]))
+    args = type("Args", (), {"repeats": 3, "idle_warmup_s": 300, "window_s": 30})()
+    now, alone = bench.ROWS["idle"](args, [("now", "now.jar")])
+    # Every round measures both, each round starting one further on.
+    assert [label for label, _ in specs] == ["now", "Spark alone", "Spark alone", "now", "now", "Spark alone"]
+    assert all(spec["spark_alone"] and "endpoint" not in spec for label, spec in specs if label == "Spark alone")
+    assert alone["build"] == "Spark alone" and alone["cores"] == 0.010
+    assert round(now["cores_over_spark_alone"], 6) == 0.002
+    line = figures("idle", now)
+    assert "**0.014 cores** with nothing to read" in line
+    assert "**0.002 cores** more than Spark alone (the median of the rounds)" in line
+    assert "more than Spark alone" not in figures("idle", alone)
+
+
 def test_the_idle_row_gives_the_host_yardstick_of_each_run_beside_its_cost(monkeypatch):
     import bench
 
-    runs = iter([(0.041, 9.0), (0.022, 4.5), (0.030, 6.0)])
-    monkeypatch.setattr(bench, "BenchKinesis", FakeKinesis)
-
-    def one_build(label, kind, jar, spec):
-        cores, host_ms = next(runs)
-        return {"build": label, "cores": cores, "host_unit_ms": host_ms}
-
-    monkeypatch.setattr(bench, "one_build", one_build)
+    idle_builds(monkeypatch, iter([(0.041, 9.0), (0.022, 4.5), (0.030, 6.0)]))
     args = type("Args", (), {"repeats": 3, "idle_warmup_s": 300, "window_s": 30})()
-    (now,) = bench.ROWS["idle"](args, [("now", "now.jar")])
+    now, _ = bench.ROWS["idle"](args, [("now", "now.jar")])
     line = figures("idle", now)
     # Each run's yardstick in the order of the runs' cost, so a reader pairs them.
     assert "runs: 0.022, 0.030, 0.041" in line
@@ -105,18 +134,10 @@ def test_the_host_yardstick_measures_its_unit_while_the_block_runs():
 def test_the_idle_efo_row_reads_through_a_consumer_and_reports_as_the_idle_row(monkeypatch):
     import bench
 
-    specs = []
-    costs = iter([0.03, 0.01, 0.02])
-    monkeypatch.setattr(bench, "BenchKinesis", FakeKinesis)
-
-    def one_build(label, kind, jar, spec):
-        specs.append(spec)
-        return {"build": label, "cores": next(costs)}
-
-    monkeypatch.setattr(bench, "one_build", one_build)
+    specs = idle_builds(monkeypatch, iter([0.03, 0.01, 0.02]))
     args = type("Args", (), {"repeats": 3, "idle_warmup_s": 300, "window_s": 30})()
-    (now,) = bench.ROWS["idle-efo"](args, [("now", "now.jar")])
-    assert all(s["options"]["consumerMode"] == "efo" and s["options"]["consumerName"] for s in specs)
+    now, _ = bench.ROWS["idle-efo"](args, [("now", "now.jar")])
+    assert all(s["options"]["consumerMode"] == "efo" and s["options"]["consumerName"] for b, s in specs if b == "now")
     assert now["cores"] == 0.02
     assert "the median of 3 runs: 0.010, 0.020, 0.030" in figures("idle-efo", now)
 
