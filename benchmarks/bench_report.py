@@ -153,7 +153,7 @@ def _figures(row, r):
             else ""
         )
         added = (
-            f"; **{_n(r['cores_over_spark_alone'], 3)} cores** more than Spark alone"
+            f"; against Spark alone, **{r['cores_over_spark_alone']:+.3f} cores**"
             + (" (the median of the rounds)" if "cores_runs" in r else "")
             if "cores_over_spark_alone" in r
             else ""

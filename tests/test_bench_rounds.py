@@ -100,8 +100,8 @@ def test_the_idle_row_measures_spark_alone_in_the_same_rounds_and_what_the_conne
     assert round(now["cores_over_spark_alone"], 6) == 0.002
     line = figures("idle", now)
     assert "**0.014 cores** with nothing to read" in line
-    assert "**0.002 cores** more than Spark alone (the median of the rounds)" in line
-    assert "more than Spark alone" not in figures("idle", alone)
+    assert "against Spark alone, **+0.002 cores** (the median of the rounds)" in line
+    assert "against Spark alone" not in figures("idle", alone)
 
 
 def test_the_idle_row_gives_the_host_yardstick_of_each_run_beside_its_cost(monkeypatch):
