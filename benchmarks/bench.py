@@ -533,8 +533,8 @@ STEADY_SETTINGS = [
 ]
 
 
-# Beside the builds of the idle rows, in the same rounds: a query on an empty directory with a
-# trigger a second, the pace at which an idle Kinesis query's triggers come. What an idle query
+# Beside the builds of the idle rows, in the same rounds: a query on a socket that sends nothing,
+# with a trigger a second, the pace at which an idle Kinesis query's triggers come. What an idle query
 # costs depends on the host's load far more than its yardstick does (each wake-up of each
 # thread costs more); the same query without the connector, in the same minutes, tells what
 # the connector adds from what any idle Spark query costs there.
