@@ -18,6 +18,7 @@ other machines.
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -838,6 +839,14 @@ def main():
         help="where each row's current results file <row>.md (and chart) goes, replacing the last run's",
     )
     args = parser.parse_args()
+    # Every row's Spark session is made by pyspark_kinesis (make bench installs its wheel first):
+    # without it each row would fail in turn and replace its results page with the failure.
+    if importlib.util.find_spec("pyspark_kinesis") is None:
+        parser.error("the pyspark_kinesis package is not installed: run make wheel (make bench does)")
+    for jar in args.jar:
+        label, _, path = jar.partition("=")
+        if not label or not path or not Path(path).is_file():
+            parser.error(f"--jar {jar}: expected label=path of a connector jar that exists")
     jars = [tuple(j.split("=", 1)) for j in args.jar] or default_jars()
     if not jars:
         parser.error("no connector jar: run make wheel, or pass --jar label=path")
