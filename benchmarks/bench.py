@@ -568,11 +568,11 @@ def idle(mode):
         rounds = in_rounds(args.repeats, builds, measure)
         results = [middle_run([measured[label] for measured in rounds], "cores", "higher") for label, _ in builds]
         for r, (label, _) in zip(results, jars):
-            added = sorted(
+            added = [
                 measured[label]["cores"] - measured[SPARK_ALONE]["cores"]
                 for measured in rounds
                 if "error" not in measured[label] and "error" not in measured[SPARK_ALONE]
-            )
+            ]
             if added:
                 r["cores_over_spark_alone"] = statistics.median(added)
         return results
@@ -843,11 +843,13 @@ def main():
     # without it each row would fail in turn and replace its results page with the failure.
     if importlib.util.find_spec("pyspark_kinesis") is None:
         parser.error("the pyspark_kinesis package is not installed: run make wheel (make bench does)")
+    jars = []
     for jar in args.jar:
         label, _, path = jar.partition("=")
         if not label or not path or not Path(path).is_file():
             parser.error(f"--jar {jar}: expected label=path of a connector jar that exists")
-    jars = [tuple(j.split("=", 1)) for j in args.jar] or default_jars()
+        jars.append((label, path))
+    jars = jars or default_jars()
     if not jars:
         parser.error("no connector jar: run make wheel, or pass --jar label=path")
 
